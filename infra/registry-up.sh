@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Apicurio Registry 3.x (Quarkus fast-jar from Maven Central, infra/apicurio/pom.xml) with in-memory H2
+# storage. Confluent-compatible API: http://127.0.0.1:18081/apis/ccompat/v7 (management on 127.0.0.1:18082).
+# Idempotent: reuses a registry that already answers. Contents are lost when it stops.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+RDIR="$INFRA_STATE/apicurio"
+PIDFILE="$RDIR/registry.pid"
+LOGFILE="$RDIR/registry.log"
+DEADLINE="${REGISTRY_START_TIMEOUT:-150}"
+URL="http://127.0.0.1:$REGISTRY_PORT/apis/ccompat/v7"
+JAR="$RDIR/dist/quarkus-run.jar"
+MARKER="$JAR"
+
+registry_ready() { curl -sf -o /dev/null --max-time 2 "$URL/subjects"; }
+
+if pid_running "$PIDFILE" "$MARKER"; then
+  if registry_ready; then
+    log "registry: already running (pid $(<"$PIDFILE")), reusing"
+    echo "SCHEMA_REGISTRY_URL=$URL"
+    exit 0
+  fi
+  log "registry: our registry (pid $(<"$PIDFILE")) is starting, waiting"
+elif registry_ready; then
+  log "registry: something not started by these scripts answers on $URL, reusing it"
+  echo "SCHEMA_REGISTRY_URL=$URL"
+  exit 0
+else
+  port_open "$REGISTRY_PORT" && die "registry: port $REGISTRY_PORT is taken by something that is not a schema registry"
+  rm -f "$PIDFILE"
+  fetch_maven registry "$INFRA_ROOT/infra/apicurio/pom.xml" "$RDIR/dist" dependency:unpack \
+    -Dapicurio.dir="$RDIR/dist"
+  [[ -f $JAR ]] || die "registry: $JAR missing after unpack (archive layout changed?)"
+  [[ -f $LOGFILE ]] && mv -f "$LOGFILE" "$LOGFILE.prev"
+  log "registry: starting Apicurio Registry"
+  # legacy-id-mode: ccompat ids are global ids (as in Confluent SR); see infra/README.md.
+  start_daemon "$PIDFILE" "$LOGFILE" \
+    "$JAVA" -Xms64m -Xmx384m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Djava.awt.headless=true \
+    -Dquarkus.http.host=127.0.0.1 -Dquarkus.http.port="$REGISTRY_PORT" \
+    -Dquarkus.management.host=127.0.0.1 -Dquarkus.management.port="$REGISTRY_MGMT_PORT" \
+    -Dquarkus.http.access-log.enabled=false \
+    -Dapicurio.ccompat.legacy-id-mode.enabled=true \
+    -jar "$JAR"
+fi
+
+t0=$SECONDS
+wait_until registry "$DEADLINE" "$PIDFILE" "$MARKER" "$LOGFILE" registry_ready
+log "registry: ready at $URL (pid $(<"$PIDFILE"), waited $((SECONDS - t0))s)"
+echo "SCHEMA_REGISTRY_URL=$URL"

@@ -1,0 +1,62 @@
+import type { ArtifactRef, StorageTarget } from '@pressroom/schemas';
+import { PressroomError } from '@pressroom/domain';
+import type { Catalog, S3Connection } from './ports/catalog.ts';
+import type { ObjectStore } from './ports/object-store.ts';
+import type { SecretBox } from './secret-box.ts';
+
+export interface S3ConnectionStoreFactory {
+  (connection: { bucket: string; region: string; endpoint?: string; forcePathStyle?: boolean; accessKeyId: string; secretAccessKey: string }): ObjectStore;
+}
+
+/** Signed URLs live one hour after they are handed out (spec section 8). */
+export const SIGNED_URL_TTL_SECONDS = 3600;
+
+/**
+ * Routes an artifact to our own store or to one of the tenant's S3 connections, resolving
+ * the connection (and opening its sealed secret) at use time, so a rotated key takes effect.
+ */
+export class ArtifactStorage {
+  readonly #own: ObjectStore;
+  readonly #catalog: Catalog;
+  readonly #secrets: SecretBox;
+  readonly #connectionStore: S3ConnectionStoreFactory;
+
+  constructor(deps: { own: ObjectStore; catalog: Catalog; secrets: SecretBox; connectionStore: S3ConnectionStoreFactory }) {
+    this.#own = deps.own;
+    this.#catalog = deps.catalog;
+    this.#secrets = deps.secrets;
+    this.#connectionStore = deps.connectionStore;
+  }
+
+  async put(tenantId: string, target: StorageTarget, key: string, bytes: Uint8Array, contentType: string): Promise<void> {
+    const store = await this.#storeFor(tenantId, target);
+    await store.put(key, bytes, contentType);
+  }
+
+  async signedUrl(tenantId: string, artifact: ArtifactRef): Promise<string> {
+    const store = await this.#storeFor(tenantId, artifact.target);
+    return store.signedGetUrl(artifact.key, SIGNED_URL_TTL_SECONDS);
+  }
+
+  ping(): Promise<void> {
+    return this.#own.ping();
+  }
+
+  async #storeFor(tenantId: string, target: StorageTarget): Promise<ObjectStore> {
+    if (target.kind === 'default') return this.#own;
+    const connection = await this.#catalog.getS3Connection(tenantId, target.connectionId);
+    if (!connection) throw new PressroomError('NOT_FOUND', `S3 connection ${target.connectionId} not found.`);
+    return this.#connectionStore(this.#open(connection));
+  }
+
+  #open(c: S3Connection) {
+    return {
+      bucket: c.bucket,
+      region: c.region,
+      ...(c.endpoint ? { endpoint: c.endpoint } : {}),
+      ...(c.forcePathStyle !== undefined ? { forcePathStyle: c.forcePathStyle } : {}),
+      accessKeyId: c.accessKeyId,
+      secretAccessKey: this.#secrets.open(c.sealedSecretAccessKey),
+    };
+  }
+}

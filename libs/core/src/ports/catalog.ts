@@ -1,0 +1,62 @@
+export type Plan = 'standard' | 'high';
+
+export interface Tenant {
+  tenantId: string;
+  name: string;
+  plan: Plan;
+  createdAt: string;
+}
+
+/** Only the SHA-256 of a key is ever stored; keys are 256-bit random, so a fast hash is enough. */
+export interface ApiKeyRecord {
+  keyHash: string;
+  tenantId: string;
+  label: string;
+  createdAt: string;
+}
+
+export interface Template {
+  tenantId: string;
+  templateId: string;
+  name: string;
+  content: string;
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** `secretAccessKey` is stored sealed (AES-256-GCM, see SecretBox); adapters never see it in clear. */
+export interface S3Connection {
+  tenantId: string;
+  connectionId: string;
+  bucket: string;
+  region: string;
+  endpoint?: string;
+  forcePathStyle?: boolean;
+  accessKeyId: string;
+  sealedSecretAccessKey: string;
+  createdAt: string;
+}
+
+/**
+ * Tenants, API keys, templates and S3 connections.
+ *
+ * Adapters guarantee: every read is scoped by tenant (a template or connection of another
+ * tenant is simply absent); writes are last-writer-wins per id; `putTemplate` stores exactly
+ * the version it is given (the caller computes versions).
+ */
+export interface Catalog {
+  putTenant(tenant: Tenant): Promise<void>;
+  getTenant(tenantId: string): Promise<Tenant | undefined>;
+  putApiKey(record: ApiKeyRecord): Promise<void>;
+  findApiKey(keyHash: string): Promise<ApiKeyRecord | undefined>;
+  putTemplate(template: Template): Promise<void>;
+  getTemplate(tenantId: string, templateId: string): Promise<Template | undefined>;
+  listTemplates(tenantId: string): Promise<Template[]>;
+  /** Resolves false when there was nothing to delete. */
+  deleteTemplate(tenantId: string, templateId: string): Promise<boolean>;
+  putS3Connection(connection: S3Connection): Promise<void>;
+  getS3Connection(tenantId: string, connectionId: string): Promise<S3Connection | undefined>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,80 @@
+import type { PressroomEvent } from '@pressroom/schemas';
+
+/** Topic names; a prefix lets tests and tenants of a shared cluster keep their own. */
+export interface TopicNames {
+  requestedSync: string;
+  requestedAsync: string;
+  completed: string;
+  webhooks: string;
+}
+
+export function topicNames(prefix = 'pressroom'): TopicNames {
+  return {
+    requestedSync: `${prefix}.render.requested.sync`,
+    requestedAsync: `${prefix}.render.requested.async`,
+    completed: `${prefix}.render.completed`,
+    webhooks: `${prefix}.webhook.events`,
+  };
+}
+
+export interface LogRecord {
+  topic: string;
+  partition: number;
+  /** Position in the partition, as a decimal string (Kafka offsets exceed 2^53). */
+  offset: string;
+  /** Always the event's requestId: one render's events stay in order on one partition. */
+  key: string;
+  event: PressroomEvent;
+}
+
+export interface ConsumeContext {
+  /** Keeps group membership alive during a long handler (Kafka heartbeat); a no-op where not needed. */
+  heartbeat(): Promise<void>;
+}
+
+export interface ConsumeOptions {
+  /** Consumer group: members share the work, each record is handled by one member. */
+  group: string;
+  topics: string[];
+  /** Where a group with no committed position starts. Default: the beginning. */
+  fromBeginning?: boolean;
+  /** Records handled at once by this member (across partitions). Default 1. */
+  concurrency?: number;
+  /**
+   * Must not throw for bad records: turn failures into events. A rejection is treated as a
+   * crash of this member: the record is not committed and will be handled again (at-least-once).
+   */
+  handle(record: LogRecord, ctx: ConsumeContext): Promise<void>;
+}
+
+export interface Subscription {
+  /** Stops fetching, waits for handlers in flight, commits their positions. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The event log: the system of record.
+ *
+ * Adapters guarantee:
+ * - `append` resolves only when every event is durably stored (Kafka: acks from all in-sync
+ *   replicas; embedded: fsync). It rejects with a PressroomError `LOG_UNAVAILABLE` otherwise,
+ *   and the caller must not acknowledge the request.
+ * - records with the same key keep their append order for consumers;
+ * - delivery to a group is at-least-once: positions are committed after `handle` resolves;
+ * - values are validated against the event schemas on the way in and out; an unknown
+ *   event version fails loudly.
+ * The adapter owns its connections and releases them in `close`.
+ */
+export interface EventLog {
+  append(topic: string, events: PressroomEvent[]): Promise<void>;
+  consume(opts: ConsumeOptions): Promise<Subscription>;
+  /**
+   * Reads every record the topics hold at call time, from the beginning, in per-partition
+   * order, without joining or moving any group's position. For replay and audit.
+   * Resolves with the number of records visited.
+   */
+  readAll(topics: string[], visit: (record: LogRecord) => Promise<void> | void): Promise<number>;
+  /** Resolves when the log is reachable (readiness). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,25 @@
+import type { PressroomEvent, StatusViewEntry } from '@pressroom/schemas';
+
+/**
+ * The status view: one entry per render, derived only from events (see
+ * `evolveStatus` in @pressroom/domain), so it can be wiped and rebuilt from the log.
+ *
+ * Adapters guarantee:
+ * - `apply` is idempotent and forward-only, safe to call concurrently from several
+ *   processes (the ingress records ONGOING itself; the projector applies everything);
+ * - when an entry becomes terminal, every `waitForTerminal` on it, in any process sharing
+ *   the view, is woken by a notification, never by polling.
+ */
+export interface StatusView {
+  apply(event: PressroomEvent): Promise<StatusViewEntry | undefined>;
+  get(requestId: string): Promise<StatusViewEntry | undefined>;
+  /**
+   * Resolves with the entry as soon as it is terminal, or with its current value (maybe
+   * ONGOING, maybe undefined) when `timeoutMs` elapses.
+   */
+  waitForTerminal(requestId: string, timeoutMs: number): Promise<StatusViewEntry | undefined>;
+  /** Removes every entry (before a rebuild from the log). */
+  clear(): Promise<void>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,53 @@
+/**
+ * Errors that cross a port carry a stable code and whether retrying can help.
+ * HTTP statuses are assigned only at the edge (apps/ingress/src/http/error-mapper.ts).
+ */
+export type ErrorCode =
+  | 'VALIDATION_FAILED'
+  | 'MALFORMED_JSON'
+  | 'UNAUTHENTICATED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'CONFLICT'
+  | 'LOG_UNAVAILABLE'
+  | 'DEPENDENCY_UNAVAILABLE'
+  | 'INTERNAL';
+
+export interface FieldProblem {
+  field: string;
+  message: string;
+}
+
+export class PressroomError extends Error {
+  readonly code: ErrorCode;
+  readonly retryable: boolean;
+  readonly details: FieldProblem[] | undefined;
+
+  constructor(code: ErrorCode, message: string, opts: { retryable?: boolean; details?: FieldProblem[]; cause?: unknown } = {}) {
+    super(message, { cause: opts.cause });
+    this.name = 'PressroomError';
+    this.code = code;
+    this.retryable = opts.retryable ?? false;
+    this.details = opts.details;
+  }
+}
+
+/** ValidationError happens when input fails its schema or a business rule; it names each bad field. */
+export function validationError(details: FieldProblem[], message = 'The request is invalid.'): PressroomError {
+  return new PressroomError('VALIDATION_FAILED', message, { details });
+}
+
+/** NotFound happens when a resource does not exist for the calling tenant (another tenant's resource included). */
+export function notFound(what: string): PressroomError {
+  return new PressroomError('NOT_FOUND', `${what} not found.`);
+}
+
+/** LogUnavailable happens when the event log cannot durably accept a write; the caller may retry later. */
+export function logUnavailable(cause: unknown): PressroomError {
+  return new PressroomError('LOG_UNAVAILABLE', 'The service cannot accept requests right now; retry later.', {
+    retryable: true,
+    cause,
+  });
+}

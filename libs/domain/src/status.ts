@@ -1,0 +1,55 @@
+import type { PressroomEvent, StatusViewEntry } from '@pressroom/schemas';
+
+const rank = { ONGOING: 0, SUCCESS: 1, FAILED: 1 } as const;
+
+/**
+ * Evolve one render's status view with one event. Pure and idempotent:
+ * applying the same event twice, or events out of order (a RenderSucceeded before its
+ * RenderRequested), gives the same result. The state only moves forward; the first
+ * terminal event wins, so a duplicate RenderFailed after SUCCESS changes nothing.
+ */
+export function evolveStatus(current: StatusViewEntry | undefined, event: PressroomEvent): StatusViewEntry | undefined {
+  switch (event.type) {
+    case 'RenderRequested': {
+      const base: StatusViewEntry = current ?? {
+        requestId: event.requestId,
+        tenantId: event.tenantId,
+        state: 'ONGOING',
+        mode: event.data.mode,
+      };
+      return { ...base, requestedAt: base.requestedAt ?? event.occurredAt };
+    }
+    case 'RenderSucceeded':
+    case 'RenderFailed': {
+      if (current && rank[current.state] > 0) return current;
+      const base: StatusViewEntry = current ?? {
+        requestId: event.requestId,
+        tenantId: event.tenantId,
+        state: 'ONGOING',
+        mode: event.data.mode,
+      };
+      if (event.type === 'RenderSucceeded') {
+        return {
+          ...base,
+          state: 'SUCCESS',
+          completedAt: event.occurredAt,
+          artifact: event.data.artifact,
+          executionMs: event.data.executionMs,
+        };
+      }
+      return {
+        ...base,
+        state: 'FAILED',
+        completedAt: event.occurredAt,
+        error: event.data.error,
+        executionMs: event.data.executionMs,
+      };
+    }
+    default:
+      return current;
+  }
+}
+
+export function isTerminal(entry: StatusViewEntry | undefined): boolean {
+  return entry !== undefined && entry.state !== 'ONGOING';
+}

@@ -1,0 +1,37 @@
+import Type from 'typebox';
+
+/** Identifiers we issue are UUIDv7 strings; callers may only ever send them back to us. */
+export const RequestId = Type.String({ format: 'uuid', description: 'Identifier of a render request (UUIDv7).' });
+export const TenantId = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' });
+
+export const OutputKind = Type.Union([Type.Literal('pdf'), Type.Literal('png')]);
+
+/** Failure reasons form a closed list so receivers can branch on them. */
+export const FailureCode = Type.Union(
+  [
+    Type.Literal('TEMPLATE_ERROR'),
+    Type.Literal('RENDER_TIMEOUT'),
+    Type.Literal('OUTPUT_TOO_LARGE'),
+    Type.Literal('STORAGE_ERROR'),
+    Type.Literal('RENDER_ERROR'),
+  ],
+  { description: 'Why a render failed.' },
+);
+
+export const RenderError = Type.Object(
+  { code: FailureCode, message: Type.String() },
+  { additionalProperties: false },
+);
+
+/** Options accepted in the request `metadata` object; written into the PDF info dictionary. */
+export const PdfMetadata = Type.Object(
+  {
+    title: Type.Optional(Type.String({ maxLength: 1000 })),
+    author: Type.Optional(Type.String({ maxLength: 1000 })),
+    subject: Type.Optional(Type.String({ maxLength: 1000 })),
+    keywords: Type.Optional(Type.Array(Type.String({ maxLength: 200 }), { maxItems: 100 })),
+    creator: Type.Optional(Type.String({ maxLength: 1000 })),
+    producer: Type.Optional(Type.String({ maxLength: 1000 })),
+  },
+  { additionalProperties: false },
+);

@@ -1,0 +1,134 @@
+import Type, { type Static, type TSchema } from 'typebox';
+import { OutputKind, PdfMetadata, RenderError, RequestId, TenantId } from './common.ts';
+
+/** Every event has the same envelope; `data` is the type's payload. */
+function envelope<T extends string, D extends TSchema>(type: T, data: D) {
+  return Type.Object(
+    {
+      eventId: Type.String({ description: 'UUIDv7, unique per event.' }),
+      type: Type.Literal(type),
+      version: Type.Literal(1),
+      occurredAt: Type.String({ format: 'date-time' }),
+      requestId: RequestId,
+      tenantId: TenantId,
+      data,
+    },
+    { additionalProperties: false, $id: `pressroom.${type}.v1` },
+  );
+}
+
+export const RenderMode = Type.Union([Type.Literal('sync'), Type.Literal('async')]);
+
+export const RenderSource = Type.Union([
+  Type.Object(
+    {
+      kind: Type.Literal('template'),
+      templateId: Type.String(),
+      templateVersion: Type.Integer({ minimum: 1 }),
+      content: Type.String(),
+      data: Type.Record(Type.String(), Type.Unknown()),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object({ kind: Type.Literal('html'), html: Type.String() }, { additionalProperties: false }),
+]);
+
+/** Where the artifact goes: our storage, or one of the tenant's S3 connections. */
+export const StorageTarget = Type.Union([
+  Type.Object({ kind: Type.Literal('default') }, { additionalProperties: false }),
+  Type.Object(
+    { kind: Type.Literal('s3-connection'), connectionId: Type.String(), key: Type.Optional(Type.String()) },
+    { additionalProperties: false },
+  ),
+]);
+
+export const ArtifactRef = Type.Object(
+  {
+    target: StorageTarget,
+    key: Type.String({ description: 'Object key inside the target.' }),
+    contentType: Type.String(),
+    bytes: Type.Integer({ minimum: 0 }),
+  },
+  { additionalProperties: false },
+);
+
+const Delivery = {
+  mode: RenderMode,
+  webhook: Type.Optional(Type.String()),
+};
+
+export const RenderRequested = envelope(
+  'RenderRequested',
+  Type.Object(
+    {
+      ...Delivery,
+      source: RenderSource,
+      output: OutputKind,
+      pdfMetadata: Type.Optional(PdfMetadata),
+      storage: StorageTarget,
+    },
+    { additionalProperties: false },
+  ),
+);
+
+export const RenderSucceeded = envelope(
+  'RenderSucceeded',
+  Type.Object(
+    { ...Delivery, artifact: ArtifactRef, executionMs: Type.Number({ minimum: 0 }), worker: Type.String() },
+    { additionalProperties: false },
+  ),
+);
+
+export const RenderFailed = envelope(
+  'RenderFailed',
+  Type.Object(
+    { ...Delivery, error: RenderError, executionMs: Type.Number({ minimum: 0 }), worker: Type.String() },
+    { additionalProperties: false },
+  ),
+);
+
+export const WebhookDelivered = envelope(
+  'WebhookDelivered',
+  Type.Object(
+    { url: Type.String(), statusCode: Type.Integer(), durationMs: Type.Number(), renderStatus: Type.String() },
+    { additionalProperties: false },
+  ),
+);
+
+export const WebhookFailed = envelope(
+  'WebhookFailed',
+  Type.Object(
+    {
+      url: Type.String(),
+      statusCode: Type.Optional(Type.Integer()),
+      durationMs: Type.Number(),
+      renderStatus: Type.String(),
+      reason: Type.String(),
+    },
+    { additionalProperties: false },
+  ),
+);
+
+export const PressroomEvent = Type.Union([RenderRequested, RenderSucceeded, RenderFailed, WebhookDelivered, WebhookFailed]);
+
+export type RenderRequested = Static<typeof RenderRequested>;
+export type RenderSucceeded = Static<typeof RenderSucceeded>;
+export type RenderFailed = Static<typeof RenderFailed>;
+export type WebhookDelivered = Static<typeof WebhookDelivered>;
+export type WebhookFailed = Static<typeof WebhookFailed>;
+export type PressroomEvent = Static<typeof PressroomEvent>;
+export type RenderCompleted = RenderSucceeded | RenderFailed;
+export type StorageTarget = Static<typeof StorageTarget>;
+export type ArtifactRef = Static<typeof ArtifactRef>;
+export type RenderSource = Static<typeof RenderSource>;
+export type RenderMode = Static<typeof RenderMode>;
+
+/** Schemas by event type, for codecs and the registry. */
+export const EventSchemas = {
+  RenderRequested,
+  RenderSucceeded,
+  RenderFailed,
+  WebhookDelivered,
+  WebhookFailed,
+} as const;
+export type EventType = keyof typeof EventSchemas;
