@@ -1,0 +1,160 @@
+import { randomUUID } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ApiKeyRecord, Catalog, S3Connection, Template, Tenant } from '@pressroom/core';
+
+/**
+ * One isolated catalog storage (a folder, a key prefix) owned by one test. Each `open()`
+ * returns a new instance over the same storage, as a restarted process would see it.
+ */
+export interface CatalogSpace {
+  open(): Promise<Catalog>;
+  /** Closes every catalog opened and removes what the space stored. */
+  dispose(): Promise<void>;
+}
+
+export interface CatalogContractOptions {
+  createSpace(): Promise<CatalogSpace>;
+}
+
+const at = '2030-01-01T00:00:00.000Z';
+
+function tenant(tenantId: string): Tenant {
+  return { tenantId, name: `Tenant ${tenantId}`, plan: 'standard', createdAt: at };
+}
+
+function template(tenantId: string, templateId: string, version = 1): Template {
+  return { tenantId, templateId, name: `Invoice ${templateId}`, content: `<h1><%= it.title %> v${version}</h1>`, version, createdAt: at, updatedAt: at };
+}
+
+function connection(tenantId: string, connectionId: string): S3Connection {
+  return {
+    tenantId,
+    connectionId,
+    bucket: `bucket-${tenantId}`,
+    region: 'eu-west-1',
+    endpoint: 'https://s3.example.test',
+    forcePathStyle: true,
+    accessKeyId: 'AKIAEXAMPLE',
+    sealedSecretAccessKey: 'v1.iv.tag.body',
+    createdAt: at,
+  };
+}
+
+/** The behaviour every Catalog adapter must show (see the port's JSDoc). */
+export function catalogContract(name: string, options: CatalogContractOptions): void {
+  describe(`Catalog contract: ${name}`, () => {
+    let spaces: CatalogSpace[] = [];
+    const open = async () => {
+      const space = await options.createSpace();
+      spaces.push(space);
+      return space;
+    };
+    afterEach(async () => {
+      await Promise.all(spaces.map((s) => s.dispose()));
+      spaces = [];
+    });
+
+    it('stores and overwrites tenants', async () => {
+      const catalog = await (await open()).open();
+      const id = `t-${randomUUID()}`;
+      expect(await catalog.getTenant(id)).toBeUndefined();
+      await catalog.putTenant(tenant(id));
+      expect(await catalog.getTenant(id)).toEqual(tenant(id));
+      await catalog.putTenant({ ...tenant(id), plan: 'high' });
+      expect((await catalog.getTenant(id))?.plan).toBe('high');
+    });
+
+    it('finds API keys by hash only', async () => {
+      const catalog = await (await open()).open();
+      const record: ApiKeyRecord = { keyHash: 'a'.repeat(64), tenantId: 'acme', label: 'ci', createdAt: at };
+      await catalog.putApiKey(record);
+      expect(await catalog.findApiKey(record.keyHash)).toEqual(record);
+      expect(await catalog.findApiKey('b'.repeat(64))).toBeUndefined();
+    });
+
+    it('creates, versions, lists and deletes templates', async () => {
+      const catalog = await (await open()).open();
+      await catalog.putTemplate(template('acme', 'invoice'));
+      await catalog.putTemplate(template('acme', 'receipt'));
+      // When a template is written again with the version the caller computed
+      await catalog.putTemplate(template('acme', 'invoice', 2));
+      // Then exactly that version is stored, last writer wins
+      expect(await catalog.getTemplate('acme', 'invoice')).toEqual(template('acme', 'invoice', 2));
+      const listed = await catalog.listTemplates('acme');
+      expect(listed.map((t) => t.templateId).sort()).toEqual(['invoice', 'receipt']);
+      expect(await catalog.deleteTemplate('acme', 'receipt')).toBe(true);
+      expect(await catalog.deleteTemplate('acme', 'receipt')).toBe(false);
+      expect(await catalog.getTemplate('acme', 'receipt')).toBeUndefined();
+      expect(await catalog.listTemplates('acme')).toEqual([template('acme', 'invoice', 2)]);
+      expect(await catalog.listTemplates('nobody')).toEqual([]);
+    });
+
+    it('keeps ids that look like paths or patterns apart', async () => {
+      const catalog = await (await open()).open();
+      const odd = ['../x', 'a/b', 'a*', '%2e%2e', '.', 'UPPER', 'upper'];
+      for (const id of odd) await catalog.putTemplate(template('acme', id));
+      for (const id of odd) expect((await catalog.getTemplate('acme', id))?.templateId).toBe(id);
+      expect((await catalog.listTemplates('acme')).length).toBe(odd.length);
+      expect(await catalog.getTemplate('acme', '*')).toBeUndefined();
+    });
+
+    it('stores S3 connections per tenant', async () => {
+      const catalog = await (await open()).open();
+      expect(await catalog.getS3Connection('acme', 'main')).toBeUndefined();
+      await catalog.putS3Connection(connection('acme', 'main'));
+      expect(await catalog.getS3Connection('acme', 'main')).toEqual(connection('acme', 'main'));
+      await catalog.putS3Connection({ ...connection('acme', 'main'), bucket: 'rotated' });
+      expect((await catalog.getS3Connection('acme', 'main'))?.bucket).toBe('rotated');
+    });
+
+    it("never shows one tenant another tenant's templates or connections", async () => {
+      // Given acme's template and connection
+      const catalog = await (await open()).open();
+      await catalog.putTemplate(template('acme', 'invoice'));
+      await catalog.putS3Connection(connection('acme', 'main'));
+      // Then globex, asking for the same ids, finds nothing
+      expect(await catalog.getTemplate('globex', 'invoice')).toBeUndefined();
+      expect(await catalog.listTemplates('globex')).toEqual([]);
+      expect(await catalog.getS3Connection('globex', 'main')).toBeUndefined();
+      expect(await catalog.deleteTemplate('globex', 'invoice')).toBe(false);
+      // and globex's own template of that id is independent
+      await catalog.putTemplate(template('globex', 'invoice', 7));
+      expect((await catalog.getTemplate('acme', 'invoice'))?.version).toBe(1);
+      expect((await catalog.getTemplate('globex', 'invoice'))?.version).toBe(7);
+    });
+
+    it('returns copies that callers cannot use to change the catalog', async () => {
+      const catalog = await (await open()).open();
+      await catalog.putTemplate(template('acme', 'invoice'));
+      const got = await catalog.getTemplate('acme', 'invoice');
+      if (got) got.content = 'changed';
+      expect((await catalog.getTemplate('acme', 'invoice'))?.content).toBe(template('acme', 'invoice').content);
+    });
+
+    it('keeps everything across a re-open', async () => {
+      // Given a catalog with one of each record, closed
+      const space = await open();
+      const first = await space.open();
+      const key: ApiKeyRecord = { keyHash: 'c'.repeat(64), tenantId: 'acme', label: 'prod', createdAt: at };
+      await first.putTenant(tenant('acme'));
+      await first.putApiKey(key);
+      await first.putTemplate(template('acme', 'invoice', 3));
+      await first.putTemplate(template('acme', 'gone'));
+      await first.deleteTemplate('acme', 'gone');
+      await first.putS3Connection(connection('acme', 'main'));
+      await first.close();
+      // When it is opened again
+      const second = await space.open();
+      // Then every record is back, and the deleted one stays deleted
+      expect(await second.getTenant('acme')).toEqual(tenant('acme'));
+      expect(await second.findApiKey(key.keyHash)).toEqual(key);
+      expect(await second.listTemplates('acme')).toEqual([template('acme', 'invoice', 3)]);
+      expect(await second.getS3Connection('acme', 'main')).toEqual(connection('acme', 'main'));
+    });
+
+    it('answers ping', async () => {
+      const catalog = await (await open()).open();
+      await expect(catalog.ping()).resolves.toBeUndefined();
+    });
+  });
+}

@@ -1,0 +1,4 @@
+export * from './wait.ts';
+export * from './status-view-contract.ts';
+export * from './catalog-contract.ts';
+export * from './object-store-contract.ts';
