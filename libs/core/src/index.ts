@@ -11,3 +11,5 @@ export * from './event-factory.ts';
 export * from './secret-box.ts';
 export * from './api-keys.ts';
 export * from './artifact-storage.ts';
+export * from './config.ts';
+export * from './webhook-target.ts';

@@ -1,0 +1,101 @@
+import Koa from 'koa';
+import Router from '@koa/router';
+import bodyParser from 'koa-bodyparser';
+import type { ArtifactStorage, Catalog, Clock, EventFactory, EventLog, Ids, Logger, SecretBox, StatusView, TopicNames } from '@pressroom/core';
+import { runReadiness, type Metrics, type ReadinessCheck } from '@pressroom/observability';
+import { errorMapper } from './http/error-mapper.ts';
+import { jsonOnly } from './http/json-only.ts';
+import { requireApiKey } from './http/auth.ts';
+import { createRenderRequests } from './render-requests.ts';
+import { renderRoutes } from './routes/render-routes.ts';
+import { templateRoutes } from './routes/template-routes.ts';
+import { adminRoutes } from './routes/admin-routes.ts';
+
+export interface IngressDeps {
+  log: EventLog;
+  view: StatusView;
+  catalog: Catalog;
+  storage: ArtifactStorage;
+  secrets: SecretBox;
+  topics: TopicNames;
+  ids: Ids;
+  clock: Clock;
+  event: EventFactory;
+  logger: Logger;
+  metrics: Metrics;
+  readiness: ReadinessCheck[];
+  /** Routes mounted before authentication (the embedded profile's signed file links). */
+  publicRoutes?: Router[];
+  settings: {
+    publicUrl: string;
+    syncTimeoutMs: number;
+    maxBodyBytes: number;
+    allowPrivateWebhooks: boolean;
+    adminToken: string | undefined;
+  };
+}
+
+export function buildIngressApp(deps: IngressDeps): Koa {
+  const app = new Koa({ proxy: true });
+  app.silent = true;
+
+  app.use(async (ctx, next) => {
+    const end = deps.metrics.httpRequestSeconds.startTimer({ method: ctx.method });
+    try {
+      await next();
+    } finally {
+      end({ route: String(ctx._matchedRoute ?? 'unmatched'), status: String(ctx.status) });
+    }
+  });
+  app.use(errorMapper(deps.logger));
+
+  const open = new Router();
+  open.get('/healthz', (ctx) => {
+    ctx.body = { status: 'ok' };
+  });
+  open.get('/readyz', async (ctx) => {
+    const r = await runReadiness(deps.readiness);
+    ctx.status = r.ok ? 200 : 503;
+    ctx.body = { status: r.ok ? 'ready' : 'unavailable', checks: r.checks };
+  });
+  open.get('/metrics', async (ctx) => {
+    ctx.type = deps.metrics.registry.contentType;
+    ctx.body = await deps.metrics.registry.metrics();
+  });
+  app.use(open.routes());
+  for (const r of deps.publicRoutes ?? []) app.use(r.routes());
+
+  const authenticate = requireApiKey(deps.catalog);
+  app.use((ctx, next) => (ctx.path.startsWith('/v1/') ? authenticate(ctx, next) : next()));
+  app.use(jsonOnly);
+  app.use(
+    bodyParser({
+      enableTypes: ['json'],
+      jsonLimit: `${deps.settings.maxBodyBytes}b`,
+      strict: true,
+      onerror: (err: Error & { status?: number }) => {
+        throw err;
+      },
+    }),
+  );
+
+  if (deps.settings.adminToken) {
+    const admin = adminRoutes({ ...deps, adminToken: deps.settings.adminToken });
+    app.use(admin.routes());
+  }
+
+  const requests = createRenderRequests({ ...deps, allowPrivateWebhooks: deps.settings.allowPrivateWebhooks });
+  const api = new Router();
+  const render = renderRoutes({
+    requests,
+    storage: deps.storage,
+    publicUrl: deps.settings.publicUrl,
+    syncTimeoutMs: deps.settings.syncTimeoutMs,
+    metrics: deps.metrics,
+  });
+  const templates = templateRoutes(deps);
+  api.use(render.routes(), render.allowedMethods());
+  api.use(templates.routes(), templates.allowedMethods());
+  app.use(api.routes());
+  return app;
+}

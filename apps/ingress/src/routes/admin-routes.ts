@@ -1,0 +1,54 @@
+import Router from '@koa/router';
+import type { Context, Next } from 'koa';
+import { timingSafeEqual, createHash } from 'node:crypto';
+import { S3ConnectionCreateBody, TenantCreateBody } from '@pressroom/schemas';
+import { PressroomError, notFound } from '@pressroom/domain';
+import type { Catalog, Clock, Ids, SecretBox } from '@pressroom/core';
+import { bodyParser } from '../http/validate.ts';
+import { bearer } from '../http/auth.ts';
+import { createTenant, issueApiKey, registerS3Connection } from '../tenancy.ts';
+
+const parseTenant = bodyParser(TenantCreateBody);
+const parseConnection = bodyParser(S3ConnectionCreateBody);
+
+/**
+ * Operator-only API under /admin/v1, guarded by PRESSROOM_ADMIN_TOKEN. Absent (404) when
+ * no token is configured. Tenants will manage their own S3 connections in a later version.
+ */
+export function adminRoutes(deps: { catalog: Catalog; ids: Ids; clock: Clock; secrets: SecretBox; adminToken: string }): Router {
+  const router = new Router({ prefix: '/admin/v1' });
+  const expected = createHash('sha256').update(deps.adminToken).digest();
+
+  router.use(async (ctx: Context, next: Next) => {
+    const given = createHash('sha256').update(bearer(ctx) ?? '').digest();
+    if (!timingSafeEqual(given, expected)) throw new PressroomError('UNAUTHENTICATED', 'The admin token is not valid.');
+    await next();
+  });
+
+  router.post('/tenants', async (ctx) => {
+    const body = parseTenant(ctx.request.body);
+    const tenant = await createTenant(deps, body);
+    ctx.status = 201;
+    ctx.body = tenant;
+  });
+
+  router.post('/tenants/:tenantId/keys', async (ctx) => {
+    const tenant = await deps.catalog.getTenant(ctx.params.tenantId ?? '');
+    if (!tenant) throw notFound(`Tenant ${ctx.params.tenantId}`);
+    const label = typeof (ctx.request.body as { label?: unknown } | undefined)?.label === 'string' ? String((ctx.request.body as { label: string }).label) : 'admin';
+    const apiKey = await issueApiKey(deps, tenant.tenantId, label);
+    ctx.status = 201;
+    ctx.body = { tenantId: tenant.tenantId, apiKey, note: 'Store this key now: it is not shown again.' };
+  });
+
+  router.post('/tenants/:tenantId/s3-connections', async (ctx) => {
+    const tenant = await deps.catalog.getTenant(ctx.params.tenantId ?? '');
+    if (!tenant) throw notFound(`Tenant ${ctx.params.tenantId}`);
+    const body = parseConnection(ctx.request.body);
+    const connection = await registerS3Connection(deps, tenant.tenantId, body);
+    ctx.status = 201;
+    ctx.body = connection;
+  });
+
+  return router;
+}

@@ -1,0 +1,78 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { HtmlAsyncBody, HtmlSyncBody, TemplateAsyncBody, TemplateSyncBody, type Http } from '@pressroom/schemas';
+import { formatRenderMetadata, statusBody } from '@pressroom/domain';
+import type { ArtifactStorage } from '@pressroom/core';
+import type { Metrics } from '@pressroom/observability';
+import { bodyParser } from '../http/validate.ts';
+import { tenantOf } from '../http/auth.ts';
+import { sendError } from '../http/error-mapper.ts';
+import type { RenderInput, RenderRequests } from '../render-requests.ts';
+
+const parse = {
+  templateSync: bodyParser(TemplateSyncBody),
+  templateAsync: bodyParser(TemplateAsyncBody),
+  htmlSync: bodyParser(HtmlSyncBody),
+  htmlAsync: bodyParser(HtmlAsyncBody),
+};
+
+/** Sync failures reuse the error shape; the status says whose fault it was. */
+const syncFailureStatus: Record<string, number> = { TEMPLATE_ERROR: 422, OUTPUT_TOO_LARGE: 422, RENDER_TIMEOUT: 504 };
+
+export function renderRoutes(deps: {
+  requests: RenderRequests;
+  storage: ArtifactStorage;
+  publicUrl: string;
+  syncTimeoutMs: number;
+  metrics: Metrics;
+}): Router {
+  const router = new Router();
+  const statusUrl = (id: string) => `${deps.publicUrl}/v1/pdf/status/${id}`;
+
+  async function sync(ctx: Context, input: RenderInput): Promise<void> {
+    const tenant = tenantOf(ctx);
+    const requested = await deps.requests.submit(tenant, 'sync', input);
+    ctx.set('X-Request-Id', requested.requestId);
+    const entry = await deps.requests.waitForTerminal(requested.requestId, deps.syncTimeoutMs);
+    if (entry?.state === 'SUCCESS' && entry.artifact) {
+      const body: Http.SyncSuccessResponse = {
+        signedUrl: await deps.storage.signedUrl(tenant.tenantId, entry.artifact),
+        metadata: formatRenderMetadata(entry.executionMs ?? 0, entry.artifact.bytes),
+      };
+      ctx.body = body;
+      return;
+    }
+    if (entry?.state === 'FAILED' && entry.error) {
+      return sendError(ctx, syncFailureStatus[entry.error.code] ?? 500, entry.error.code, entry.error.message);
+    }
+    deps.metrics.syncFallbacksTotal.inc();
+    ctx.status = 202;
+    const body: Http.QueuedResponse = {
+      requestId: requested.requestId,
+      statusUrl: statusUrl(requested.requestId),
+      message: `The render took longer than ${Math.round(deps.syncTimeoutMs / 1000)} seconds, so it was moved to a queue. Check statusUrl for the result.`,
+    };
+    ctx.body = body;
+  }
+
+  async function async(ctx: Context, input: RenderInput): Promise<void> {
+    const requested = await deps.requests.submit(tenantOf(ctx), 'async', input);
+    ctx.set('X-Request-Id', requested.requestId);
+    ctx.body = { requestId: requested.requestId };
+  }
+
+  router.post('/v1/pdf/sync', (ctx) => sync(ctx, { kind: 'template', body: parse.templateSync(ctx.request.body) }));
+  router.post('/v1/pdf/async', (ctx) => async(ctx, { kind: 'template', body: parse.templateAsync(ctx.request.body) }));
+  router.post('/v1/html-to-pdf/sync', (ctx) => sync(ctx, { kind: 'html', body: parse.htmlSync(ctx.request.body) }));
+  router.post('/v1/html-to-pdf/async', (ctx) => async(ctx, { kind: 'html', body: parse.htmlAsync(ctx.request.body) }));
+
+  router.get('/v1/pdf/status/:requestId', async (ctx) => {
+    const tenant = tenantOf(ctx);
+    const entry = await deps.requests.status(tenant, ctx.params.requestId ?? '');
+    if (!entry) return sendError(ctx, 404, 'NOT_FOUND', `Render ${ctx.params.requestId} not found.`);
+    const signedUrl = entry.state === 'SUCCESS' && entry.artifact ? await deps.storage.signedUrl(tenant.tenantId, entry.artifact) : '';
+    ctx.body = statusBody(entry, signedUrl);
+  });
+
+  return router;
+}

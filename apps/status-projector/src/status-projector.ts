@@ -1,0 +1,42 @@
+import type { EventLog, Logger, StatusView, Subscription, TopicNames } from '@pressroom/core';
+
+export interface StatusProjectorDeps {
+  log: EventLog;
+  view: StatusView;
+  topics: TopicNames;
+  logger: Logger;
+  group?: string;
+  /**
+   * For a view that does not outlive the process (the embedded, in-memory one): rebuild it
+   * from the whole log before following new events.
+   */
+  rebuildOnStart?: boolean;
+}
+
+const renderTopics = (t: TopicNames) => [t.requestedSync, t.requestedAsync, t.completed];
+
+/**
+ * Builds the status view from render events. `apply` is idempotent and forward-only, so
+ * redelivery, out-of-order topics and a concurrent writer (the ingress) are all harmless.
+ */
+export async function startStatusProjector(deps: StatusProjectorDeps): Promise<Subscription> {
+  if (deps.rebuildOnStart) await rebuildStatusView(deps);
+  return deps.log.consume({
+    group: deps.group ?? 'pressroom.status-projector',
+    topics: renderTopics(deps.topics),
+    concurrency: 16,
+    handle: async (record) => {
+      await deps.view.apply(record.event);
+    },
+  });
+}
+
+/** Wipes the view and replays every render event from the log. Returns the events applied. */
+export async function rebuildStatusView(deps: Pick<StatusProjectorDeps, 'log' | 'view' | 'topics' | 'logger'>): Promise<number> {
+  await deps.view.clear();
+  const n = await deps.log.readAll(renderTopics(deps.topics), async (record) => {
+    await deps.view.apply(record.event);
+  });
+  deps.logger.info('status view rebuilt from the log', { events: n });
+  return n;
+}

@@ -1,0 +1,153 @@
+import Type, { type Static, type TSchema } from 'typebox';
+import { Compile } from 'typebox/compile';
+
+/**
+ * Every setting Pressroom reads, with its default and meaning. Only an app's config.ts
+ * passes `process.env` in; the README's configuration table is generated from this schema
+ * (`npm run docs:config`).
+ */
+const Bool = (description: string, dflt: boolean) =>
+  Type.Union([Type.Literal('true'), Type.Literal('false')], { default: String(dflt), description });
+const Int = (description: string, dflt: number, min = 0) =>
+  Type.String({ pattern: '^[0-9]+$', default: String(dflt), description, 'x-min': min });
+const Str = (description: string, dflt?: string) =>
+  dflt === undefined ? Type.Optional(Type.String({ minLength: 1, description })) : Type.String({ default: dflt, description });
+
+export const ConfigSchema = Type.Object({
+  PORT: Int('HTTP port of the app (ingress API, or health/metrics of the other apps).', 3000),
+  PRESSROOM_PROFILE: Type.Union([Type.Literal('embedded'), Type.Literal('distributed')], {
+    default: 'embedded',
+    description: '`embedded`: one process, state on local disk, no servers. `distributed`: Kafka, Redis, S3 (and a schema registry).',
+  }),
+  PRESSROOM_DATA_DIR: Str('Where the embedded profile keeps its log, views, catalog and files.', './data'),
+  PRESSROOM_PUBLIC_URL: Str('Base URL clients use to reach the ingress; statusUrl and local file links are built from it. Default http://localhost:$PORT.'),
+  PRESSROOM_API_KEY: Str('When set at start, registers this key for the `default` tenant on the high plan.'),
+  PRESSROOM_ADMIN_TOKEN: Str('Bearer token of the operator-only /admin/v1 API. The admin API is off when unset.'),
+  PRESSROOM_SECRET_KEY: Str('Secret that signs local file URLs and seals stored S3 secrets. Required in the distributed profile; the embedded profile generates one under the data dir.'),
+  PRESSROOM_SYNC_TIMEOUT_MS: Int('How long a sync call waits for its render before answering 202 with a status URL.', 30000, 1),
+  PRESSROOM_MAX_BODY_BYTES: Int('Largest accepted request body (413 above).', 5 * 1024 * 1024, 1024),
+  PRESSROOM_ALLOW_PRIVATE_WEBHOOKS: Bool('Allow webhook targets on loopback and private addresses (tests, private networks).', false),
+  PRESSROOM_WEBHOOK_TIMEOUT_MS: Int('Time limit of one webhook delivery attempt.', 15000, 1),
+  PRESSROOM_RENDER_TIMEOUT_MS: Int('Time limit of one render.', 60000, 100),
+  PRESSROOM_RENDER_PAGES: Int('Warm Chromium pages per render worker (renders at once).', 2, 1),
+  PRESSROOM_RENDER_RECYCLE_AFTER: Int('Renders after which a page is replaced.', 200, 1),
+  PRESSROOM_RENDER_MAX_OUTPUT_BYTES: Int('Largest file a render may produce.', 50 * 1024 * 1024, 1024),
+  PRESSROOM_RENDER_ALLOWED_HOSTS: Str('Comma-separated hosts a page may fetch over https (none by default).', ''),
+  CHROMIUM_PATH: Str('Chromium binary. Default: chromium-headless-shell when installed, else chromium.'),
+  PRESSROOM_TOPIC_PREFIX: Str('Prefix of the Kafka topics.', 'pressroom'),
+  PRESSROOM_KAFKA_PARTITIONS: Int('Partitions of each topic when Pressroom creates it.', 6, 1),
+  PRESSROOM_REDIS_PREFIX: Str('Prefix of every Redis key.', 'pressroom:'),
+  PRESSROOM_LOG_LEVEL: Type.Union([Type.Literal('debug'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error')], {
+    default: 'info',
+    description: 'Lowest level written to the JSON log on stdout.',
+  }),
+  KAFKA_BROKERS: Str('Comma-separated Kafka bootstrap servers (distributed profile).'),
+  SCHEMA_REGISTRY_URL: Str('Confluent-compatible schema registry; events are then encoded in its wire format.'),
+  REDIS_URL: Str('Redis URL (distributed profile).'),
+  S3_ENDPOINT: Str('S3 endpoint for our own bucket (omit for AWS).'),
+  S3_REGION: Str('Region of our own bucket.', 'us-east-1'),
+  S3_ACCESS_KEY_ID: Str('Access key of our own bucket.'),
+  S3_SECRET_ACCESS_KEY: Str('Secret key of our own bucket.'),
+  S3_FORCE_PATH_STYLE: Bool('Path-style S3 addressing (S3Proxy, MinIO).', true),
+  PRESSROOM_S3_BUCKET: Str('Our own bucket for rendered files (distributed profile).', 'pressroom-artifacts'),
+});
+
+type Raw = Static<typeof ConfigSchema>;
+
+export interface PressroomConfig {
+  port: number;
+  profile: 'embedded' | 'distributed';
+  dataDir: string;
+  publicUrl: string;
+  apiKey: string | undefined;
+  adminToken: string | undefined;
+  secretKey: string | undefined;
+  syncTimeoutMs: number;
+  maxBodyBytes: number;
+  allowPrivateWebhooks: boolean;
+  webhookTimeoutMs: number;
+  render: { timeoutMs: number; pages: number; recycleAfter: number; maxOutputBytes: number; allowedHosts: string[]; chromiumPath: string | undefined };
+  topicPrefix: string;
+  kafkaPartitions: number;
+  redisPrefix: string;
+  logLevel: 'debug' | 'info' | 'warn' | 'error';
+  kafkaBrokers: string[];
+  schemaRegistryUrl: string | undefined;
+  redisUrl: string | undefined;
+  s3: { endpoint: string | undefined; region: string; accessKeyId: string | undefined; secretAccessKey: string | undefined; forcePathStyle: boolean; bucket: string };
+}
+
+/** ConfigError happens at start when settings are missing or malformed; it lists every problem. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const validator = Compile(ConfigSchema);
+
+export function loadConfig(env: Record<string, string | undefined>): PressroomConfig {
+  const raw: Record<string, string> = {};
+  for (const [name, schema] of Object.entries(ConfigSchema.properties) as [string, TSchema & { default?: string }][]) {
+    const value = env[name];
+    if (value !== undefined && value !== '') raw[name] = value;
+    else if (schema.default !== undefined) raw[name] = schema.default;
+  }
+  const problems = [...validator.Errors(raw)].map((e) => `${e.instancePath.slice(1) || '(root)'}: ${e.message}`);
+  if (problems.length) throw new ConfigError(problems);
+  const c = raw as Raw;
+  const port = Number(c.PORT);
+  const config: PressroomConfig = {
+    port,
+    profile: c.PRESSROOM_PROFILE,
+    dataDir: c.PRESSROOM_DATA_DIR,
+    publicUrl: (c.PRESSROOM_PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
+    apiKey: c.PRESSROOM_API_KEY,
+    adminToken: c.PRESSROOM_ADMIN_TOKEN,
+    secretKey: c.PRESSROOM_SECRET_KEY,
+    syncTimeoutMs: Number(c.PRESSROOM_SYNC_TIMEOUT_MS),
+    maxBodyBytes: Number(c.PRESSROOM_MAX_BODY_BYTES),
+    allowPrivateWebhooks: c.PRESSROOM_ALLOW_PRIVATE_WEBHOOKS === 'true',
+    webhookTimeoutMs: Number(c.PRESSROOM_WEBHOOK_TIMEOUT_MS),
+    render: {
+      timeoutMs: Number(c.PRESSROOM_RENDER_TIMEOUT_MS),
+      pages: Number(c.PRESSROOM_RENDER_PAGES),
+      recycleAfter: Number(c.PRESSROOM_RENDER_RECYCLE_AFTER),
+      maxOutputBytes: Number(c.PRESSROOM_RENDER_MAX_OUTPUT_BYTES),
+      allowedHosts: splitList(c.PRESSROOM_RENDER_ALLOWED_HOSTS),
+      chromiumPath: c.CHROMIUM_PATH,
+    },
+    topicPrefix: c.PRESSROOM_TOPIC_PREFIX,
+    kafkaPartitions: Number(c.PRESSROOM_KAFKA_PARTITIONS),
+    redisPrefix: c.PRESSROOM_REDIS_PREFIX,
+    logLevel: c.PRESSROOM_LOG_LEVEL,
+    kafkaBrokers: splitList(c.KAFKA_BROKERS ?? ''),
+    schemaRegistryUrl: c.SCHEMA_REGISTRY_URL,
+    redisUrl: c.REDIS_URL,
+    s3: {
+      endpoint: c.S3_ENDPOINT,
+      region: c.S3_REGION,
+      accessKeyId: c.S3_ACCESS_KEY_ID,
+      secretAccessKey: c.S3_SECRET_ACCESS_KEY,
+      forcePathStyle: c.S3_FORCE_PATH_STYLE === 'true',
+      bucket: c.PRESSROOM_S3_BUCKET,
+    },
+  };
+  const more: string[] = [];
+  if (config.profile === 'distributed') {
+    if (!config.kafkaBrokers.length) more.push('KAFKA_BROKERS: required by the distributed profile');
+    if (!config.redisUrl) more.push('REDIS_URL: required by the distributed profile');
+    if (!config.secretKey) more.push('PRESSROOM_SECRET_KEY: required by the distributed profile');
+    if (config.secretKey && config.secretKey.length < 32) more.push('PRESSROOM_SECRET_KEY: must be at least 32 characters');
+  }
+  if (more.length) throw new ConfigError(more);
+  return config;
+}
+
+function splitList(value: string): string[] {
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}

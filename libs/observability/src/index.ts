@@ -1,0 +1,4 @@
+export * from './json-logger.ts';
+export * from './metrics.ts';
+export * from './health.ts';
+export * from './ops-server.ts';
