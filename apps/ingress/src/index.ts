@@ -1,2 +1,3 @@
 export * from './app.ts';
 export * from './tenancy.ts';
+export * from './server.ts';

@@ -1,0 +1,7 @@
+import { onShutdown, openRuntime } from '@pressroom/runtime';
+import { readConfig } from './config.ts';
+import { closeServer, startIngressServer } from './server.ts';
+
+const rt = await openRuntime(readConfig(), 'ingress');
+const server = await startIngressServer(rt);
+onShutdown(rt.logger, [() => closeServer(server), () => rt.close()]);

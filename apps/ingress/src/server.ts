@@ -1,0 +1,43 @@
+import { createServer, type Server } from 'node:http';
+import type { Runtime } from '@pressroom/runtime';
+import { buildIngressApp } from './app.ts';
+import { bootstrapDefaultTenant } from './tenancy.ts';
+
+/** Starts the public API on the configured port; prints a development key on first start. */
+export async function startIngressServer(rt: Runtime): Promise<Server> {
+  const { config } = rt;
+  const boot = await bootstrapDefaultTenant(rt, {
+    apiKey: config.apiKey,
+    createDevelopmentKey: config.profile === 'embedded',
+  });
+  if (boot.developmentKey) {
+    process.stdout.write(
+      `\n  Pressroom development API key (shown once, stored hashed):\n\n    ${boot.developmentKey}\n\n` +
+        `  Try: curl -H "Authorization: Bearer ${boot.developmentKey}" ${config.publicUrl}/v1/templates\n\n`,
+    );
+  }
+  const app = buildIngressApp({
+    ...rt,
+    settings: {
+      publicUrl: config.publicUrl,
+      syncTimeoutMs: config.syncTimeoutMs,
+      maxBodyBytes: config.maxBodyBytes,
+      allowPrivateWebhooks: config.allowPrivateWebhooks,
+      adminToken: config.adminToken,
+    },
+  });
+  const server = createServer(app.callback());
+  // A sync call may wait 30 s for its render: keep the socket open a little longer than that.
+  server.requestTimeout = config.syncTimeoutMs + 30_000;
+  server.headersTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(config.port, resolve));
+  rt.logger.info('ingress listening', { port: config.port, profile: config.profile, publicUrl: config.publicUrl });
+  return server;
+}
+
+export function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+  });
+}

@@ -1,0 +1,104 @@
+import { parseArgs } from 'node:util';
+import { openRuntime } from '@pressroom/runtime';
+import { createJsonLogger } from '@pressroom/observability';
+import { createTenant, issueApiKey, registerS3Connection } from '@pressroom/ingress';
+import { rebuildStatusView } from '@pressroom/status-projector';
+import { readConfig } from './config.ts';
+
+const usage = `pressroom ops — operator commands (uses the same configuration as the service)
+
+  tenants create --name <name> --plan <standard|high> [--id <tenantId>]
+  keys create --tenant <tenantId> [--label <label>]        prints the new key once
+  s3 add --tenant <tenantId> --bucket <b> --region <r> --access-key-id <k> --secret-access-key <s>
+         [--endpoint <url>] [--path-style] [--id <connectionId>]
+  status rebuild                                          wipe the status view and replay the log
+  events [--request <requestId>] [--type <EventType>]     print the log (JSON lines), for audit
+`;
+
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: {
+    name: { type: 'string' },
+    plan: { type: 'string' },
+    id: { type: 'string' },
+    tenant: { type: 'string' },
+    label: { type: 'string' },
+    bucket: { type: 'string' },
+    region: { type: 'string' },
+    endpoint: { type: 'string' },
+    'path-style': { type: 'boolean' },
+    'access-key-id': { type: 'string' },
+    'secret-access-key': { type: 'string' },
+    request: { type: 'string' },
+    type: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  },
+});
+
+function need(name: keyof typeof values): string {
+  const v = values[name];
+  if (typeof v !== 'string' || !v) fail(`--${name} is required`);
+  return v as string;
+}
+function fail(message: string): never {
+  process.stderr.write(`${message}\n\n${usage}`);
+  process.exit(2);
+}
+
+const [noun, verb] = positionals;
+if (values.help || !noun) {
+  process.stdout.write(usage);
+  process.exit(0);
+}
+
+const config = readConfig();
+const rt = await openRuntime(config, 'ops', { logger: createJsonLogger({ level: 'warn', app: 'ops', write: (l) => process.stderr.write(l + '\n') }) });
+const out = (value: unknown) => process.stdout.write(JSON.stringify(value, null, 2) + '\n');
+try {
+  switch (`${noun} ${verb ?? ''}`.trim()) {
+    case 'tenants create': {
+      const plan = need('plan');
+      if (plan !== 'standard' && plan !== 'high') fail('--plan must be standard or high');
+      out(await createTenant(rt, { name: need('name'), plan, ...(values.id ? { tenantId: values.id } : {}) }));
+      break;
+    }
+    case 'keys create': {
+      const tenantId = need('tenant');
+      if (!(await rt.catalog.getTenant(tenantId))) fail(`no tenant ${tenantId}`);
+      out({ tenantId, apiKey: await issueApiKey(rt, tenantId, values.label ?? 'ops'), note: 'Store this key now: it is not shown again.' });
+      break;
+    }
+    case 's3 add': {
+      const tenantId = need('tenant');
+      if (!(await rt.catalog.getTenant(tenantId))) fail(`no tenant ${tenantId}`);
+      out(
+        await registerS3Connection(rt, tenantId, {
+          bucket: need('bucket'),
+          region: need('region'),
+          accessKeyId: need('access-key-id'),
+          secretAccessKey: need('secret-access-key'),
+          ...(values.endpoint ? { endpoint: values.endpoint } : {}),
+          ...(values['path-style'] ? { forcePathStyle: true } : {}),
+          ...(values.id ? { connectionId: values.id } : {}),
+        }),
+      );
+      break;
+    }
+    case 'status rebuild':
+      out({ eventsApplied: await rebuildStatusView(rt) });
+      break;
+    case 'events': {
+      const t = rt.topics;
+      await rt.log.readAll([t.requestedSync, t.requestedAsync, t.completed, t.webhooks], (r) => {
+        if (values.request && r.event.requestId !== values.request) return;
+        if (values.type && r.event.type !== values.type) return;
+        process.stdout.write(JSON.stringify({ topic: r.topic, partition: r.partition, offset: r.offset, event: r.event }) + '\n');
+      });
+      break;
+    }
+    default:
+      fail(`unknown command: ${positionals.join(' ')}`);
+  }
+} finally {
+  await rt.close();
+}

@@ -1,0 +1,25 @@
+import { onShutdown, openRenderer, openRuntime } from '@pressroom/runtime';
+import { closeServer, startIngressServer } from '@pressroom/ingress';
+import { startRenderWorker } from '@pressroom/render-worker';
+import { startStatusProjector } from '@pressroom/status-projector';
+import { startWebhookDispatcher } from '@pressroom/webhook-dispatcher';
+import { readConfig } from './config.ts';
+
+// All four apps in one process. This is the composition root, the one app that imports the
+// others: each still talks to the rest only through the log and the view.
+const config = readConfig();
+const rt = await openRuntime(config, 'standalone');
+const renderer = await openRenderer(config, rt.logger);
+// The projector first: with a volatile view it rebuilds from the log before anyone asks.
+const projector = await startStatusProjector({ ...rt, rebuildOnStart: rt.viewIsVolatile });
+const worker = await startRenderWorker({ ...rt, renderer, concurrency: config.render.pages, renderTimeoutMs: config.render.timeoutMs });
+const dispatcher = await startWebhookDispatcher({ ...rt, timeoutMs: config.webhookTimeoutMs, allowPrivate: config.allowPrivateWebhooks });
+const server = await startIngressServer({ ...rt, readiness: [...rt.readiness, { name: 'chromium', check: () => renderer.ping() }] });
+onShutdown(rt.logger, [
+  () => closeServer(server),
+  () => worker.stop(),
+  () => dispatcher.stop(),
+  () => projector.stop(),
+  () => renderer.close(),
+  () => rt.close(),
+]);

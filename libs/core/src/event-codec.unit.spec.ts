@@ -1,0 +1,31 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { EventDecodeError, decodeEventJson, encodeEventJson, parseEvent } from './event-codec.ts';
+
+const examplesDir = join(import.meta.dirname, '../../../schemas/examples');
+const examples = readdirSync(examplesDir).filter((f) => f.endsWith('.json'));
+
+describe('event codec', () => {
+  it.each(examples)('accepts the golden example %s unchanged (compatibility guard)', (file) => {
+    const value: unknown = JSON.parse(readFileSync(join(examplesDir, file), 'utf8'));
+    expect(decodeEventJson(encodeEventJson(parseEvent(value)))).toEqual(value);
+  });
+
+  it('covers every event type with a golden example', () => {
+    expect(examples.sort()).toEqual(
+      ['RenderFailed', 'RenderRequested', 'RenderSucceeded', 'WebhookDelivered', 'WebhookFailed'].map((t) => `${t}.v1.json`),
+    );
+  });
+
+  it('fails loudly on an unknown version', () => {
+    const value = JSON.parse(readFileSync(join(examplesDir, 'RenderFailed.v1.json'), 'utf8')) as Record<string, unknown>;
+    expect(() => parseEvent({ ...value, version: 2 })).toThrow(/unsupported version 2 of RenderFailed/);
+  });
+
+  it('refuses an unknown type and a payload that breaks its schema', () => {
+    expect(() => parseEvent({ type: 'RenderExploded', version: 1 })).toThrow(EventDecodeError);
+    const value = JSON.parse(readFileSync(join(examplesDir, 'RenderFailed.v1.json'), 'utf8')) as { data: { error: object } };
+    expect(() => parseEvent({ ...value, data: { ...value.data, error: { code: 'NOPE', message: 'x' } } })).toThrow(/invalid RenderFailed/);
+  });
+});

@@ -1,0 +1,132 @@
+import { join, resolve } from 'node:path';
+import type Router from '@koa/router';
+import {
+  ArtifactStorage,
+  SecretBox,
+  createEventFactory,
+  createFileCatalog,
+  createFileEventLog,
+  createMemoryStatusView,
+  systemClock,
+  topicNames,
+  uuidV7Ids,
+  type Catalog,
+  type Clock,
+  type EventFactory,
+  type EventLog,
+  type Ids,
+  type Logger,
+  type ObjectStore,
+  type PressroomConfig,
+  type StatusView,
+  type TopicNames,
+} from '@pressroom/core';
+import { createKafkaEventLog } from '@pressroom/kafka';
+import { createRedisCatalog, createRedisStatusView } from '@pressroom/redis';
+import { createS3ConnectionStoreFactory, createS3ObjectStore } from '@pressroom/s3';
+import { createLocalObjectStore, localFilesRoute } from '@pressroom/local-storage';
+import { createJsonLogger, createMetrics, type Metrics, type ReadinessCheck } from '@pressroom/observability';
+import { embeddedSecretKey } from './secret-key.ts';
+
+/** Everything an app needs, with the adapters chosen once from configuration. */
+export interface Runtime {
+  config: PressroomConfig;
+  logger: Logger;
+  metrics: Metrics;
+  clock: Clock;
+  ids: Ids;
+  event: EventFactory;
+  topics: TopicNames;
+  log: EventLog;
+  view: StatusView;
+  catalog: Catalog;
+  secrets: SecretBox;
+  storage: ArtifactStorage;
+  /** Whether the status view lives only in this process (must be rebuilt from the log at start). */
+  viewIsVolatile: boolean;
+  /** Routes the ingress mounts without authentication (signed local file links). */
+  publicRoutes: Router[];
+  readiness: ReadinessCheck[];
+  close(): Promise<void>;
+}
+
+export async function openRuntime(config: PressroomConfig, app: string, opts: { logger?: Logger } = {}): Promise<Runtime> {
+  const logger = opts.logger ?? createJsonLogger({ level: config.logLevel, app });
+  const metrics = createMetrics();
+  const clock = systemClock;
+  const ids = uuidV7Ids;
+  const event = createEventFactory({ clock, ids });
+  const topics = topicNames(config.topicPrefix);
+  const connectionStore = createS3ConnectionStoreFactory();
+  const common = { config, logger, metrics, clock, ids, event, topics };
+
+  if (config.profile === 'embedded') {
+    const dataDir = resolve(config.dataDir);
+    const secretKey = config.secretKey ?? (await embeddedSecretKey(dataDir));
+    const secrets = new SecretBox(secretKey);
+    const log = await createFileEventLog({ dir: join(dataDir, 'log'), logger });
+    const view = createMemoryStatusView();
+    const catalog = await createFileCatalog({ dir: join(dataDir, 'catalog') });
+    const files = createLocalObjectStore({ dir: join(dataDir, 'files'), publicBaseUrl: config.publicUrl, signingSecret: secretKey });
+    const storage = new ArtifactStorage({ own: files, catalog, secrets, connectionStore });
+    return {
+      ...common,
+      log,
+      view,
+      catalog,
+      secrets,
+      storage,
+      viewIsVolatile: true,
+      publicRoutes: [localFilesRoute(files)],
+      readiness: [
+        { name: 'log', check: () => log.ping() },
+        { name: 'storage', check: () => files.ping() },
+      ],
+      async close() {
+        await Promise.allSettled([log.close(), view.close(), catalog.close()]);
+      },
+    };
+  }
+
+  const secretKey = config.secretKey as string;
+  const secrets = new SecretBox(secretKey);
+  const log = await createKafkaEventLog({
+    brokers: config.kafkaBrokers,
+    clientId: `pressroom-${app}`,
+    ...(config.schemaRegistryUrl ? { schemaRegistryUrl: config.schemaRegistryUrl } : {}),
+    topics: Object.values(topics),
+    partitions: config.kafkaPartitions,
+    logger,
+  });
+  const redisUrl = config.redisUrl as string;
+  const view = createRedisStatusView({ url: redisUrl, keyPrefix: config.redisPrefix, logger });
+  const catalog = createRedisCatalog({ url: redisUrl, keyPrefix: config.redisPrefix });
+  const own: ObjectStore & { ensureBucket(): Promise<void> } = createS3ObjectStore({
+    ...(config.s3.endpoint ? { endpoint: config.s3.endpoint } : {}),
+    region: config.s3.region,
+    bucket: config.s3.bucket,
+    accessKeyId: config.s3.accessKeyId ?? '',
+    secretAccessKey: config.s3.secretAccessKey ?? '',
+    forcePathStyle: config.s3.forcePathStyle,
+  });
+  await own.ensureBucket();
+  const storage = new ArtifactStorage({ own, catalog, secrets, connectionStore });
+  return {
+    ...common,
+    log,
+    view,
+    catalog,
+    secrets,
+    storage,
+    viewIsVolatile: false,
+    publicRoutes: [],
+    readiness: [
+      { name: 'kafka', check: () => log.ping() },
+      { name: 'redis', check: () => view.ping() },
+      { name: 's3', check: () => own.ping() },
+    ],
+    async close() {
+      await Promise.allSettled([log.close(), view.close(), catalog.close()]);
+    },
+  };
+}

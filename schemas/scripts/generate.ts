@@ -1,0 +1,59 @@
+import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as S from '../src/index.ts';
+
+/**
+ * Writes the JSON Schema of every event, HTTP body and view into schemas/json/ (committed).
+ * With --check it writes nothing and fails when a file is stale, missing or extra.
+ */
+const outDir = join(dirname(fileURLToPath(import.meta.url)), '..', 'json');
+const schemas: Record<string, unknown> = {
+  'events/RenderRequested.v1': S.RenderRequested,
+  'events/RenderSucceeded.v1': S.RenderSucceeded,
+  'events/RenderFailed.v1': S.RenderFailed,
+  'events/WebhookDelivered.v1': S.WebhookDelivered,
+  'events/WebhookFailed.v1': S.WebhookFailed,
+  'http/TemplateSyncBody': S.TemplateSyncBody,
+  'http/TemplateAsyncBody': S.TemplateAsyncBody,
+  'http/HtmlSyncBody': S.HtmlSyncBody,
+  'http/HtmlAsyncBody': S.HtmlAsyncBody,
+  'http/SyncSuccessResponse': S.SyncSuccessResponse,
+  'http/QueuedResponse': S.QueuedResponse,
+  'http/AsyncAcceptedResponse': S.AsyncAcceptedResponse,
+  'http/StatusResponse': S.StatusResponse,
+  'http/WebhookBody': S.WebhookBody,
+  'http/ErrorBody': S.ErrorBody,
+  'http/TemplateWriteBody': S.TemplateWriteBody,
+  'http/TemplateResource': S.TemplateResource,
+  'http/TenantCreateBody': S.TenantCreateBody,
+  'http/S3ConnectionCreateBody': S.S3ConnectionCreateBody,
+  'views/StatusViewEntry': S.StatusViewEntry,
+};
+
+const check = process.argv.includes('--check');
+const stale: string[] = [];
+for (const [name, schema] of Object.entries(schemas)) {
+  const file = join(outDir, `${name}.json`);
+  const text = JSON.stringify({ $schema: 'https://json-schema.org/draft/2020-12/schema', ...(schema as object) }, null, 2) + '\n';
+  if (check) {
+    const current = await readFile(file, 'utf8').catch(() => '');
+    if (current !== text) stale.push(name);
+  } else {
+    await mkdir(dirname(file), { recursive: true });
+    await writeFile(file, text);
+  }
+}
+if (check) {
+  for (const sub of ['events', 'http', 'views']) {
+    const files = await readdir(join(outDir, sub)).catch(() => [] as string[]);
+    for (const f of files) if (!(`${sub}/${f.replace(/\.json$/, '')}` in schemas)) stale.push(`${sub}/${f} (no longer defined)`);
+  }
+  if (stale.length) {
+    process.stderr.write(`schemas/json is stale; run \`npm run schemas:generate\`:\n  ${stale.join('\n  ')}\n`);
+    process.exit(1);
+  }
+  process.stdout.write('schemas/json is up to date\n');
+} else {
+  process.stdout.write(`wrote ${Object.keys(schemas).length} schemas to schemas/json\n`);
+}
