@@ -113,3 +113,19 @@ start_daemon() {
   setsid nohup "$@" >"$logfile" 2>&1 </dev/null &
   echo $! >"$pidfile"
 }
+
+# java_major JAVA_BIN: prints the feature version (17, 21, 25, ...) of a java binary.
+java_major() {
+  "$1" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java\.specification\.version = //p' | head -n1
+}
+
+# find_java MIN: prints a java binary whose version is >= MIN ($APICURIO_JAVA, $JAVA, then /usr/lib/jvm/*).
+find_java() {
+  local min=$1 j v
+  for j in ${APICURIO_JAVA:-} "$(command -v "$JAVA" 2>/dev/null || true)" /usr/lib/jvm/*/bin/java; do
+    [[ -n $j && -x $j ]] || continue
+    v="$(java_major "$j")"
+    [[ $v =~ ^[0-9]+$ ]] && ((v >= min)) && { echo "$j"; return 0; }
+  done
+  return 1
+}
