@@ -26,7 +26,8 @@ export async function startIngressServer(rt: Runtime): Promise<Server> {
       adminToken: config.adminToken,
     },
   });
-  const server = createServer(app.callback());
+  const handle = app.callback();
+  const server = createServer((req, res) => void handle(req, res));
   // A sync call may wait 30 s for its render: keep the socket open a little longer than that.
   server.requestTimeout = config.syncTimeoutMs + 30_000;
   server.headersTimeout = 60_000;

@@ -38,7 +38,7 @@ const { positionals, values } = parseArgs({
 function need(name: keyof typeof values): string {
   const v = values[name];
   if (typeof v !== 'string' || !v) fail(`--${name} is required`);
-  return v as string;
+  return v;
 }
 function fail(message: string): never {
   process.stderr.write(`${message}\n\n${usage}`);

@@ -59,6 +59,7 @@ async function handleRecord(deps: RenderWorkerDeps, worker: string, record: LogR
   const requested = record.event;
   const logger = deps.logger.child({ requestId: requested.requestId, tenantId: requested.tenantId });
   const started = performance.now();
+  logger.info('render started', { lane: requested.data.mode, output: requested.data.output, worker });
   const beat = setInterval(() => void ctx.heartbeat().catch(() => {}), HEARTBEAT_EVERY_MS);
   try {
     const outcome = await renderAndStore(deps, requested);

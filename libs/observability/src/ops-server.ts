@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { Registry } from 'prom-client';
 import { runReadiness, type ReadinessCheck } from './health.ts';
 
@@ -26,7 +26,7 @@ export async function startOpsServer(opts: { port: number; checks: ReadinessChec
   return server;
 }
 
-function send(res: import('node:http').ServerResponse, status: number, body: unknown): void {
+function send(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json' });
   res.end(JSON.stringify(body));
 }

@@ -12,7 +12,7 @@ export function bodyParser<T extends TSchema>(schema: T): (value: unknown) => St
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
       throw validationError([{ field: '(body)', message: 'must be a JSON object' }]);
     }
-    if (validator.Check(value)) return value as Static<T>;
+    if (validator.Check(value)) return value;
     throw validationError(problems(validator.Errors(value)));
   };
 }

@@ -1,0 +1,132 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbedded } from '../support/embedded-service.ts';
+import { apiClient, type ApiClient } from '../support/api-client.ts';
+
+type Svc = Awaited<ReturnType<typeof startEmbedded>>;
+
+function expectErrorShape(json: unknown, code: string): void {
+  expect(json).toMatchObject({ error: { code, message: expect.any(String) } });
+  expect(JSON.stringify(json)).not.toMatch(/\bat .+\.ts:\d+/); // never a stack trace
+}
+
+describe('embedded profile: errors, authentication and tenant isolation', () => {
+  let svc: Svc;
+  let templateId: string;
+  let other: ApiClient;
+
+  beforeAll(async () => {
+    svc = await startEmbedded({ PRESSROOM_MAX_BODY_BYTES: '65536' });
+    templateId = (await svc.api.post('/v1/templates', { name: 't', content: '<p><%= it.x %></p>' })).json.templateId;
+    const tenant = await svc.admin.post('/admin/v1/tenants', { tenantId: 'globex', name: 'Globex', plan: 'standard' });
+    expect(tenant.status).toBe(201);
+    const key = await svc.admin.post('/admin/v1/tenants/globex/keys', { label: 'ci' });
+    expect(key.status).toBe(201);
+    other = apiClient(svc.baseUrl, key.json.apiKey);
+  });
+  afterAll(async () => {
+    await svc?.app.stop();
+  });
+
+  it('401 without a key, with a malformed header, and with an unknown key', async () => {
+    const none = await fetch(`${svc.baseUrl}/v1/templates`);
+    expect(none.status).toBe(401);
+    expectErrorShape(await none.json(), 'UNAUTHENTICATED');
+    const basic = await fetch(`${svc.baseUrl}/v1/pdf/status/x`, { headers: { authorization: 'Basic abc' } });
+    expect(basic.status).toBe(401);
+    const unknown = await apiClient(svc.baseUrl, 'prk_nope').post('/v1/pdf/sync', { templateId });
+    expect(unknown.status).toBe(401);
+    expectErrorShape(unknown.json, 'UNAUTHENTICATED');
+  });
+
+  it('401 on the admin API with a tenant key', async () => {
+    const res = await svc.api.post('/admin/v1/tenants', { name: 'x', plan: 'high' });
+    expect(res.status).toBe(401);
+  });
+
+  it('400 for malformed JSON', async () => {
+    const res = await svc.api.call('POST', '/v1/pdf/sync', '{"templateId": ', { 'content-type': 'application/json' });
+    expect(res.status).toBe(400);
+    expectErrorShape(res.json, 'MALFORMED_JSON');
+  });
+
+  it('400 naming each bad field', async () => {
+    const res = await svc.api.post('/v1/pdf/async', { convertToImage: 'yes', colour: 'red', webhook: 'not a url' });
+    expect(res.status).toBe(400);
+    expectErrorShape(res.json, 'VALIDATION_FAILED');
+    const fields = (res.json.error.details as { field: string }[]).map((d) => d.field).sort();
+    expect(fields).toEqual(['colour', 'convertToImage', 'templateId', 'webhook']);
+  });
+
+  it('400 for a body that is not an object', async () => {
+    const res = await svc.api.post('/v1/html-to-pdf/sync', [1, 2]);
+    expect(res.status).toBe(400);
+    expectErrorShape(res.json, 'VALIDATION_FAILED');
+  });
+
+  it('400 for s3_key without s3_bucket, and for a key that climbs out of its folder', async () => {
+    const alone = await svc.api.post('/v1/html-to-pdf/sync', { html: '<p>x</p>', s3_key: 'a/b' });
+    expect(alone.status).toBe(400);
+    expect(alone.json.error.details).toEqual([{ field: 's3_key', message: expect.any(String) }]);
+    for (const key of ['../etc/passwd', '/abs', 'a/../../b', 'bad\u0001key']) {
+      const res = await svc.api.post('/v1/html-to-pdf/sync', { html: '<p>x</p>', s3_bucket: 'any', s3_key: key });
+      expect(res.status, key).toBe(400);
+      expect(res.json.error.details[0].field).toBe('s3_key');
+    }
+  });
+
+  it('400 for an S3 connection id the tenant does not have', async () => {
+    const res = await svc.api.post('/v1/html-to-pdf/sync', { html: '<p>x</p>', s3_bucket: 'nope' });
+    expect(res.status).toBe(400);
+    expect(res.json.error.details).toEqual([{ field: 's3_bucket', message: expect.any(String) }]);
+  });
+
+  it('403 for custom S3 storage below the high plan', async () => {
+    const res = await other.post('/v1/html-to-pdf/sync', { html: '<p>x</p>', s3_bucket: 'archive' });
+    expect(res.status).toBe(403);
+    expectErrorShape(res.json, 'FORBIDDEN');
+  });
+
+  it('404 for an unknown template, an unknown request id, and an unknown path', async () => {
+    const t = await svc.api.post('/v1/pdf/sync', { templateId: 'tpl_missing', data: {} });
+    expect(t.status).toBe(404);
+    expectErrorShape(t.json, 'NOT_FOUND');
+    const s = await svc.api.get('/v1/pdf/status/019a9b5e-7c1a-7d3e-9f10-2b4c6d8e0a10');
+    expect(s.status).toBe(404);
+    expectErrorShape(s.json, 'NOT_FOUND');
+    const p = await svc.api.get('/v1/nothing-here');
+    expect(p.status).toBe(404);
+    expectErrorShape(p.json, 'NOT_FOUND');
+  });
+
+  it('413 above the body limit', async () => {
+    const res = await svc.api.post('/v1/html-to-pdf/sync', { html: 'x'.repeat(70_000) });
+    expect(res.status).toBe(413);
+    expectErrorShape(res.json, 'PAYLOAD_TOO_LARGE');
+  });
+
+  it('415 for a body that is not JSON', async () => {
+    const res = await svc.api.call('POST', '/v1/html-to-pdf/sync', 'html=<p>x</p>', { 'content-type': 'application/x-www-form-urlencoded' });
+    expect(res.status).toBe(415);
+    expectErrorShape(res.json, 'UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  it("isolates tenants: another tenant's render and template are 404, exactly like unknown ones", async () => {
+    const accepted = await svc.api.post('/v1/pdf/async', { templateId, data: { x: 1 }, webhook: 'http://127.0.0.1:9/unused' });
+    expect(accepted.status).toBe(200);
+    const mine = await svc.api.get(`/v1/pdf/status/${accepted.json.requestId}`);
+    expect(mine.status).toBe(200);
+    const theirs = await other.get(`/v1/pdf/status/${accepted.json.requestId}`);
+    expect(theirs.status).toBe(404);
+    const unknown = await other.get('/v1/pdf/status/019a9b5e-7c1a-7d3e-9f10-2b4c6d8e0a10');
+    expect(theirs.json.error.code).toBe(unknown.json.error.code);
+    expect((await other.get(`/v1/templates/${templateId}`)).status).toBe(404);
+    expect((await other.post('/v1/pdf/sync', { templateId, data: {} })).status).toBe(404);
+    expect((await other.get('/v1/templates')).json.templates).toEqual([]);
+  });
+
+  it('changes nothing on bad input: a refused request leaves no render behind', async () => {
+    const before = (await svc.api.get('/v1/templates')).json.templates.length;
+    await svc.api.post('/v1/templates', { name: '' });
+    expect((await svc.api.get('/v1/templates')).json.templates.length).toBe(before);
+  });
+});

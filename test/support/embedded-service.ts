@@ -1,0 +1,34 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { AppProcess, freePort } from './service-process.ts';
+import { apiClient } from './api-client.ts';
+
+/** The embedded profile as `npm start` runs it: one process, state in its data dir. */
+export async function startEmbedded(extraEnv: Record<string, string> = {}) {
+  const dataDir = await mkdtemp(join(tmpdir(), 'pressroom-e2e-'));
+  const port = await freePort();
+  const apiKey = `prk_test_${randomBytes(16).toString('hex')}`;
+  const adminToken = `adm_${randomBytes(16).toString('hex')}`;
+  const env = {
+    PRESSROOM_PROFILE: 'embedded',
+    PRESSROOM_DATA_DIR: dataDir,
+    PRESSROOM_API_KEY: apiKey,
+    PRESSROOM_ADMIN_TOKEN: adminToken,
+    PRESSROOM_PUBLIC_URL: `http://127.0.0.1:${port}`,
+    PRESSROOM_ALLOW_PRIVATE_WEBHOOKS: 'true',
+    PRESSROOM_LOG_LEVEL: 'info',
+    ...extraEnv,
+  };
+  const app = await new AppProcess('standalone', env, port).start();
+  return {
+    app,
+    dataDir,
+    apiKey,
+    adminToken,
+    baseUrl: app.url,
+    api: apiClient(app.url, apiKey),
+    admin: apiClient(app.url, adminToken),
+  };
+}

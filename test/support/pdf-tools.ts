@@ -1,0 +1,37 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, writeFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+/** poppler-utils (Debian): what a user would use to look inside the PDF we produced. */
+async function withFile<T>(bytes: Uint8Array, fn: (path: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), 'pressroom-pdf-'));
+  const path = join(dir, 'doc.pdf');
+  try {
+    await writeFile(path, bytes);
+    return await fn(path);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+export function pdfText(bytes: Uint8Array): Promise<string> {
+  return withFile(bytes, async (p) => (await run('pdftotext', ['-layout', p, '-'])).stdout);
+}
+
+export async function pdfInfo(bytes: Uint8Array): Promise<Record<string, string>> {
+  const out = await withFile(bytes, async (p) => (await run('pdfinfo', [p])).stdout);
+  return Object.fromEntries(
+    out
+      .split('\n')
+      .map((l) => /^([^:]+):\s*(.*)$/.exec(l))
+      .filter((m): m is RegExpExecArray => m !== null)
+      .map((m) => [m[1]!.trim(), m[2]!.trim()]),
+  );
+}
+
+export const isPdf = (b: Uint8Array) => Buffer.from(b.subarray(0, 5)).toString('latin1') === '%PDF-';
+export const isPng = (b: Uint8Array) => Buffer.from(b.subarray(0, 8)).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));

@@ -1,0 +1,24 @@
+import { CreateBucketCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+
+/** Credentials of the local S3 server started by infra/s3-up.sh. */
+export const s3Credentials = { accessKeyId: 'test-access-key', secretAccessKey: 'test-secret-key' };
+
+export function s3Client(endpoint: string): S3Client {
+  return new S3Client({
+    endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: s3Credentials,
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
+}
+
+export async function createBucket(endpoint: string, name: string): Promise<void> {
+  await s3Client(endpoint).send(new CreateBucketCommand({ Bucket: name }));
+}
+
+export async function listKeys(endpoint: string, bucket: string, prefix = ''): Promise<string[]> {
+  const out = await s3Client(endpoint).send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix }));
+  return (out.Contents ?? []).map((o) => o.Key ?? '').sort();
+}

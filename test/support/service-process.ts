@@ -1,0 +1,96 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { waitFor } from '@pressroom/testing';
+
+const root = join(import.meta.dirname, '..', '..');
+const tsx = join(root, 'node_modules', '.bin', 'tsx');
+
+export type AppName = 'standalone' | 'ingress' | 'render-worker' | 'status-projector' | 'webhook-dispatcher';
+
+/** One Pressroom app running as its own OS process, as in production. */
+export class AppProcess {
+  readonly output: string[] = [];
+  #child: ChildProcess | undefined;
+  #exited: Promise<void> = Promise.resolve();
+
+  constructor(
+    readonly app: AppName,
+    readonly env: Record<string, string>,
+    readonly port: number,
+  ) {}
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  async start(): Promise<this> {
+    this.output.length = 0;
+    const child = spawn(tsx, [join(root, 'apps', this.app, 'src', 'main.ts')], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...this.env, PORT: String(this.port) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.#child = child;
+    const collect = (chunk: Buffer) => this.output.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+    child.stdout.on('data', collect);
+    child.stderr.on('data', collect);
+    this.#exited = new Promise((resolve) => child.once('exit', () => resolve()));
+    await waitFor(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`${this.app} exited with ${child.exitCode}:\n${this.output.slice(-30).join('\n')}`);
+        const res = await fetch(`${this.url}/readyz`).catch(() => undefined);
+        return res?.status === 200;
+      },
+      { timeoutMs: 90_000, intervalMs: 200, description: `${this.app} to be ready` },
+    ).catch((e: Error) => {
+      throw new Error(`${e.message}\n--- ${this.app} output ---\n${this.output.slice(-40).join('\n')}`);
+    });
+    return this;
+  }
+
+  /** Graceful stop (SIGTERM), as an orchestrator would. */
+  async stop(): Promise<void> {
+    if (!this.#child || this.#child.exitCode !== null) return;
+    this.#child.kill('SIGTERM');
+    await Promise.race([this.#exited, new Promise((r) => setTimeout(r, 15_000))]);
+    if (this.#child.exitCode === null) await this.kill();
+  }
+
+  /** A crash: SIGKILL, no chance to finish or commit anything. */
+  async kill(): Promise<void> {
+    if (!this.#child || this.#child.exitCode !== null) return;
+    this.#child.kill('SIGKILL');
+    await this.#exited;
+  }
+
+  /** Resolves when a JSON log line matches (e.g. a worker starting a render). */
+  async waitForLog(match: (line: Record<string, unknown>) => boolean, timeoutMs = 30_000): Promise<Record<string, unknown>> {
+    return waitFor(
+      () => {
+        for (const line of this.output) {
+          if (!line.startsWith('{')) continue;
+          try {
+            const parsed = JSON.parse(line) as Record<string, unknown>;
+            if (match(parsed)) return parsed;
+          } catch {
+            /* not a log line */
+          }
+        }
+        return undefined;
+      },
+      { timeoutMs, intervalMs: 50, description: `a log line of ${this.app}` },
+    );
+  }
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      srv.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
