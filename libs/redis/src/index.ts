@@ -1,0 +1,3 @@
+export * from './redis-status-view.ts';
+export * from './redis-catalog.ts';
+export { unlinkByPrefix } from './unlink-by-prefix.ts';

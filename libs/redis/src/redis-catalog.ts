@@ -1,0 +1,86 @@
+import { PressroomError } from '@pressroom/domain';
+import { silentLogger, type ApiKeyRecord, type Catalog, type Logger, type S3Connection, type Template, type Tenant } from '@pressroom/core';
+import { connectRedis, disconnectRedis } from './connect.ts';
+
+export interface RedisCatalogOptions {
+  url: string;
+  /** Every key starts with it, e.g. `pressroom:`; tests use a unique one. */
+  keyPrefix: string;
+  logger?: Logger;
+}
+
+/**
+ * The distributed profile's catalog, on one Redis connection. Layout:
+ *
+ *   <prefix>catalog:tenant:<tenantId>              string, Tenant as JSON
+ *   <prefix>catalog:api-key:<keyHash>              string, ApiKeyRecord as JSON
+ *   <prefix>catalog:templates:<tenantId>           hash, templateId → Template as JSON
+ *   <prefix>catalog:s3-connections:<tenantId>      hash, connectionId → S3Connection as JSON
+ *
+ * Tenant scoping is structural: a tenant's templates and connections live in that tenant's
+ * own hash, so a read for another tenant looks in a different key and finds nothing, and
+ * `listTemplates` is one HVALS. Each write is a single command, so it is atomic and last
+ * writer wins. Nothing expires: this is the record of configuration, not a cache.
+ */
+export function createRedisCatalog(options: RedisCatalogOptions): Catalog {
+  const logger = options.logger ?? silentLogger;
+  const redis = connectRedis({ url: options.url, name: `pressroom-catalog@${options.keyPrefix}`, logger });
+  const p = `${options.keyPrefix}catalog:`;
+  const tenantKey = (tenantId: string) => `${p}tenant:${tenantId}`;
+  const apiKeyKey = (keyHash: string) => `${p}api-key:${keyHash}`;
+  const templatesKey = (tenantId: string) => `${p}templates:${tenantId}`;
+  const connectionsKey = (tenantId: string) => `${p}s3-connections:${tenantId}`;
+
+  return {
+    async putTenant(tenant: Tenant) {
+      await guard(redis.set(tenantKey(tenant.tenantId), JSON.stringify(tenant)));
+    },
+    async getTenant(tenantId) {
+      return parse<Tenant>(await guard(redis.get(tenantKey(tenantId))));
+    },
+    async putApiKey(record: ApiKeyRecord) {
+      await guard(redis.set(apiKeyKey(record.keyHash), JSON.stringify(record)));
+    },
+    async findApiKey(keyHash) {
+      return parse<ApiKeyRecord>(await guard(redis.get(apiKeyKey(keyHash))));
+    },
+    async putTemplate(template: Template) {
+      await guard(redis.hset(templatesKey(template.tenantId), template.templateId, JSON.stringify(template)));
+    },
+    async getTemplate(tenantId, templateId) {
+      return parse<Template>(await guard(redis.hget(templatesKey(tenantId), templateId)));
+    },
+    async listTemplates(tenantId) {
+      const all = (await guard(redis.hvals(templatesKey(tenantId)))).map((raw) => JSON.parse(raw) as Template);
+      return all.sort((a, b) => a.templateId.localeCompare(b.templateId));
+    },
+    async deleteTemplate(tenantId, templateId) {
+      return (await guard(redis.hdel(templatesKey(tenantId), templateId))) > 0;
+    },
+    async putS3Connection(connection: S3Connection) {
+      await guard(redis.hset(connectionsKey(connection.tenantId), connection.connectionId, JSON.stringify(connection)));
+    },
+    async getS3Connection(tenantId, connectionId) {
+      return parse<S3Connection>(await guard(redis.hget(connectionsKey(tenantId), connectionId)));
+    },
+    async ping() {
+      await guard(redis.ping());
+    },
+    async close() {
+      await disconnectRedis(redis);
+    },
+  };
+}
+
+function parse<T>(raw: string | null): T | undefined {
+  return raw === null ? undefined : (JSON.parse(raw) as T);
+}
+
+/** Turns a Redis failure into the port's error: the catalog is unavailable, retrying may help. */
+async function guard<T>(command: Promise<T>): Promise<T> {
+  try {
+    return await command;
+  } catch (error) {
+    throw new PressroomError('DEPENDENCY_UNAVAILABLE', 'The catalog (Redis) is unavailable.', { retryable: true, cause: error });
+  }
+}
