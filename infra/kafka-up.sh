@@ -99,7 +99,7 @@ PROPS
 fi
 
 t0=$SECONDS
-wait_until kafka "$DEADLINE" "$PIDFILE" "$MARKER" "$KDIR/logs/server.log" kafka_ready \
-  || { tail -n 20 "$KDIR/logs/stdout.log" >&2 2>/dev/null || true; exit 1; }
+wait_until kafka "$DEADLINE" "$PIDFILE" "$KDIR/logs/server.log" kafka_ready \
+  || { log "kafka: last lines of $KDIR/logs/stdout.log:"; tail -n 30 "$KDIR/logs/stdout.log" >&2 2>/dev/null || true; exit 1; }
 log "kafka: ready on 127.0.0.1:$KAFKA_PORT (pid $(<"$PIDFILE"), waited $((SECONDS - t0))s)"
 echo "KAFKA_BROKERS=127.0.0.1:$KAFKA_PORT"

@@ -84,16 +84,20 @@ fetch_maven() {
   log "$name: fetched in $((SECONDS - t0))s ($(du -sh "$outdir" | cut -f1))"
 }
 
-# wait_until NAME DEADLINE_SECONDS PIDFILE MARKER LOGFILE CHECK_CMD...: poll CHECK_CMD until it succeeds.
+# wait_until NAME DEADLINE_SECONDS PIDFILE LOGFILE CHECK_CMD...: poll CHECK_CMD until it succeeds.
 # Fails early (with the log tail) if the process behind PIDFILE dies; fails at the deadline.
+# (Liveness is a plain kill -0 here: right after start_daemon the PID may still show the forking
+# shell's command line, and a PID cannot be reused while we wait on a process we just started.)
 wait_until() {
-  local name=$1 deadline=$2 pidfile=$3 marker=$4 logfile=$5
-  shift 5
+  local name=$1 deadline=$2 pidfile=$3 logfile=$4
+  shift 4
   local t0=$SECONDS
   until "$@"; do
-    if [[ -n $pidfile ]] && ! pid_running "$pidfile" "$marker"; then
+    if [[ -n $pidfile ]] && ! kill -0 "$(cat "$pidfile" 2>/dev/null || echo 0)" 2>/dev/null; then
+      sleep 0.5 # let the log catch up
       log "$name: process exited during start-up; last lines of $logfile:"
       tail -n 60 "$logfile" >&2 2>/dev/null || true
+      rm -f "$pidfile"
       return 1
     fi
     if ((SECONDS - t0 >= deadline)); then
@@ -110,7 +114,7 @@ start_daemon() {
   local pidfile=$1 logfile=$2
   shift 2
   mkdir -p "$(dirname "$logfile")" "$(dirname "$pidfile")"
-  setsid nohup "$@" >"$logfile" 2>&1 </dev/null &
+  (exec setsid nohup "$@" >"$logfile" 2>&1 </dev/null) &
   echo $! >"$pidfile"
 }
 

@@ -34,6 +34,6 @@ if ! pid_running "$PIDFILE" "$MARKER"; then
 fi
 
 t0=$SECONDS
-wait_until redis "$DEADLINE" "" "" "$LOGFILE" redis_ready
+wait_until redis "$DEADLINE" "" "$LOGFILE" redis_ready
 log "redis: ready on 127.0.0.1:$REDIS_PORT (pid $(cat "$PIDFILE" 2>/dev/null || echo '?'), waited $((SECONDS - t0))s)"
 echo "REDIS_URL=redis://127.0.0.1:$REDIS_PORT"

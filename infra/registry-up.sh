@@ -50,6 +50,6 @@ else
 fi
 
 t0=$SECONDS
-wait_until registry "$DEADLINE" "$PIDFILE" "$MARKER" "$LOGFILE" registry_ready
+wait_until registry "$DEADLINE" "$PIDFILE" "$LOGFILE" registry_ready
 log "registry: ready at $URL (pid $(<"$PIDFILE"), waited $((SECONDS - t0))s)"
 echo "SCHEMA_REGISTRY_URL=$URL"

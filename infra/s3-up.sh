@@ -51,6 +51,6 @@ CONF
 fi
 
 t0=$SECONDS
-wait_until s3 "$DEADLINE" "$PIDFILE" "$MARKER" "$LOGFILE" s3_ready
+wait_until s3 "$DEADLINE" "$PIDFILE" "$LOGFILE" s3_ready
 log "s3: ready at $URL (pid $(<"$PIDFILE"), waited $((SECONDS - t0))s)"
 echo "S3_ENDPOINT=$URL"
