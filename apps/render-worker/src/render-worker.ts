@@ -41,7 +41,7 @@ const HEARTBEAT_EVERY_MS = 2000;
  * killed mid-render leaves the request to another member.
  */
 export async function startRenderWorker(deps: RenderWorkerDeps): Promise<Subscription> {
-  const group = deps.group ?? 'pressroom.renderer';
+  const group = deps.group ?? `${deps.topics.prefix}.renderer`;
   const worker = deps.workerId ?? `${hostname()}:${process.pid}`;
   const handle = (record: LogRecord, ctx: ConsumeContext) => handleRecord(deps, worker, record, ctx);
   // Two lanes, two subscriptions: a flood of async work never sits in front of a sync caller.

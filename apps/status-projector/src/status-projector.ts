@@ -22,7 +22,7 @@ const renderTopics = (t: TopicNames) => [t.requestedSync, t.requestedAsync, t.co
 export async function startStatusProjector(deps: StatusProjectorDeps): Promise<Subscription> {
   if (deps.rebuildOnStart) await rebuildStatusView(deps);
   return deps.log.consume({
-    group: deps.group ?? 'pressroom.status-projector',
+    group: deps.group ?? `${deps.topics.prefix}.status-projector`,
     topics: renderTopics(deps.topics),
     concurrency: 16,
     handle: async (record) => {

@@ -22,7 +22,7 @@ export interface WebhookDispatcherDeps {
  */
 export async function startWebhookDispatcher(deps: WebhookDispatcherDeps): Promise<Subscription> {
   return deps.log.consume({
-    group: deps.group ?? 'pressroom.webhooks',
+    group: deps.group ?? `${deps.topics.prefix}.webhooks`,
     topics: [deps.topics.completed],
     concurrency: 8,
     handle: async (record) => {

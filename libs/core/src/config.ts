@@ -36,6 +36,7 @@ export const ConfigSchema = Type.Object({
   CHROMIUM_PATH: Str('Chromium binary. Default: chromium-headless-shell when installed, else chromium.'),
   PRESSROOM_TOPIC_PREFIX: Str('Prefix of the Kafka topics.', 'pressroom'),
   PRESSROOM_KAFKA_PARTITIONS: Int('Partitions of each topic when Pressroom creates it.', 6, 1),
+  PRESSROOM_KAFKA_SESSION_TIMEOUT_MS: Int('Kafka consumer session timeout: how soon a crashed member’s partitions move to another.', 30000, 1000),
   PRESSROOM_REDIS_PREFIX: Str('Prefix of every Redis key.', 'pressroom:'),
   PRESSROOM_LOG_LEVEL: Type.Union([Type.Literal('debug'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error')], {
     default: 'info',
@@ -69,6 +70,7 @@ export interface PressroomConfig {
   render: { timeoutMs: number; pages: number; recycleAfter: number; maxOutputBytes: number; allowedHosts: string[]; chromiumPath: string | undefined };
   topicPrefix: string;
   kafkaPartitions: number;
+  kafkaSessionTimeoutMs: number;
   redisPrefix: string;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   kafkaBrokers: string[];
@@ -120,6 +122,7 @@ export function loadConfig(env: Record<string, string | undefined>): PressroomCo
     },
     topicPrefix: c.PRESSROOM_TOPIC_PREFIX,
     kafkaPartitions: Number(c.PRESSROOM_KAFKA_PARTITIONS),
+    kafkaSessionTimeoutMs: Number(c.PRESSROOM_KAFKA_SESSION_TIMEOUT_MS),
     redisPrefix: c.PRESSROOM_REDIS_PREFIX,
     logLevel: c.PRESSROOM_LOG_LEVEL,
     kafkaBrokers: splitList(c.KAFKA_BROKERS ?? ''),

@@ -94,8 +94,9 @@ export async function openRuntime(config: PressroomConfig, app: string, opts: { 
     brokers: config.kafkaBrokers,
     clientId: `pressroom-${app}`,
     ...(config.schemaRegistryUrl ? { schemaRegistryUrl: config.schemaRegistryUrl } : {}),
-    topics: Object.values(topics),
+    topics: [topics.requestedSync, topics.requestedAsync, topics.completed, topics.webhooks],
     partitions: config.kafkaPartitions,
+    sessionTimeoutMs: config.kafkaSessionTimeoutMs,
     logger,
   });
   const redisUrl = config.redisUrl as string;

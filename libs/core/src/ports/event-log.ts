@@ -2,6 +2,8 @@ import type { PressroomEvent } from '@pressroom/schemas';
 
 /** Topic names; a prefix lets tests and tenants of a shared cluster keep their own. */
 export interface TopicNames {
+  /** Also the prefix of consumer group ids, so two deployments on one cluster never share a group. */
+  prefix: string;
   requestedSync: string;
   requestedAsync: string;
   completed: string;
@@ -10,6 +12,7 @@ export interface TopicNames {
 
 export function topicNames(prefix = 'pressroom'): TopicNames {
   return {
+    prefix,
     requestedSync: `${prefix}.render.requested.sync`,
     requestedAsync: `${prefix}.render.requested.async`,
     completed: `${prefix}.render.completed`,

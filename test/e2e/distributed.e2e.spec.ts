@@ -1,0 +1,169 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { Kafka, logLevel } from 'kafkajs';
+import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
+import { Redis } from 'ioredis';
+import { waitFor } from '@pressroom/testing';
+import { distributedEnv } from '../support/distributed-service.ts';
+import { WebhookReceiver } from '../support/webhook-receiver.ts';
+import { download } from '../support/api-client.ts';
+import { isPdf, isPng, pdfText } from '../support/pdf-tools.ts';
+import { greetingTemplate, slowHtml } from '../support/fixtures.ts';
+import { listKeys } from '../support/s3.ts';
+import type { AppProcess } from '../support/service-process.ts';
+
+type Env = Awaited<ReturnType<typeof distributedEnv>>;
+
+async function topicValues(topic: string): Promise<Buffer[]> {
+  const kafka = new Kafka({ brokers: inject('KAFKA_BROKERS').split(','), logLevel: logLevel.NOTHING });
+  const admin = kafka.admin();
+  await admin.connect();
+  const offsets = await admin.fetchTopicOffsets(topic);
+  await admin.disconnect();
+  const total = offsets.reduce((n, o) => n + Number(o.high) - Number(o.low), 0);
+  const consumer = kafka.consumer({ groupId: `e2e-reader-${Date.now()}-${Math.random()}` });
+  const values: Buffer[] = [];
+  await consumer.connect();
+  await consumer.subscribe({ topic, fromBeginning: true });
+  await consumer.run({ eachMessage: async ({ message }) => void values.push(message.value ?? Buffer.alloc(0)) });
+  await waitFor(() => values.length >= total, { timeoutMs: 30_000, description: `${total} records of ${topic}` });
+  await consumer.disconnect();
+  return values;
+}
+
+async function statusViewSnapshot(redisUrl: string, prefix: string): Promise<Record<string, unknown>> {
+  const redis = new Redis(redisUrl);
+  try {
+    const keys = (await redis.keys(`${prefix}status:*`)).sort();
+    const values = keys.length ? await redis.mget(keys) : [];
+    return Object.fromEntries(keys.map((k, i) => [k, JSON.parse(values[i] ?? 'null') as unknown]));
+  } finally {
+    redis.disconnect();
+  }
+}
+
+function runOps(env: Record<string, string>, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const root = join(import.meta.dirname, '..', '..');
+  return new Promise((resolve) => {
+    const child = spawn(join(root, 'node_modules', '.bin', 'tsx'), [join(root, 'apps', 'ops', 'src', 'main.ts'), ...args], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('distributed profile against real Kafka, Schema Registry, Redis, S3 and Chromium', () => {
+  let env: Env;
+  let workers: AppProcess[];
+  const receiver = new WebhookReceiver();
+  let templateId: string;
+
+  beforeAll(async () => {
+    await receiver.start();
+    env = await distributedEnv({ PRESSROOM_SYNC_TIMEOUT_MS: '8000' });
+    await env.start('ingress', env.ingressPort);
+    await Promise.all([env.start('status-projector'), env.start('webhook-dispatcher')]);
+    workers = [await env.start('render-worker'), await env.start('render-worker')];
+    templateId = (await env.api.post('/v1/templates', { name: 'greeting', content: greetingTemplate })).json.templateId;
+  });
+  afterAll(async () => {
+    await env?.stopAll();
+    await receiver.stop();
+  });
+
+  it('renders sync (PDF and PNG) and async with a webhook, each app in its own process', async () => {
+    const sync = await env.api.post('/v1/pdf/sync', { templateId, data: { name: '<i>Dist</i>', items: ['k'] } });
+    expect(sync.status).toBe(200);
+    expect(Object.keys(sync.json).sort()).toEqual(['metadata', 'signedUrl']);
+    const pdf = await download(sync.json.signedUrl);
+    expect(pdf.status).toBe(200);
+    expect(await pdfText(pdf.bytes)).toContain('Hello <i>Dist</i>');
+    expect(new URL(sync.json.signedUrl).searchParams.get('X-Amz-Expires')).toBe('3600');
+
+    const png = await env.api.post('/v1/pdf/sync', { templateId, data: { name: 'P', items: [] }, convertToImage: true });
+    expect(new URL(png.json.signedUrl).pathname).toMatch(/\.PNG$/);
+    expect(isPng((await download(png.json.signedUrl)).bytes)).toBe(true);
+
+    const accepted = await env.api.post('/v1/html-to-pdf/async', { html: '<p>Distributed async</p>', webhook: receiver.url('/d-async') });
+    expect(accepted.status).toBe(200);
+    const call = await receiver.waitForCall('/d-async');
+    expect(call.body).toMatchObject({ requestId: accepted.json.requestId, renderStatus: 'SUCCESS' });
+    expect(await pdfText((await download((call.body as { signedUrl: string }).signedUrl)).bytes)).toContain('Distributed async');
+  });
+
+  it('refuses a tampered presigned S3 link', async () => {
+    const sync = await env.api.post('/v1/html-to-pdf/sync', { html: '<p>private</p>' });
+    const url = new URL(sync.json.signedUrl);
+    const sig = url.searchParams.get('X-Amz-Signature')!;
+    url.searchParams.set('X-Amz-Signature', (sig[0] === 'a' ? 'b' : 'a') + sig.slice(1));
+    const res = await download(url.toString());
+    expect(res.status).toBe(403);
+    expect(isPdf(res.bytes)).toBe(false);
+  });
+
+  it('falls back to 202 and a status URL, then the status shows SUCCESS', async () => {
+    const res = await env.api.post('/v1/html-to-pdf/sync', { html: slowHtml(10_000, 'Late distributed') });
+    expect(res.status).toBe(202);
+    const path = new URL(res.json.statusUrl).pathname;
+    expect((await env.api.get(path)).json.renderStatus).toBe('ONGOING');
+    const done = await waitFor(
+      async () => {
+        const s = await env.api.get(path);
+        return s.json.renderStatus === 'SUCCESS' ? s : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 500, description: 'the queued render' },
+    );
+    expect(await pdfText((await download(done.json.signedUrl)).bytes)).toContain('Late distributed');
+  });
+
+  it('puts the events on their topics in the Schema Registry wire format', async () => {
+    const registry = new SchemaRegistry({ host: inject('SCHEMA_REGISTRY_URL') });
+    const prefix = env.env.PRESSROOM_TOPIC_PREFIX!;
+    const requested = await topicValues(`${prefix}.render.requested.sync`);
+    const completed = await topicValues(`${prefix}.render.completed`);
+    const webhooks = await topicValues(`${prefix}.webhook.events`);
+    expect(requested.length).toBeGreaterThan(0);
+    for (const value of [...requested, ...completed, ...webhooks]) expect(value[0]).toBe(0);
+    const decoded = (await Promise.all([...requested, ...completed, ...webhooks].map((v) => registry.decode(v)))) as { type: string }[];
+    const types = new Set(decoded.map((e) => e.type));
+    expect([...types].sort()).toEqual(['RenderRequested', 'RenderSucceeded', 'WebhookDelivered']);
+  });
+
+  it('rebuilds an identical status view from the log after the Redis view is wiped', async () => {
+    const prefix = env.env.PRESSROOM_REDIS_PREFIX!;
+    const before = await statusViewSnapshot(inject('REDIS_URL'), prefix);
+    expect(Object.keys(before).length).toBeGreaterThan(3);
+    const rebuilt = await runOps(env.env, ['status', 'rebuild']);
+    expect(rebuilt.code, rebuilt.stderr).toBe(0);
+    expect(JSON.parse(rebuilt.stdout).eventsApplied).toBeGreaterThan(0);
+    expect(await statusViewSnapshot(inject('REDIS_URL'), prefix)).toEqual(before);
+  });
+
+  it('completes a render whose worker is killed mid-render, leaving exactly one file', async () => {
+    const res = await env.api.post('/v1/html-to-pdf/async', { html: slowHtml(4000, 'Survives a crash'), webhook: receiver.url('/d-kill') });
+    expect(res.status).toBe(200);
+    const requestId = res.json.requestId as string;
+    const busy = await waitFor(
+      async () => {
+        for (const w of workers) {
+          const line = await w.waitForLog((l) => l.msg === 'render started' && l.requestId === requestId, 100).catch(() => undefined);
+          if (line) return w;
+        }
+        return undefined;
+      },
+      { timeoutMs: 30_000, description: 'a worker to start the render' },
+    );
+    await busy.kill();
+    const call = await receiver.waitForCall('/d-kill', 90_000);
+    expect(call.body).toMatchObject({ requestId, renderStatus: 'SUCCESS' });
+    expect(await pdfText((await download((call.body as { signedUrl: string }).signedUrl)).bytes)).toContain('Survives a crash');
+    const keys = await listKeys(inject('S3_ENDPOINT'), env.env.PRESSROOM_S3_BUCKET!, 'default/');
+    expect(keys.filter((k) => k.includes(requestId))).toEqual([`default/${requestId}.pdf`]);
+  });
+});
