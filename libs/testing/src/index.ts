@@ -2,3 +2,4 @@ export * from './wait.ts';
 export * from './status-view-contract.ts';
 export * from './catalog-contract.ts';
 export * from './object-store-contract.ts';
+export * from './event-log-contract.ts';

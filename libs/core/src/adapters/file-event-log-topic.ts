@@ -1,0 +1,244 @@
+import { EventEmitter } from 'node:events';
+import { open, type FileHandle } from 'node:fs/promises';
+import { crc32 } from 'node:zlib';
+import { logUnavailable } from '@pressroom/domain';
+import type { PressroomEvent } from '@pressroom/schemas';
+import { parseEvent } from '../event-codec.ts';
+import type { Logger } from '../ports/logger.ts';
+
+/**
+ * One topic of the embedded log: an append-only file, one JSON line per record,
+ * `{"offset":"7","key":"<requestId>","event":{…},"crc":"1a2b3c4d"}`. The crc is the CRC-32 of
+ * the same line without its `crc` member (`{"offset":…,"event":{…}}`), so a torn or damaged
+ * tail is recognised without trusting anything after it.
+ */
+
+/** Length of `,"crc":"xxxxxxxx"}`, the fixed suffix of every line (before the newline). */
+const CRC_SUFFIX_LENGTH = 18;
+const NEWLINE = 0x0a;
+const SCAN_CHUNK = 1 << 20;
+
+export interface StoredRecord {
+  offset: number;
+  key: string;
+  event: PressroomEvent;
+}
+
+export function encodeLine(offset: number, event: PressroomEvent): Buffer {
+  const body = JSON.stringify({ offset: String(offset), key: event.requestId, event });
+  const crc = crc32(body).toString(16).padStart(8, '0');
+  return Buffer.from(`${body.slice(0, -1)},"crc":"${crc}"}\n`);
+}
+
+/** Whether `line` (without its newline) carries a crc that matches its content. */
+export function lineIsIntact(line: Buffer): boolean {
+  if (line.length <= CRC_SUFFIX_LENGTH) return false;
+  const suffix = line.subarray(line.length - CRC_SUFFIX_LENGTH).toString('latin1');
+  const match = /^,"crc":"([0-9a-f]{8})"\}$/.exec(suffix);
+  if (!match) return false;
+  const crc = crc32('}', crc32(line.subarray(0, line.length - CRC_SUFFIX_LENGTH)));
+  return crc === Number.parseInt(match[1] as string, 16);
+}
+
+/** LogCorruptionError happens when an intact-looking line is not the record expected at its place. */
+export class LogCorruptionError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'LogCorruptionError';
+  }
+}
+
+function decodeLine(line: Buffer, expectedOffset: number, path: string): StoredRecord {
+  const raw = JSON.parse(line.toString('utf8')) as { offset?: unknown; key?: unknown; event?: unknown };
+  if (raw.offset !== String(expectedOffset) || typeof raw.key !== 'string') {
+    throw new LogCorruptionError(`${path}: expected offset ${expectedOffset}, found ${String(raw.offset)}`);
+  }
+  return { offset: expectedOffset, key: raw.key, event: parseEvent(raw.event) };
+}
+
+interface PendingAppend {
+  events: PressroomEvent[];
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * Appends are grouped: while one write+fdatasync runs, later appends queue, and the next
+ * write carries all of them. An append resolves after the fdatasync that covers it; only
+ * then do its records become visible to readers and consumers ('append' event).
+ */
+export class TopicFile extends EventEmitter {
+  /** Byte position of each record's line; its length is the number of durable records. */
+  private readonly positions: number[] = [];
+  private size = 0;
+  private pending: PendingAppend[] = [];
+  private writeActive = false;
+  private writes: Promise<void> = Promise.resolve();
+  private broken: unknown;
+
+  private constructor(
+    readonly topic: string,
+    private readonly path: string,
+    private readonly fh: FileHandle,
+    private readonly logger: Logger,
+  ) {
+    super();
+    this.setMaxListeners(0);
+  }
+
+  /** Opens (creating if needed) the file, indexes its records and cuts a torn tail. */
+  static async open(topic: string, path: string, logger: Logger): Promise<TopicFile> {
+    await (await open(path, 'a')).close();
+    const fh = await open(path, 'r+');
+    const file = new TopicFile(topic, path, fh, logger);
+    try {
+      await file.scan();
+    } catch (e) {
+      await fh.close();
+      throw e;
+    }
+    return file;
+  }
+
+  get count(): number {
+    return this.positions.length;
+  }
+
+  private async scan(): Promise<void> {
+    const { size: fileSize } = await this.fh.stat();
+    let carry = Buffer.alloc(0);
+    let carryStart = 0;
+    let readAt = 0;
+    while (readAt < fileSize) {
+      const chunk = Buffer.allocUnsafe(Math.min(SCAN_CHUNK, fileSize - readAt));
+      const { bytesRead } = await this.fh.read(chunk, 0, chunk.length, readAt);
+      if (bytesRead === 0) break;
+      readAt += bytesRead;
+      const data = carry.length ? Buffer.concat([carry, chunk.subarray(0, bytesRead)]) : chunk.subarray(0, bytesRead);
+      let lineStart = 0;
+      for (let nl = data.indexOf(NEWLINE); nl !== -1; nl = data.indexOf(NEWLINE, lineStart)) {
+        if (!lineIsIntact(data.subarray(lineStart, nl))) return this.cutTail(carryStart + lineStart, fileSize);
+        this.positions.push(carryStart + lineStart);
+        lineStart = nl + 1;
+      }
+      carry = Buffer.from(data.subarray(lineStart));
+      carryStart += lineStart;
+    }
+    this.size = carryStart;
+    if (carry.length > 0) await this.cutTail(carryStart, fileSize);
+  }
+
+  /**
+   * Everything from the first damaged line on was never acknowledged: an append resolves only
+   * after the fdatasync covering it, and a later write starts after that. So it is dropped.
+   */
+  private async cutTail(at: number, fileSize: number): Promise<void> {
+    this.logger.warn('event log: cutting a torn tail', { topic: this.topic, path: this.path, at, droppedBytes: fileSize - at });
+    await this.fh.truncate(at);
+    await this.fh.datasync();
+    this.size = at;
+  }
+
+  append(events: PressroomEvent[]): Promise<void> {
+    if (this.broken !== undefined) return Promise.reject(logUnavailable(this.broken));
+    if (events.length === 0) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      this.pending.push({ events, resolve, reject });
+      if (!this.writeActive) {
+        this.writeActive = true;
+        this.writes = this.writeLoop();
+      }
+    });
+  }
+
+  /**
+   * Runs while appends are queued. `writeActive` is cleared in the same tick as the last
+   * check of the queue (no await in between), so an append never waits on a finished loop.
+   */
+  private async writeLoop(): Promise<void> {
+    try {
+      while (this.pending.length > 0) await this.writeBatch(this.pending.splice(0));
+    } finally {
+      this.writeActive = false;
+    }
+  }
+
+  private async writeBatch(batch: PendingAppend[]): Promise<void> {
+    const lines: Buffer[] = [];
+    const positions: number[] = [];
+    let at = this.size;
+    for (const { events } of batch) {
+      for (const event of events) {
+        const line = encodeLine(this.positions.length + positions.length, event);
+        positions.push(at);
+        lines.push(line);
+        at += line.length;
+      }
+    }
+    try {
+      await this.writeAll(Buffer.concat(lines), this.size);
+      await this.fh.datasync();
+    } catch (e) {
+      await this.undoWrite(e);
+      for (const p of batch) p.reject(logUnavailable(e));
+      return;
+    }
+    for (const position of positions) this.positions.push(position);
+    this.size = at;
+    for (const p of batch) p.resolve();
+    this.emit('append', this.positions.length);
+  }
+
+  private async writeAll(buf: Buffer, position: number): Promise<void> {
+    let done = 0;
+    while (done < buf.length) {
+      const { bytesWritten } = await this.fh.write(buf, done, buf.length - done, position + done);
+      done += bytesWritten;
+    }
+  }
+
+  /** A failed write may have left part of a line: cut it, or refuse every later append. */
+  private async undoWrite(cause: unknown): Promise<void> {
+    this.logger.error('event log: append failed', { topic: this.topic, error: String(cause) });
+    try {
+      await this.fh.truncate(this.size);
+    } catch (e) {
+      this.broken = e;
+      this.logger.error('event log: cannot undo a failed append; topic refuses appends until restart', {
+        topic: this.topic,
+        error: String(e),
+      });
+    }
+  }
+
+  /**
+   * Reads durable records `[from, min(to, from + maxRecords))` with one positional read, and
+   * validates each event on the way out.
+   */
+  async read(from: number, to: number, maxRecords = 256): Promise<StoredRecord[]> {
+    const end = Math.min(to, this.positions.length, from + maxRecords);
+    if (from >= end) return [];
+    const start = this.positions[from] as number;
+    const stop = end < this.positions.length ? (this.positions[end] as number) : this.size;
+    const buf = Buffer.allocUnsafe(stop - start);
+    let got = 0;
+    while (got < buf.length) {
+      const { bytesRead } = await this.fh.read(buf, got, buf.length - got, start + got);
+      if (bytesRead === 0) throw new LogCorruptionError(`${this.path}: file shorter than its index`);
+      got += bytesRead;
+    }
+    const records: StoredRecord[] = [];
+    for (let i = from; i < end; i++) {
+      const lineStart = (this.positions[i] as number) - start;
+      const lineEnd = (i + 1 < end ? (this.positions[i + 1] as number) - start : buf.length) - 1;
+      records.push(decodeLine(buf.subarray(lineStart, lineEnd), i, this.path));
+    }
+    return records;
+  }
+
+  /** Waits for appends in progress, then closes the file. */
+  async close(): Promise<void> {
+    while (this.writeActive) await this.writes;
+    await this.fh.close();
+  }
+}

@@ -1,0 +1,227 @@
+import { access, mkdir, open, readdir, readFile, rm } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { logUnavailable } from '@pressroom/domain';
+import type { PressroomEvent } from '@pressroom/schemas';
+import { parseEvent } from '../event-codec.ts';
+import type { ConsumeOptions, EventLog, LogRecord, Subscription } from '../ports/event-log.ts';
+import { silentLogger, type Logger } from '../ports/logger.ts';
+import { GroupCursor, Member } from './file-event-log-cursor.ts';
+import { fileNameFor, GroupOffsets } from './file-event-log-groups.ts';
+import { TopicFile } from './file-event-log-topic.ts';
+
+export interface FileEventLogOptions {
+  /** Holds `topics/<topic>.log`, `groups/<group>.json` and `LOCK`. Created if missing. */
+  dir: string;
+  logger?: Logger;
+}
+
+/** LogLockedError happens when another live process has the same log directory open. */
+export class LogLockedError extends Error {
+  constructor(dir: string, pid: number) {
+    super(`event log at ${dir} is open in process ${pid}; one process owns an embedded log`);
+    this.name = 'LogLockedError';
+  }
+}
+
+/**
+ * The embedded event log (one process, no servers): one append-only file per topic, one
+ * partition (0) per topic, per-group positions in small JSON files.
+ *
+ * - `append` validates every event first (an invalid one refuses the whole call), then
+ *   resolves after the fdatasync that covers it; concurrent appends share one write+sync.
+ * - Consumers of one group in this process share the work record by record; records of one
+ *   key are handled one at a time in append order; the committed position is the
+ *   contiguous-completed watermark; a rejected record is retried after a back-off.
+ * - Records appended but never committed by a group are delivered again after a restart.
+ */
+export async function createFileEventLog(opts: FileEventLogOptions): Promise<EventLog> {
+  const dir = resolve(opts.dir);
+  const logger = opts.logger ?? silentLogger;
+  await mkdir(join(dir, 'topics'), { recursive: true });
+  await mkdir(join(dir, 'groups'), { recursive: true });
+  await acquireLock(dir, logger);
+
+  const topics = new Map<string, Promise<TopicFile>>();
+  const groups = new Map<string, Promise<GroupOffsets>>();
+  const cursors = new Map<string, GroupCursor>();
+  const members = new Set<Member>();
+  let closed = false;
+
+  const topicPath = (topic: string) => join(dir, 'topics', fileNameFor(topic, '.log'));
+
+  function openTopic(topic: string): Promise<TopicFile> {
+    let file = topics.get(topic);
+    if (!file) {
+      file = TopicFile.open(topic, topicPath(topic), logger);
+      topics.set(topic, file);
+      file.catch(() => topics.delete(topic));
+    }
+    return file;
+  }
+
+  /** For readers: a topic nobody appended to has no file and no records. */
+  async function existingTopic(topic: string): Promise<TopicFile | undefined> {
+    if (topics.has(topic)) return openTopic(topic);
+    try {
+      await access(topicPath(topic));
+    } catch {
+      return undefined;
+    }
+    return openTopic(topic);
+  }
+
+  // Index every topic now: a torn tail is cut, and a damaged file fails the start, not a consumer.
+  try {
+    for (const name of await readdir(join(dir, 'topics'))) {
+      if (name.endsWith('.log')) await openTopic(decodeURIComponent(name.slice(0, -'.log'.length)));
+    }
+  } catch (e) {
+    const opened = await Promise.allSettled([...topics.values()]);
+    await Promise.all(opened.map((s) => (s.status === 'fulfilled' ? s.value.close() : undefined)));
+    await releaseLock(dir);
+    throw e;
+  }
+
+  function openGroup(group: string): Promise<GroupOffsets> {
+    let offsets = groups.get(group);
+    if (!offsets) {
+      offsets = GroupOffsets.load(join(dir, 'groups'), group, logger);
+      groups.set(group, offsets);
+      offsets.catch(() => groups.delete(group));
+    }
+    return offsets;
+  }
+
+  function assertOpen(): void {
+    if (closed) throw logUnavailable(new Error(`event log at ${dir} is closed`));
+  }
+
+  return {
+    async append(topic: string, events: PressroomEvent[]): Promise<void> {
+      const valid = events.map((e) => parseEvent(e));
+      assertOpen();
+      let file: TopicFile;
+      try {
+        file = await openTopic(topic);
+      } catch (e) {
+        throw logUnavailable(e);
+      }
+      await file.append(valid);
+    },
+
+    async consume(options: ConsumeOptions): Promise<Subscription> {
+      assertOpen();
+      const member = new Member(options.handle, Math.max(1, options.concurrency ?? 1));
+      const offsets = await openGroup(options.group);
+      for (const topic of options.topics) {
+        const file = await openTopic(topic);
+        const key = JSON.stringify([options.group, topic]);
+        let cursor = cursors.get(key);
+        if (!cursor) {
+          cursor = new GroupCursor(file, offsets, logger, options.fromBeginning ?? true);
+          cursors.set(key, cursor);
+        }
+        cursor.addMember(member);
+      }
+      members.add(member);
+      let stopped: Promise<void> | undefined;
+      return {
+        stop() {
+          stopped ??= (async () => {
+            await member.stop();
+            members.delete(member);
+            await offsets.flush();
+          })();
+          return stopped;
+        },
+      };
+    },
+
+    async readAll(names: string[], visit: (record: LogRecord) => Promise<void> | void): Promise<number> {
+      assertOpen();
+      const files = await Promise.all(names.map((t) => existingTopic(t)));
+      const ends = files.map((f) => f?.count ?? 0);
+      let visited = 0;
+      for (const [i, file] of files.entries()) {
+        if (!file) continue;
+        const end = ends[i] as number;
+        for (let from = 0; from < end; ) {
+          const records = await file.read(from, end);
+          for (const r of records) {
+            await visit({ topic: file.topic, partition: 0, offset: String(r.offset), key: r.key, event: r.event });
+          }
+          from += records.length;
+          visited += records.length;
+        }
+      }
+      return visited;
+    },
+
+    async ping(): Promise<void> {
+      assertOpen();
+      try {
+        await access(join(dir, 'topics'));
+      } catch (e) {
+        throw logUnavailable(e);
+      }
+    },
+
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      await Promise.all([...members].map((m) => m.stop()));
+      for (const cursor of cursors.values()) cursor.close();
+      const settled = await Promise.allSettled([...groups.values()]);
+      await Promise.all(settled.map((s) => (s.status === 'fulfilled' ? s.value.flush() : undefined)));
+      const opened = await Promise.allSettled([...topics.values()]);
+      await Promise.all(opened.map((s) => (s.status === 'fulfilled' ? s.value.close() : undefined)));
+      await releaseLock(dir);
+    },
+  };
+}
+
+/** Directories this process has open, with how many instances hold each (tests reopen). */
+const heldLocks = new Map<string, number>();
+
+async function acquireLock(dir: string, logger: Logger): Promise<void> {
+  const held = heldLocks.get(dir);
+  if (held) {
+    heldLocks.set(dir, held + 1);
+    return;
+  }
+  const path = join(dir, 'LOCK');
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const fh = await open(path, 'wx');
+      await fh.writeFile(String(process.pid));
+      await fh.close();
+      heldLocks.set(dir, 1);
+      return;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw e;
+    }
+    const pid = Number((await readFile(path, 'utf8').catch(() => '')).trim());
+    if (pid > 0 && pid !== process.pid && processIsAlive(pid)) throw new LogLockedError(dir, pid);
+    logger.warn('event log: removing a stale lock', { dir, pid });
+    await rm(path, { force: true });
+  }
+}
+
+async function releaseLock(dir: string): Promise<void> {
+  const held = heldLocks.get(dir) ?? 0;
+  if (held > 1) {
+    heldLocks.set(dir, held - 1);
+    return;
+  }
+  heldLocks.delete(dir);
+  await rm(join(dir, 'LOCK'), { force: true });
+}
+
+function processIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

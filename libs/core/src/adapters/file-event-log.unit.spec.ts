@@ -1,0 +1,199 @@
+import { randomUUID } from 'node:crypto';
+import { appendFile, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { eventLogContract, waitFor } from '@pressroom/testing';
+import type { WebhookDelivered } from '@pressroom/schemas';
+import type { EventLog, Subscription } from '../ports/event-log.ts';
+import { createFileEventLog, LogLockedError } from './file-event-log.ts';
+import { encodeLine } from './file-event-log-topic.ts';
+
+const suiteDir = await mkdtemp(join(tmpdir(), 'pressroom-file-log-contract-'));
+afterAll(() => rm(suiteDir, { recursive: true, force: true }));
+
+// Every instance opens the same directory: a "new instance" is a restarted process.
+eventLogContract('file', async () => {
+  const log = await createFileEventLog({ dir: suiteDir });
+  return { log, topics: (suffix) => `contract.${suffix}`, cleanup: () => log.close() };
+});
+
+function deferred() {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+function event(seq: number, requestId: string = randomUUID()): WebhookDelivered {
+  return {
+    eventId: randomUUID(),
+    type: 'WebhookDelivered',
+    version: 1,
+    occurredAt: new Date().toISOString(),
+    requestId,
+    tenantId: 'tenant-file',
+    data: { url: 'https://example.test/hook', statusCode: 200, durationMs: seq, renderStatus: 'SUCCESS' },
+  };
+}
+
+describe('file event log', () => {
+  const dirs: string[] = [];
+  const logs: EventLog[] = [];
+  const subs: Subscription[] = [];
+  const freshDir = async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'pressroom-file-log-'));
+    dirs.push(dir);
+    return dir;
+  };
+  const openLog = async (dir: string) => {
+    const log = await createFileEventLog({ dir });
+    logs.push(log);
+    return log;
+  };
+  afterEach(async () => {
+    await Promise.allSettled(subs.splice(0).map((s) => s.stop()));
+    await Promise.allSettled(logs.splice(0).map((l) => l.close()));
+    await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+  });
+
+  const readSeqs = async (log: EventLog, topic: string) => {
+    const seqs: number[] = [];
+    await log.readAll([topic], (r) => void seqs.push((r.event as WebhookDelivered).data.durationMs));
+    return seqs;
+  };
+
+  it('cuts a torn last line at open and keeps appending after the intact records', async () => {
+    // Given three durable records and a half-written fourth line (a crash mid-write)
+    const dir = await freshDir();
+    const first = await openLog(dir);
+    await first.append('t', [event(0), event(1), event(2)]);
+    await first.close();
+    const file = join(dir, 'topics', 't.log');
+    const intactSize = (await stat(file)).size;
+    const torn = encodeLine(3, event(3));
+    await appendFile(file, torn.subarray(0, torn.length - 10));
+    // When the log opens again
+    const second = await openLog(dir);
+    // Then the torn bytes are gone and the next append takes offset 3
+    expect((await stat(file)).size).toBe(intactSize);
+    expect(await readSeqs(second, 't')).toEqual([0, 1, 2]);
+    await second.append('t', [event(4)]);
+    const offsets: string[] = [];
+    await second.readAll(['t'], (r) => void offsets.push(r.offset));
+    expect(offsets).toEqual(['0', '1', '2', '3']);
+  });
+
+  it('cuts from a complete line whose checksum does not match', async () => {
+    const dir = await freshDir();
+    const first = await openLog(dir);
+    await first.append('t', [event(0), event(1)]);
+    await first.close();
+    // Given a last line damaged in place (same length, one byte changed)
+    const file = join(dir, 'topics', 't.log');
+    const text = await readFile(file, 'utf8');
+    const lastLine = text.lastIndexOf('"durationMs":1');
+    await writeFile(file, `${text.slice(0, lastLine)}"durationMs":7${text.slice(lastLine + 14)}`);
+    // Then only the first record survives
+    const second = await openLog(dir);
+    expect(await readSeqs(second, 't')).toEqual([0]);
+  });
+
+  it('refuses a directory that another live process holds', async () => {
+    const dir = await freshDir();
+    await writeFile(join(dir, 'LOCK'), '1'); // pid 1 is alive in every container and host
+    await expect(createFileEventLog({ dir })).rejects.toBeInstanceOf(LogLockedError);
+  });
+
+  it('takes over a lock left by a dead process', async () => {
+    const dir = await freshDir();
+    await writeFile(join(dir, 'LOCK'), '999999999');
+    const log = await openLog(dir);
+    await log.append('t', [event(0)]);
+    expect(await readSeqs(log, 't')).toEqual([0]);
+  });
+
+  it('runs up to `concurrency` handlers at once, one at a time per key', async () => {
+    const log = await openLog(await freshDir());
+    const shared = randomUUID();
+    await log.append('t', [event(0), event(1), event(2), event(3), event(4, shared), event(5, shared)]);
+    // Given a consumer with concurrency 3 whose handlers wait for the test
+    const gate = deferred();
+    let inFlight = 0;
+    let maxInFlight = 0;
+    const sharedRunning: number[] = [];
+    let sharedActive = 0;
+    let sharedOverlap = false;
+    const handled: number[] = [];
+    subs.push(
+      await log.consume({
+        group: 'g',
+        topics: ['t'],
+        concurrency: 3,
+        handle: async (r) => {
+          const seq = (r.event as WebhookDelivered).data.durationMs;
+          inFlight += 1;
+          maxInFlight = Math.max(maxInFlight, inFlight);
+          if (r.key === shared) {
+            sharedRunning.push(seq);
+            sharedActive += 1;
+            sharedOverlap ||= sharedActive > 1;
+          }
+          await gate.promise;
+          if (r.key === shared) sharedActive -= 1;
+          inFlight -= 1;
+          handled.push(seq);
+        },
+      }),
+    );
+    await waitFor(() => inFlight === 3, { timeoutMs: 5_000, description: 'three handlers running' });
+    gate.resolve();
+    await waitFor(() => handled.length === 6, { timeoutMs: 5_000, description: 'all handled' });
+    expect(maxInFlight).toBe(3);
+    expect(sharedRunning).toEqual([4, 5]);
+    expect(sharedOverlap).toBe(false);
+  });
+
+  it('wakes a waiting consumer when an append lands, and starts at the end without fromBeginning', async () => {
+    const log = await openLog(await freshDir());
+    await log.append('t', [event(0)]);
+    const handled: number[] = [];
+    subs.push(
+      await log.consume({
+        group: 'late',
+        topics: ['t'],
+        fromBeginning: false,
+        handle: async (r) => void handled.push((r.event as WebhookDelivered).data.durationMs),
+      }),
+    );
+    await log.append('t', [event(1)]);
+    await waitFor(() => handled.length === 1, { timeoutMs: 5_000, description: 'the new record' });
+    expect(handled).toEqual([1]);
+  });
+
+  it('commits the contiguous-completed watermark on stop', async () => {
+    const dir = await freshDir();
+    const log = await openLog(dir);
+    await log.append('t', [event(0), event(1), event(2)]);
+    // Given records 0 and 2 handled while 1 is still running when stop is called
+    const slow = deferred();
+    const handled: number[] = [];
+    const sub = await log.consume({
+      group: 'wm',
+      topics: ['t'],
+      concurrency: 3,
+      handle: async (r) => {
+        const seq = (r.event as WebhookDelivered).data.durationMs;
+        if (seq === 1) await slow.promise;
+        handled.push(seq);
+      },
+    });
+    await waitFor(() => handled.length === 2, { timeoutMs: 5_000, description: '0 and 2 handled' });
+    const stopping = sub.stop();
+    slow.resolve();
+    await stopping;
+    // Then stop waited for 1, and the group file says "next is 3"
+    expect(handled.sort()).toEqual([0, 1, 2]);
+    const groupFile = JSON.parse(await readFile(join(dir, 'groups', 'wm.json'), 'utf8')) as { offsets: Record<string, string> };
+    expect(groupFile.offsets).toEqual({ t: '3' });
+  });
+});

@@ -1,0 +1,264 @@
+import { randomUUID } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { EventLog, LogRecord, Subscription } from '@pressroom/core';
+import type { PressroomEvent, WebhookDelivered } from '@pressroom/schemas';
+import { waitFor } from './wait.ts';
+
+/**
+ * One instance of the log under test. `makeLog` may be called several times in one test:
+ * every instance sees the same storage (a new process over the same directory or cluster).
+ */
+export interface EventLogUnderTest {
+  log: EventLog;
+  /** The topic name for a test's suffix; the same suffix gives the same name on every instance. */
+  topics(suffix: string): string;
+  /** Closes this instance. */
+  cleanup(): Promise<void>;
+}
+
+export interface EventLogContractOptions {
+  /** Deadline of each wait for deliveries. Default 30 s. */
+  waitMs?: number;
+}
+
+const tenantId = 'tenant-contract';
+const short = () => randomUUID().slice(0, 8);
+
+/** A small valid event; `seq` rides in `durationMs` so tests can check order. */
+function event(requestId: string, seq: number): WebhookDelivered {
+  return {
+    eventId: randomUUID(),
+    type: 'WebhookDelivered',
+    version: 1,
+    occurredAt: new Date().toISOString(),
+    requestId,
+    tenantId,
+    data: { url: 'https://example.test/hook', statusCode: 200, durationMs: seq, renderStatus: 'SUCCESS' },
+  };
+}
+
+const seqOf = (e: PressroomEvent) => (e as WebhookDelivered).data.durationMs;
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The behaviour every EventLog adapter must show (see the port's JSDoc). */
+export function eventLogContract(
+  name: string,
+  makeLog: () => Promise<EventLogUnderTest>,
+  options: EventLogContractOptions = {},
+): void {
+  const waitMs = options.waitMs ?? 30_000;
+
+  describe(`EventLog contract: ${name}`, () => {
+    let opened: EventLogUnderTest[] = [];
+    let subscriptions: Subscription[] = [];
+    const open = async () => {
+      const instance = await makeLog();
+      opened.push(instance);
+      return instance;
+    };
+    const consume = async (log: EventLog, opts: Parameters<EventLog['consume']>[0]) => {
+      const sub = await log.consume(opts);
+      subscriptions.push(sub);
+      return sub;
+    };
+    afterEach(async () => {
+      await Promise.allSettled(subscriptions.map((s) => s.stop()));
+      await Promise.allSettled(opened.map((o) => o.cleanup()));
+      subscriptions = [];
+      opened = [];
+    });
+
+    it('delivers appended events to a consumer in append order per key', async () => {
+      // Given two appends, each interleaving three keys
+      const t = await open();
+      const topic = t.topics(`order-${short()}`);
+      const keys = [randomUUID(), randomUUID(), randomUUID()];
+      await t.log.append(topic, [0, 1].flatMap((seq) => keys.map((k) => event(k, seq))));
+      await t.log.append(topic, [2, 3].flatMap((seq) => keys.map((k) => event(k, seq))));
+      // When a consumer with concurrency 3 handles them, with uneven handler times
+      const started: LogRecord[] = [];
+      const done = new Map<string, number[]>(keys.map((k) => [k, []]));
+      await consume(t.log, {
+        group: `order-${short()}`,
+        topics: [topic],
+        concurrency: 3,
+        handle: async (record) => {
+          started.push(record);
+          await pause(Math.random() * 5);
+          done.get(record.key)?.push(seqOf(record.event));
+        },
+      });
+      await waitFor(() => [...done.values()].every((s) => s.length === 4), { timeoutMs: waitMs, description: '12 deliveries' });
+      // Then each key's events were handled in append order, and records describe themselves
+      for (const k of keys) expect(done.get(k)).toEqual([0, 1, 2, 3]);
+      for (const r of started) {
+        expect(r).toMatchObject({ topic, key: r.event.requestId });
+        expect(r.offset).toMatch(/^\d+$/);
+        expect(Number.isInteger(r.partition) && r.partition >= 0).toBe(true);
+      }
+      for (const partition of new Set(started.map((r) => r.partition))) {
+        const offsets = started.filter((r) => r.partition === partition).map((r) => BigInt(r.offset));
+        expect(offsets).toEqual([...offsets].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0)));
+      }
+    });
+
+    it('keeps appended events durably: a new instance over the same storage reads them', async () => {
+      const first = await open();
+      const suffix = `durable-${short()}`;
+      const events = [event(randomUUID(), 0), event(randomUUID(), 1), event(randomUUID(), 2)];
+      await first.log.append(first.topics(suffix), events);
+      await first.cleanup();
+      // When another instance reads the topic
+      const second = await open();
+      const seen: PressroomEvent[] = [];
+      const count = await second.log.readAll([second.topics(suffix)], (r) => void seen.push(r.event));
+      // Then every event is there, intact
+      expect(count).toBe(3);
+      expect(seen.sort((a, b) => seqOf(a) - seqOf(b))).toEqual(events);
+    });
+
+    it('splits the work between members of one group, each record handled once', async () => {
+      const t = await open();
+      const topic = t.topics(`split-${short()}`);
+      const group = `split-${short()}`;
+      const handledBy: Record<'a' | 'b', string[]> = { a: [], b: [] };
+      const member = (m: 'a' | 'b') =>
+        consume(t.log, {
+          group,
+          topics: [topic],
+          handle: async (r) => {
+            handledBy[m].push(r.event.eventId);
+            await pause(5);
+          },
+        });
+      await member('a');
+      await member('b');
+      // When 24 events with distinct keys are appended
+      const events = Array.from({ length: 24 }, (_, i) => event(randomUUID(), i));
+      await t.log.append(topic, events);
+      // Then both members took some, and together handled each exactly once
+      const all = () => [...handledBy.a, ...handledBy.b];
+      await waitFor(() => new Set(all()).size === 24, { timeoutMs: waitMs, description: 'all 24 handled' });
+      expect(all().length).toBe(24);
+      expect(new Set(all())).toEqual(new Set(events.map((e) => e.eventId)));
+      expect(handledBy.a.length).toBeGreaterThan(0);
+      expect(handledBy.b.length).toBeGreaterThan(0);
+    });
+
+    it('delivers a record again when its handler rejects, and keeps the order of its key', async () => {
+      const t = await open();
+      const topic = t.topics(`reject-${short()}`);
+      const key = randomUUID();
+      await t.log.append(topic, [event(key, 0), event(key, 1), event(key, 2)]);
+      // When the handler rejects the second record twice
+      let rejections = 0;
+      const handled: number[] = [];
+      await consume(t.log, {
+        group: `reject-${short()}`,
+        topics: [topic],
+        handle: async (r) => {
+          if (seqOf(r.event) === 1 && rejections < 2) {
+            rejections += 1;
+            throw new Error('simulated handler crash');
+          }
+          handled.push(seqOf(r.event));
+        },
+      });
+      // Then it is handled on the third delivery, before the record after it
+      await waitFor(() => handled.length === 3, { timeoutMs: waitMs, description: 'three records handled' });
+      expect(rejections).toBe(2);
+      expect(handled).toEqual([0, 1, 2]);
+    });
+
+    it('after stop and restart, redelivers uncommitted records and not committed ones', async () => {
+      const first = await open();
+      const suffix = `restart-${short()}`;
+      const group = `restart-${short()}`;
+      const key = randomUUID();
+      await first.log.append(first.topics(suffix), [0, 1, 2, 3].map((seq) => event(key, seq)));
+      // Given a consumer that handles 0 and 1, then keeps failing on 2
+      const handledBefore: number[] = [];
+      let failures = 0;
+      const sub = await consume(first.log, {
+        group,
+        topics: [first.topics(suffix)],
+        handle: async (r) => {
+          if (seqOf(r.event) === 2) {
+            failures += 1;
+            throw new Error('simulated crash');
+          }
+          handledBefore.push(seqOf(r.event));
+        },
+      });
+      await waitFor(() => handledBefore.length === 2 && failures > 0, { timeoutMs: waitMs, description: '0, 1 handled, 2 failing' });
+      // When it stops and the group restarts on a new instance
+      await sub.stop();
+      await first.cleanup();
+      const second = await open();
+      const handledAfter: number[] = [];
+      await consume(second.log, {
+        group,
+        topics: [second.topics(suffix)],
+        handle: async (r) => void handledAfter.push(seqOf(r.event)),
+      });
+      // Then 2 and 3 arrive, and 0 and 1 do not come again
+      await waitFor(() => handledAfter.length >= 2, { timeoutMs: waitMs, description: 'records 2 and 3 after restart' });
+      expect(handledBefore).toEqual([0, 1]);
+      expect(handledAfter).toEqual([2, 3]);
+    });
+
+    it('readAll returns what the topics held at call time, and nothing from other topics', async () => {
+      const t = await open();
+      const [a, b, other, missing] = ['a', 'b', 'other', 'missing'].map((s) => t.topics(`readall-${s}-${short()}`)) as [
+        string,
+        string,
+        string,
+        string,
+      ];
+      const inA = [0, 1, 2].map((seq) => event(randomUUID(), seq));
+      const inB = [3, 4].map((seq) => event(randomUUID(), seq));
+      await t.log.append(a, inA);
+      await t.log.append(b, inB);
+      await t.log.append(other, [event(randomUUID(), 9)]);
+      // When readAll runs, and an event is appended to `a` during the read
+      const seen: LogRecord[] = [];
+      const count = await t.log.readAll([a, b, missing], async (r) => {
+        seen.push(r);
+        if (seen.length === 1) await t.log.append(a, [event(randomUUID(), 99)]);
+      });
+      // Then it visited exactly the five events present at call time, per topic in order
+      expect(count).toBe(5);
+      expect(seen.filter((r) => r.topic === a).map((r) => r.event)).toEqual(inA);
+      expect(seen.filter((r) => r.topic === b).map((r) => r.event)).toEqual(inB);
+      expect(seen.every((r) => r.topic === a || r.topic === b)).toBe(true);
+    });
+
+    it('refuses invalid events and stores nothing of a refused append', async () => {
+      const t = await open();
+      const topic = t.topics(`invalid-${short()}`);
+      const valid = event(randomUUID(), 0);
+      await t.log.append(topic, [valid]);
+      // When an append carries an invalid event, or an unknown version, next to a valid one
+      const invalid = { ...event(randomUUID(), 1), tenantId: 'not a tenant id!' };
+      const future = { ...event(randomUUID(), 2), version: 2 } as unknown as PressroomEvent;
+      await expect(t.log.append(topic, [event(randomUUID(), 3), invalid])).rejects.toMatchObject({ name: 'EventDecodeError' });
+      await expect(t.log.append(topic, [future])).rejects.toThrow(/version/);
+      // Then only the first event is in the topic
+      const seen: PressroomEvent[] = [];
+      expect(await t.log.readAll([topic], (r) => void seen.push(r.event))).toBe(1);
+      expect(seen).toEqual([valid]);
+    });
+
+    it('stores every one of many concurrent appends exactly once', async () => {
+      const t = await open();
+      const topic = t.topics(`concurrent-${short()}`);
+      const events = Array.from({ length: 200 }, (_, i) => event(randomUUID(), i));
+      // When 200 single-event appends run at once
+      await Promise.all(events.map((e) => t.log.append(topic, [e])));
+      // Then each is in the topic once
+      const ids: string[] = [];
+      expect(await t.log.readAll([topic], (r) => void ids.push(r.event.eventId))).toBe(200);
+      expect(new Set(ids)).toEqual(new Set(events.map((e) => e.eventId)));
+    });
+  });
+}
