@@ -1,0 +1,25 @@
+/**
+ * Command-line switches for every Chromium we launch. Playwright adds its own defaults
+ * (--hide-scrollbars, --mute-audio, ...); these are the ones Pressroom depends on.
+ */
+export function chromiumArgs(): string[] {
+  return [
+    // We run as root in a container: the setuid/namespace sandbox cannot start there.
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    // /dev/shm is small in containers; a full one crashes renderers mid-print.
+    '--disable-dev-shm-usage',
+    // The browser itself resolves no host name or address, IP literals included: every request a
+    // page makes is either answered by the network guard (which fetches allowed hosts from this
+    // process, checking each hop) or fails. Preconnects, WebSockets and anything the route
+    // interception does not see therefore reach nothing.
+    '--host-resolver-rules=MAP * ~NOTFOUND',
+    // WebRTC sends STUN over UDP outside the network stack above: with no proxy, this disables it.
+    '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
+  ];
+}

@@ -1,0 +1,25 @@
+// Runs INSIDE the Chromium page, never in Node: eta-bundle.ts bundles this file (with eta/core)
+// into a script that the page pool evaluates in every fresh page document. Template code compiled
+// by Eta therefore sees only what any script in that page sees: no process, no require, no files.
+import { Eta } from 'eta/core';
+import { ETA_OPTIONS, RUNTIME_GLOBAL, type PageRuntime, type TemplateResult } from './runtime-contract.ts';
+
+const eta = new Eta(ETA_OPTIONS);
+
+// Eta appends the whole compiled function to a syntax error; the tenant wants the first part.
+const COMPILED_DUMP = /\n=+\n[\s\S]*$/;
+const MAX_MESSAGE = 2000;
+
+function renderTemplate(content: string, data: Record<string, unknown>): TemplateResult {
+  try {
+    return { ok: true, html: eta.renderString(content, data) };
+  } catch (e) {
+    const err = e instanceof Error ? e : new Error(String(e));
+    const text = `${err.name}: ${err.message}`.replace(COMPILED_DUMP, '').trim();
+    return { ok: false, message: text.length > MAX_MESSAGE ? `${text.slice(0, MAX_MESSAGE)}…` : text };
+  }
+}
+
+// The Eta class is exposed too, for templates that want their own instance (partials, options).
+const runtime: PageRuntime & { Eta: typeof Eta } = { Eta, renderTemplate };
+(globalThis as unknown as Record<string, PageRuntime>)[RUNTIME_GLOBAL] = runtime;

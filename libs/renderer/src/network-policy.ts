@@ -1,0 +1,61 @@
+import { isIP } from 'node:net';
+import { isPublicAddress } from '@pressroom/domain';
+
+/** What the network guard does with one request a page makes. */
+export type RequestDecision =
+  /** data:, blob:, about: — answered inside the browser, nothing leaves it. */
+  | { kind: 'pass' }
+  /** https to a host the operator allows: fetched by the guard after its addresses are checked. */
+  | { kind: 'fetch'; url: URL }
+  | { kind: 'block'; reason: string };
+
+/**
+ * Names that reach the machine itself or a cloud metadata service whatever DNS says, refused even
+ * when an operator lists them (a typo in allowedHosts must not open the metadata endpoint).
+ */
+const ALWAYS_BLOCKED_NAMES = ['localhost', 'metadata', 'metadata.google.internal', 'instance-data'];
+
+/**
+ * The render network policy of the architecture brief: `data:`, `blob:` and `about:` pass; `file:`
+ * and every other scheme are refused; https is allowed only to hosts in `allowedHosts` (exact,
+ * case-insensitive names; no wildcards) and never to loopback, private, link-local or metadata
+ * addresses. Plain http is refused even for allowed hosts: a page must not be able to downgrade.
+ */
+export class NetworkPolicy {
+  readonly #allowed: ReadonlySet<string>;
+
+  constructor(allowedHosts: readonly string[] = []) {
+    this.#allowed = new Set(allowedHosts.map(normalizeHost));
+  }
+
+  decide(rawUrl: string): RequestDecision {
+    let url: URL;
+    try {
+      url = new URL(rawUrl);
+    } catch {
+      return { kind: 'block', reason: 'unparsable URL' };
+    }
+    if (url.protocol === 'data:' || url.protocol === 'blob:' || url.protocol === 'about:') return { kind: 'pass' };
+    if (url.protocol !== 'https:') return { kind: 'block', reason: `scheme ${url.protocol} is not allowed` };
+    if (url.username || url.password) return { kind: 'block', reason: 'credentials in URL' };
+    const host = normalizeHost(url.hostname);
+    if (isAlwaysBlockedName(host)) return { kind: 'block', reason: `host ${host} is never reachable` };
+    if (isIP(host) && !isPublicAddress(host)) return { kind: 'block', reason: `address ${host} is not public` };
+    if (!this.#allowed.has(host)) return { kind: 'block', reason: `host ${host} is not in allowedHosts` };
+    return { kind: 'fetch', url };
+  }
+
+  /** True when every address a name resolved to is public; an empty answer is not. */
+  addressesArePublic(addresses: readonly string[]): boolean {
+    return addresses.length > 0 && addresses.every((a) => isPublicAddress(a));
+  }
+}
+
+/** Lower-case, without the trailing dot of a fully qualified name or the brackets of an IPv6 literal. */
+export function normalizeHost(host: string): string {
+  return host.trim().toLowerCase().replace(/\.$/, '').replace(/^\[(.*)\]$/, '$1');
+}
+
+function isAlwaysBlockedName(host: string): boolean {
+  return ALWAYS_BLOCKED_NAMES.some((name) => host === name || host.endsWith(`.${name}`));
+}

@@ -1,0 +1,31 @@
+import type { PdfInfo } from '@pressroom/core';
+import { PDFDocument } from 'pdf-lib';
+
+/**
+ * Writes the given fields into the PDF's Info dictionary and leaves the others as Chromium wrote
+ * them: Title comes from the document's <title>, Creator is "Chromium", Producer "Skia/PDF mNNN"
+ * and the dates are the print time. We deliberately do not stamp our own Producer when none is
+ * asked for: Skia is what produced the file, and knowing its version helps when a viewer
+ * disagrees with it. Callers skip this function when no field is given, so the common case keeps
+ * Chromium's bytes untouched.
+ *
+ * pdf-lib rewrites the whole file. Without object streams it stays PDF 1.4 like Chromium's and is
+ * about 0.3 % larger (60.9 kB → 61.1 kB for the shared invoice) in ~1 ms; with object streams it
+ * would be 5 % smaller but a PDF 1.5+ file and 5-10× slower to write.
+ */
+export async function writePdfInfo(pdf: Uint8Array, info: PdfInfo): Promise<Uint8Array> {
+  const doc = await PDFDocument.load(pdf, { updateMetadata: false });
+  if (info.title !== undefined) doc.setTitle(info.title);
+  if (info.author !== undefined) doc.setAuthor(info.author);
+  if (info.subject !== undefined) doc.setSubject(info.subject);
+  // pdf-lib joins keywords with spaces, which loses multi-word keywords: join them ourselves.
+  if (info.keywords !== undefined) doc.setKeywords([info.keywords.join(', ')]);
+  if (info.creator !== undefined) doc.setCreator(info.creator);
+  if (info.producer !== undefined) doc.setProducer(info.producer);
+  return doc.save({ useObjectStreams: false, addDefaultPage: false, updateFieldAppearances: false });
+}
+
+/** True when `info` asks for at least one field. */
+export function hasPdfInfo(info: PdfInfo | undefined): info is PdfInfo {
+  return info !== undefined && Object.values(info).some((v) => v !== undefined);
+}

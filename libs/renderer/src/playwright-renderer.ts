@@ -1,0 +1,131 @@
+import { RenderFailure, silentLogger, type FailureCodeValue, type Logger, type Renderer, type RenderJob, type RenderOutput } from '@pressroom/core';
+import { BrowserHost } from './browser-host.ts';
+import { chromiumArgs } from './chromium-args.ts';
+import { resolveChromiumPath } from './chromium-path.ts';
+import { DeadlineExceeded, withDeadline } from './deadline.ts';
+import { pageRuntimeScript } from './eta-bundle.ts';
+import { NetworkPolicy } from './network-policy.ts';
+import { PagePool, PoolClosedError, type PagePoolStats } from './page-pool.ts';
+import { renderOnPage } from './render-on-page.ts';
+import { warmPageLifecycle } from './warm-page.ts';
+
+export interface PlaywrightRendererOptions {
+  /** Chromium binary; resolveChromiumPath() picks Debian's headless shell, then chromium, when unset. */
+  executablePath?: string;
+  /** Warm pages, hence renders at once. */
+  pages: number;
+  /** Renders a page serves before it is replaced by a fresh one (e.g. 200). */
+  recycleAfter: number;
+  /** Hosts a page may fetch from over https (exact names). Default: none. */
+  allowedHosts?: string[];
+  /** Largest file a render may produce; bigger ones fail with OUTPUT_TOO_LARGE. */
+  maxOutputBytes: number;
+  logger?: Logger;
+}
+
+export interface RendererStats extends PagePoolStats {
+  executablePath: string;
+  browserConnected: boolean;
+  browserLaunches: number;
+  succeeded: number;
+  failed: Record<FailureCodeValue, number>;
+}
+
+export type PlaywrightRenderer = Renderer & { stats(): RendererStats };
+
+/**
+ * The Renderer port on Playwright and one Chromium: a pool of warm pages, each in its own
+ * BrowserContext; templates evaluated by Eta inside the page; every request under the network
+ * policy; a time limit and a size limit per render. Resolves once the browser and every page are
+ * up, so a broken installation fails at start rather than on the first job.
+ */
+export async function createPlaywrightRenderer(options: PlaywrightRendererOptions): Promise<PlaywrightRenderer> {
+  const logger = (options.logger ?? silentLogger).child({ component: 'renderer' });
+  const executablePath = resolveChromiumPath(options.executablePath);
+  const host = new BrowserHost({ executablePath, args: chromiumArgs(), logger });
+  const pool = new PagePool({
+    size: options.pages,
+    recycleAfter: options.recycleAfter,
+    logger,
+    lifecycle: warmPageLifecycle({
+      host,
+      policy: new NetworkPolicy(options.allowedHosts ?? []),
+      runtimeScript: await pageRuntimeScript(),
+      logger,
+    }),
+  });
+  try {
+    await pool.warm();
+  } catch (err) {
+    await host.close();
+    throw err;
+  }
+
+  let succeeded = 0;
+  const failed: Record<FailureCodeValue, number> = {
+    TEMPLATE_ERROR: 0,
+    RENDER_TIMEOUT: 0,
+    OUTPUT_TOO_LARGE: 0,
+    STORAGE_ERROR: 0,
+    RENDER_ERROR: 0,
+  };
+  let closing: Promise<void> | undefined;
+
+  async function render(job: RenderJob): Promise<RenderOutput> {
+    const lease = await pool.acquire(job.lane ?? 'async').catch((err: unknown) => {
+      throw asFailure(err);
+    });
+    // The limit starts when the job has a page: waiting for one is the caller's back-pressure.
+    const deadline = Date.now() + job.timeoutMs;
+    let spoiled = true;
+    try {
+      const work = renderOnPage(lease.page.page, job, {
+        remainingMs: () => deadline - Date.now(),
+        maxOutputBytes: options.maxOutputBytes,
+      });
+      const output = await withDeadline(work, Math.max(1, job.timeoutMs));
+      spoiled = false;
+      succeeded++;
+      return output;
+    } catch (err) {
+      const failure = asFailure(err, job.timeoutMs);
+      failed[failure.code]++;
+      // A template or size failure leaves a healthy page behind; anything else may not.
+      spoiled = failure.code !== 'TEMPLATE_ERROR' && failure.code !== 'OUTPUT_TOO_LARGE';
+      if (failure.code === 'RENDER_ERROR') logger.warn('render failed', { err });
+      throw failure;
+    } finally {
+      void lease.release({ discard: spoiled });
+    }
+  }
+
+  return {
+    render,
+    async ping() {
+      const browser = await host.browser();
+      if (!browser.isConnected()) throw new Error('chromium is not connected');
+    },
+    close() {
+      closing ??= pool.close().then(() => host.close());
+      return closing;
+    },
+    stats: () => ({
+      ...pool.stats(),
+      executablePath,
+      browserConnected: host.connected,
+      browserLaunches: host.launches,
+      succeeded,
+      failed: { ...failed },
+    }),
+  };
+}
+
+function asFailure(err: unknown, timeoutMs?: number): RenderFailure {
+  if (err instanceof RenderFailure) return err;
+  if (err instanceof DeadlineExceeded || (err instanceof Error && err.name === 'TimeoutError')) {
+    return new RenderFailure('RENDER_TIMEOUT', `The render did not finish within ${timeoutMs ?? '?'} ms.`, { cause: err });
+  }
+  if (err instanceof PoolClosedError) return new RenderFailure('RENDER_ERROR', 'The renderer is closed.', { cause: err });
+  const detail = err instanceof Error ? (err.message.split('\n')[0] ?? err.name) : String(err);
+  return new RenderFailure('RENDER_ERROR', `Chromium failed to render: ${detail}`, { cause: err });
+}

@@ -1,0 +1,91 @@
+import type { Logger } from '@pressroom/core';
+import type { Browser, BrowserContext, Page } from 'playwright';
+import type { BrowserHost } from './browser-host.ts';
+import { withDeadline } from './deadline.ts';
+import { guardNetwork } from './network-guard.ts';
+import type { NetworkPolicy } from './network-policy.ts';
+import type { PageLifecycle } from './page-pool.ts';
+
+/** An A4 sheet at 96 dpi: PNG output is laid out at the width of the printed page. */
+export const A4_VIEWPORT = { width: 794, height: 1123 } as const;
+
+/** Housekeeping (reset, close) is ours, not the tenant's: it gets its own fixed limit. */
+const HOUSEKEEPING_TIMEOUT_MS = 5_000;
+
+/** A page in its own BrowserContext, so a crash, a hang or leftover state stays in that context. */
+export interface WarmPage {
+  browser: Browser;
+  context: BrowserContext;
+  page: Page;
+  crashed: boolean;
+}
+
+export interface WarmPageDeps {
+  host: BrowserHost;
+  policy: NetworkPolicy;
+  /** The page-side template runtime (see eta-bundle.ts), evaluated in every fresh document. */
+  runtimeScript: string;
+  logger: Logger;
+}
+
+export function warmPageLifecycle(deps: WarmPageDeps): PageLifecycle<WarmPage> {
+  return {
+    open: () => openWarmPage(deps),
+    reset: (wp) => withDeadline(freshDocument(wp.page, deps.runtimeScript), HOUSEKEEPING_TIMEOUT_MS),
+    dispose: (wp) => disposeWarmPage(wp, deps),
+    usable: (wp) => !wp.crashed && !wp.page.isClosed() && deps.host.isCurrent(wp.browser),
+  };
+}
+
+async function openWarmPage(deps: WarmPageDeps): Promise<WarmPage> {
+  const browser = await deps.host.browser();
+  const context = await browser.newContext({
+    viewport: A4_VIEWPORT,
+    deviceScaleFactor: 1,
+    serviceWorkers: 'block',
+    acceptDownloads: false,
+  });
+  try {
+    await guardNetwork(context, { policy: deps.policy, logger: deps.logger });
+    const page = await context.newPage();
+    const wp: WarmPage = { browser, context, page, crashed: false };
+    page.on('crash', () => {
+      wp.crashed = true;
+      deps.logger.warn('page crashed');
+    });
+    // Print CSS for screenshots too, so a PNG shows what the PDF shows.
+    await page.emulateMedia({ media: 'print' });
+    await withDeadline(freshDocument(page, deps.runtimeScript), HOUSEKEEPING_TIMEOUT_MS);
+    return wp;
+  } catch (err) {
+    await context.close().catch(() => {});
+    throw err;
+  }
+}
+
+/**
+ * Navigates to a new about:blank document and installs the template runtime in it. Every job
+ * starts here: setContent() alone rewrites the document but keeps its window, so globals,
+ * patched prototypes and timers of one tenant's page would otherwise run in the next tenant's
+ * render. window.name survives navigation, so it is cleared too. The opaque origin of about:blank
+ * has no storage to carry over, and replacing about:blank keeps history.length at 1.
+ */
+async function freshDocument(page: Page, runtimeScript: string): Promise<void> {
+  await page.goto('about:blank', { waitUntil: 'load', timeout: HOUSEKEEPING_TIMEOUT_MS });
+  await page.evaluate((script) => {
+    window.name = '';
+    (0, eval)(script);
+  }, runtimeScript);
+}
+
+async function disposeWarmPage(wp: WarmPage, deps: WarmPageDeps): Promise<void> {
+  if (!deps.host.isCurrent(wp.browser)) return; // its browser is gone, and the context with it
+  try {
+    // Closing the context is handled by the browser process, so it works even when the page's
+    // renderer is stuck in a tenant's infinite loop.
+    await withDeadline(wp.context.close(), HOUSEKEEPING_TIMEOUT_MS);
+  } catch (err) {
+    deps.logger.error('a page context did not close', { err });
+    await deps.host.restart('a page context did not close');
+  }
+}
