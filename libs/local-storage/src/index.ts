@@ -1,0 +1,3 @@
+export * from './local-object-store.ts';
+export * from './local-files-route.ts';
+export { unsafeKeyReason } from './object-key.ts';

@@ -1,0 +1,45 @@
+import Router from '@koa/router';
+import { decodeKeyPath } from './object-key.ts';
+import type { LocalObjectStore } from './local-object-store.ts';
+
+const PREFIX = '/v1/files/';
+
+/**
+ * GET (and HEAD) /v1/files/<key>?expires=…&signature=… for links minted by a local object
+ * store. Mounted without authentication: the signature is the credential. Every refusal is
+ * the same 403 JSON body, with no file bytes.
+ */
+export function localFilesRoute(store: LocalObjectStore): Router {
+  const router = new Router();
+  router.get(`${PREFIX}*key`, async (ctx) => {
+    // The raw path, decoded segment by segment: exactly the inverse of how links are built.
+    const key = decodeKeyPath(ctx.path.slice(PREFIX.length));
+    const { expires, signature } = ctx.query;
+    const file = key === undefined ? 'forbidden' : await store.openSignedFile(key, expires, signature);
+    if (file === 'forbidden') {
+      ctx.status = 403;
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = { error: { code: 'FORBIDDEN', message: 'This link is invalid or has expired.' } };
+      return;
+    }
+    ctx.status = 200;
+    ctx.type = file.contentType;
+    ctx.length = file.size;
+    ctx.set('Cache-Control', `private, max-age=${file.maxAgeSeconds}`);
+    ctx.set('Content-Disposition', contentDisposition(file.fileName));
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    if (ctx.method === 'HEAD') {
+      file.stream.destroy(); // Koa sends no body for HEAD and would never read it
+      return;
+    }
+    ctx.body = file.stream; // Koa destroys it (closing the file) when the response ends
+  });
+  return router;
+}
+
+/** `inline; filename="…"`, with an ASCII fallback and RFC 5987 `filename*` when needed. */
+function contentDisposition(fileName: string): string {
+  const ascii = fileName.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  if (ascii === fileName) return `inline; filename="${fileName}"`;
+  return `inline; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
+}

@@ -1,0 +1,79 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Koa from 'koa';
+import { describe, expect, it } from 'vitest';
+import { objectStoreContract } from '@pressroom/testing';
+import { createLocalObjectStore, type LocalObjectStore } from './local-object-store.ts';
+import { localFilesRoute } from './local-files-route.ts';
+
+/** A temp folder and a real Koa server on an ephemeral port, as the ingress mounts the route. */
+async function serve(): Promise<{ store: LocalObjectStore; dispose(): Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'pressroom-files-'));
+  // The port is known only once listening, and the links need it: listen first, then hand
+  // the server Koa's callback (app.listen would freeze the middleware list too early).
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve) => server.once('listening', resolve));
+  const { port } = server.address() as AddressInfo;
+  const store = createLocalObjectStore({ dir, publicBaseUrl: `http://127.0.0.1:${port}/`, signingSecret: randomBytes(32).toString('hex') });
+  const app = new Koa();
+  app.use(localFilesRoute(store).routes());
+  server.on('request', app.callback());
+  return {
+    store,
+    async dispose() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+objectStoreContract('local disk behind Koa', { createSpace: serve, signatureParam: 'signature' });
+
+describe('localFilesRoute over HTTP', () => {
+  it('sends the headers a browser needs, and the same 403 JSON for every refusal', async () => {
+    const { store, dispose } = await serve();
+    try {
+      // Given a stored PNG and its link
+      await store.put('acme/0190a8f2-0000-7000-8000-000000000001.PNG', new Uint8Array([137, 80, 78, 71]), 'image/png');
+      const url = await store.signedGetUrl('acme/0190a8f2-0000-7000-8000-000000000001.PNG', 3600);
+      // When it is fetched
+      const ok = await fetch(url);
+      // Then
+      expect(ok.status).toBe(200);
+      expect(ok.headers.get('content-type')).toBe('image/png');
+      expect(ok.headers.get('content-length')).toBe('4');
+      expect(ok.headers.get('content-disposition')).toBe('inline; filename="0190a8f2-0000-7000-8000-000000000001.PNG"');
+      expect(ok.headers.get('cache-control')).toMatch(/^private, max-age=(3599|3600)$/);
+      expect(new Uint8Array(await ok.arrayBuffer())).toEqual(new Uint8Array([137, 80, 78, 71]));
+      // and a HEAD answers the same headers without a body
+      const head = await fetch(url, { method: 'HEAD' });
+      expect(head.status).toBe(200);
+      expect(head.headers.get('content-length')).toBe('4');
+
+      const base = new URL(url);
+      const missing = new URL(url);
+      missing.pathname = '/v1/files/acme/nothing-here.pdf';
+      const refusals = [
+        `${base.origin}${base.pathname}`, // no query at all
+        `${base.origin}${base.pathname}?expires=abc&signature=${base.searchParams.get('signature')}`,
+        missing.toString(), // valid-looking signature for a file that does not exist
+        `${base.origin}/v1/files/..%2F..%2Fetc%2Fpasswd?expires=9999999999&signature=${'0'.repeat(64)}`,
+        `${base.origin}/v1/files/%E0%A4%A?expires=9999999999&signature=${'0'.repeat(64)}`,
+      ];
+      for (const refused of refusals) {
+        const res = await fetch(refused);
+        expect(res.status, refused).toBe(403);
+        expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+        expect(await res.json()).toEqual({ error: { code: 'FORBIDDEN', message: 'This link is invalid or has expired.' } });
+      }
+    } finally {
+      await dispose();
+    }
+  });
+});

@@ -1,0 +1,153 @@
+import { randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
+import { access, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { systemClock, type Clock, type ObjectStore } from '@pressroom/core';
+import { PressroomError } from '@pressroom/domain';
+import { assertSafeKey, encodeKeyPath, unsafeKeyReason } from './object-key.ts';
+import { parseExpires, signKey, verifyKeySignature } from './url-signature.ts';
+
+export interface LocalObjectStoreOptions {
+  /** The storage folder; created on first use. */
+  dir: string;
+  /** Where clients reach the ingress, e.g. `http://localhost:3000`; links start with it. */
+  publicBaseUrl: string;
+  /** HMAC key of the links: anyone holding it can mint links to any file. */
+  signingSecret: string;
+  clock?: Clock;
+}
+
+/** A file a valid link points to, ready to be streamed; the caller must consume or destroy `stream`. */
+export interface SignedFile {
+  stream: Readable;
+  contentType: string;
+  size: number;
+  /** The key's last segment, for Content-Disposition. */
+  fileName: string;
+  /** Seconds the link has left: a cache must not keep the file longer. */
+  maxAgeSeconds: number;
+}
+
+export interface LocalObjectStore extends ObjectStore {
+  /**
+   * Opens the file a link points to, or answers 'forbidden' — for a bad or tampered
+   * signature, an expired link, an unsafe key and a missing file alike, so a refusal tells
+   * nothing about which files exist.
+   */
+  openSignedFile(key: string, expires: unknown, signature: unknown): Promise<SignedFile | 'forbidden'>;
+}
+
+const BY_EXTENSION: Record<string, string> = { pdf: 'application/pdf', png: 'image/png' };
+
+/**
+ * The embedded profile's file storage. Layout under `dir`:
+ *
+ *   objects/<key>        the bytes
+ *   meta/<key>.json      { contentType } as given to `put`
+ *   tmp/                 files being written (renamed into place when complete)
+ *
+ * Each file is written to tmp/, synced, then renamed, so a reader sees the old object or
+ * the new one, never a partial one. A link is
+ * `<publicBaseUrl>/v1/files/<key, each segment percent-encoded>?expires=<unix s>&signature=<hex>`
+ * and is valid while now < expires (second-granular, as S3's are).
+ */
+export function createLocalObjectStore(options: LocalObjectStoreOptions): LocalObjectStore {
+  const { dir, signingSecret } = options;
+  if (!signingSecret) throw new PressroomError('VALIDATION_FAILED', 'The local storage needs a signing secret.');
+  const clock = options.clock ?? systemClock;
+  const baseUrl = options.publicBaseUrl.replace(/\/+$/, '');
+  const objectPath = (key: string) => join(dir, 'objects', ...key.split('/'));
+  const metaPath = (key: string) => `${join(dir, 'meta', ...key.split('/'))}.json`;
+  const nowSeconds = () => Math.floor(clock.now().getTime() / 1000);
+
+  const writeAtomically = async (path: string, bytes: Uint8Array | string) => {
+    const tmp = join(dir, 'tmp', randomBytes(12).toString('hex'));
+    await mkdir(dirname(tmp), { recursive: true });
+    await mkdir(dirname(path), { recursive: true });
+    try {
+      const handle = await open(tmp, 'w');
+      try {
+        await handle.writeFile(bytes);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await rename(tmp, path);
+    } catch (error) {
+      await rm(tmp, { force: true });
+      throw error;
+    }
+  };
+
+  return {
+    async put(key, bytes, contentType) {
+      assertSafeKey(key);
+      try {
+        await writeAtomically(metaPath(key), JSON.stringify({ contentType }));
+        await writeAtomically(objectPath(key), bytes);
+      } catch (error) {
+        throw new PressroomError('DEPENDENCY_UNAVAILABLE', `Could not store ${key} on the local disk.`, { retryable: true, cause: error });
+      }
+    },
+
+    async signedGetUrl(key, expiresInSeconds) {
+      assertSafeKey(key);
+      if (!Number.isSafeInteger(expiresInSeconds) || expiresInSeconds <= 0) {
+        throw new PressroomError('VALIDATION_FAILED', `A link must live a positive whole number of seconds, not ${expiresInSeconds}.`);
+      }
+      const expires = nowSeconds() + expiresInSeconds;
+      const signature = signKey(signingSecret, key, expires);
+      return `${baseUrl}/v1/files/${encodeKeyPath(key)}?expires=${expires}&signature=${signature}`;
+    },
+
+    async openSignedFile(key, rawExpires, rawSignature) {
+      const expires = parseExpires(rawExpires);
+      if (expires === undefined || typeof rawSignature !== 'string' || unsafeKeyReason(key)) return 'forbidden';
+      if (!verifyKeySignature(signingSecret, key, expires, rawSignature)) return 'forbidden';
+      const now = clock.now().getTime();
+      if (now >= expires * 1000) return 'forbidden';
+      const handle = await open(objectPath(key), 'r').catch(() => undefined);
+      if (!handle) return 'forbidden';
+      try {
+        const stat = await handle.stat();
+        if (!stat.isFile()) {
+          await handle.close();
+          return 'forbidden';
+        }
+        const fileName = key.slice(key.lastIndexOf('/') + 1);
+        return {
+          stream: handle.createReadStream(),
+          contentType: await contentTypeOf(metaPath(key), fileName),
+          size: stat.size,
+          fileName,
+          maxAgeSeconds: Math.max(0, Math.floor((expires * 1000 - now) / 1000)),
+        };
+      } catch (error) {
+        await handle.close();
+        throw error;
+      }
+    },
+
+    async ping() {
+      try {
+        await mkdir(join(dir, 'objects'), { recursive: true });
+        await access(join(dir, 'objects'), constants.W_OK);
+      } catch (error) {
+        throw new PressroomError('DEPENDENCY_UNAVAILABLE', `The local storage folder ${dir} is not writable.`, { retryable: true, cause: error });
+      }
+    },
+  };
+}
+
+/** The type recorded at `put`; for a file without one, the type its extension implies. */
+async function contentTypeOf(metaFile: string, fileName: string): Promise<string> {
+  try {
+    const meta = JSON.parse(await readFile(metaFile, 'utf8')) as { contentType?: unknown };
+    if (typeof meta.contentType === 'string' && meta.contentType) return meta.contentType;
+  } catch {
+    // no metadata: fall back to the extension
+  }
+  const ext = fileName.slice(fileName.lastIndexOf('.') + 1).toLowerCase();
+  return BY_EXTENSION[ext] ?? 'application/octet-stream';
+}

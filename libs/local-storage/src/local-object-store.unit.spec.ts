@@ -1,0 +1,108 @@
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createLocalObjectStore, type LocalObjectStore, type SignedFile } from './local-object-store.ts';
+import { unsafeKeyReason } from './object-key.ts';
+
+async function readAll(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+function linkParts(url: string): { key: string; expires: string; signature: string } {
+  const u = new URL(url);
+  return {
+    key: u.pathname.slice('/v1/files/'.length).split('/').map(decodeURIComponent).join('/'),
+    expires: u.searchParams.get('expires')!,
+    signature: u.searchParams.get('signature')!,
+  };
+}
+
+describe('LocalObjectStore', () => {
+  let dir: string;
+  let now: number;
+  let store: LocalObjectStore;
+  const key = 'acme/0190a8f2-0000-7000-8000-000000000001.pdf';
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'pressroom-files-'));
+    now = Date.parse('2030-01-01T00:00:00.250Z');
+    store = createLocalObjectStore({ dir, publicBaseUrl: 'https://files.example.test', signingSecret: 's3cret', clock: { now: () => new Date(now) } });
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('builds links as <base>/v1/files/<encoded key>?expires=<unix s>&signature=<64 hex>', async () => {
+    const url = await store.signedGetUrl('acme/ä b.pdf', 3600);
+    expect(url).toMatch(/^https:\/\/files\.example\.test\/v1\/files\/acme\/%C3%A4%20b\.pdf\?expires=1893459600&signature=[0-9a-f]{64}$/);
+  });
+
+  it('opens a file while the link is valid, and refuses it from its expiry second on', async () => {
+    await store.put(key, new Uint8Array([1, 2, 3]), 'application/pdf');
+    const { expires, signature } = linkParts(await store.signedGetUrl(key, 10));
+    now += 9_000; // 00:00:09.250, expires at 00:00:10
+    const file = (await store.openSignedFile(key, expires, signature)) as SignedFile;
+    expect(file).toMatchObject({ contentType: 'application/pdf', size: 3, fileName: '0190a8f2-0000-7000-8000-000000000001.pdf', maxAgeSeconds: 0 });
+    expect([...(await readAll(file.stream))]).toEqual([1, 2, 3]);
+    now = Number(expires) * 1000;
+    expect(await store.openSignedFile(key, expires, signature)).toBe('forbidden');
+  });
+
+  it('refuses tampered keys, expiries and signatures', async () => {
+    await store.put(key, new Uint8Array([1]), 'application/pdf');
+    await store.put('acme/other.pdf', new Uint8Array([2]), 'application/pdf');
+    const { expires, signature } = linkParts(await store.signedGetUrl(key, 60));
+    const flipped = signature.slice(0, -1) + (signature.endsWith('0') ? '1' : '0');
+    expect(await store.openSignedFile(key, expires, flipped)).toBe('forbidden');
+    expect(await store.openSignedFile('acme/other.pdf', expires, signature)).toBe('forbidden');
+    expect(await store.openSignedFile(key, String(Number(expires) + 3600), signature)).toBe('forbidden');
+    expect(await store.openSignedFile(key, expires, signature.toUpperCase())).toBe('forbidden');
+    expect(await store.openSignedFile(key, [expires], signature)).toBe('forbidden');
+    expect(await store.openSignedFile(key, expires, undefined)).toBe('forbidden');
+  });
+
+  it('refuses a validly signed link to a missing file (no existence oracle)', async () => {
+    const { expires, signature } = linkParts(await store.signedGetUrl('acme/never-stored.pdf', 60));
+    expect(await store.openSignedFile('acme/never-stored.pdf', expires, signature)).toBe('forbidden');
+  });
+
+  it('refuses unsafe keys everywhere', async () => {
+    for (const bad of ['../x.pdf', 'a/../../x.pdf', '/etc/passwd', 'a\\b.pdf', 'a//b.pdf', 'a/./b.pdf', 'a\nb.pdf', 'a\u0000b', '']) {
+      expect(unsafeKeyReason(bad), JSON.stringify(bad)).toBeDefined();
+      await expect(store.put(bad, new Uint8Array([1]), 'application/pdf')).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+      await expect(store.signedGetUrl(bad, 60)).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    }
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('keeps the content type given at put, falling back to the extension', async () => {
+    await store.put('acme/a.bin', new Uint8Array([1]), 'image/png');
+    const a = linkParts(await store.signedGetUrl('acme/a.bin', 60));
+    expect(((await store.openSignedFile(a.key, a.expires, a.signature)) as SignedFile).contentType).toBe('image/png');
+    await rm(join(dir, 'meta'), { recursive: true });
+    await store.put('acme/b.PNG', new Uint8Array([1]), 'image/png');
+    await rm(join(dir, 'meta'), { recursive: true });
+    const b = linkParts(await store.signedGetUrl('acme/b.PNG', 60));
+    expect(((await store.openSignedFile(b.key, b.expires, b.signature)) as SignedFile).contentType).toBe('image/png');
+  });
+
+  it('writes through a temporary file and leaves none behind', async () => {
+    await store.put(key, new Uint8Array(1 << 16), 'application/pdf');
+    await store.put(key, new Uint8Array([9]), 'application/pdf');
+    expect(await readdir(join(dir, 'tmp'))).toEqual([]);
+    expect(await readdir(join(dir, 'objects', 'acme'))).toEqual(['0190a8f2-0000-7000-8000-000000000001.pdf']);
+  });
+
+  it('refuses links that would not live a positive whole number of seconds', async () => {
+    await expect(store.signedGetUrl(key, 0)).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    await expect(store.signedGetUrl(key, 1.5)).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+  });
+
+  it('answers ping when its folder is writable', async () => {
+    await expect(store.ping()).resolves.toBeUndefined();
+  });
+});
