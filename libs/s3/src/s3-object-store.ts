@@ -1,0 +1,85 @@
+import { CreateBucketCommand, GetObjectCommand, HeadBucketCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { ObjectStore } from '@pressroom/core';
+import { PressroomError } from '@pressroom/domain';
+import { createS3Client, type S3Settings } from './s3-client.ts';
+import { nameOf, statusOf, storageError } from './s3-errors.ts';
+
+export interface S3ObjectStoreOptions extends S3Settings {
+  /**
+   * The endpoint clients use, when it differs from the one this process uses (a server
+   * reached as `http://s3proxy:80` inside, `https://files.example.com` outside). Links are
+   * signed for this host, since the host is part of the signature.
+   */
+  publicEndpoint?: string;
+}
+
+export interface S3ObjectStore extends ObjectStore {
+  /** Creates the bucket unless it exists; safe to call from several processes at once. */
+  ensureBucket(): Promise<void>;
+  /** Releases the clients' sockets. */
+  close(): void;
+}
+
+/** SigV4 presigned URLs cannot live longer than seven days. */
+const MAX_PRESIGN_SECONDS = 7 * 24 * 3600;
+
+/**
+ * An ObjectStore on one S3 bucket. `put` overwrites (S3 semantics), links are SigV4
+ * presigned GETs: the server itself refuses them when tampered with or expired.
+ */
+export function createS3ObjectStore(options: S3ObjectStoreOptions): S3ObjectStore {
+  const { bucket } = options;
+  const client = createS3Client(options);
+  // Presigning is offline: a second client only carries the public host into the signature.
+  const signer: S3Client = options.publicEndpoint ? createS3Client({ ...options, endpoint: options.publicEndpoint }) : client;
+
+  return {
+    async put(key, bytes, contentType) {
+      try {
+        await client.send(
+          new PutObjectCommand({ Bucket: bucket, Key: key, Body: bytes, ContentType: contentType, ContentLength: bytes.byteLength }),
+        );
+      } catch (error) {
+        throw storageError(`PutObject ${bucket}/${key}`, error);
+      }
+    },
+
+    async signedGetUrl(key, expiresInSeconds) {
+      if (!Number.isSafeInteger(expiresInSeconds) || expiresInSeconds <= 0 || expiresInSeconds > MAX_PRESIGN_SECONDS) {
+        throw new PressroomError('VALIDATION_FAILED', `An S3 link must live 1 to ${MAX_PRESIGN_SECONDS} whole seconds, not ${expiresInSeconds}.`);
+      }
+      return getSignedUrl(signer, new GetObjectCommand({ Bucket: bucket, Key: key }), { expiresIn: expiresInSeconds });
+    },
+
+    async ping() {
+      try {
+        await client.send(new HeadBucketCommand({ Bucket: bucket }));
+      } catch (error) {
+        throw storageError(`HeadBucket ${bucket}`, error);
+      }
+    },
+
+    async ensureBucket() {
+      try {
+        await client.send(new HeadBucketCommand({ Bucket: bucket }));
+        return;
+      } catch (error) {
+        if (statusOf(error) !== 404) throw storageError(`HeadBucket ${bucket}`, error);
+      }
+      try {
+        await client.send(new CreateBucketCommand({ Bucket: bucket }));
+      } catch (error) {
+        // Another process created it between our HEAD and our CREATE: that is success.
+        const name = nameOf(error);
+        if (name === 'BucketAlreadyOwnedByYou' || name === 'BucketAlreadyExists') return;
+        throw storageError(`CreateBucket ${bucket}`, error);
+      }
+    },
+
+    close() {
+      client.destroy();
+      if (signer !== client) signer.destroy();
+    },
+  };
+}
