@@ -61,10 +61,10 @@ export class BrowserHost {
 
   async close(): Promise<void> {
     this.#closed = true;
-    const launching = this.#launching?.catch(() => undefined);
-    const browsers = [this.#browser, await launching];
+    const launched = await this.#launching?.catch(() => undefined);
+    const browsers = new Set([this.#browser, launched].filter((b): b is Browser => b !== undefined));
     this.#browser = undefined;
-    await Promise.all([...new Set(browsers)].map((b) => b && closeQuietly(b, this.#opts.logger)));
+    await Promise.all([...browsers].map((b) => closeQuietly(b, this.#opts.logger)));
   }
 
   async #launch(): Promise<Browser> {

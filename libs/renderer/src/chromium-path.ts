@@ -26,10 +26,7 @@ export class ChromiumNotFoundError extends Error {
  * Debian's chromium-headless-shell (the old headless mode, measurably faster at printing) when
  * installed, otherwise Debian's chromium.
  */
-export function resolveChromiumPath(
-  preferred?: string,
-  isExecutable: (path: string) => boolean = canExecute,
-): string {
+export function resolveChromiumPath(preferred?: string, isExecutable: (path: string) => boolean = canExecute): string {
   if (preferred) {
     if (isExecutable(preferred)) return preferred;
     throw new ChromiumNotFoundError(`Chromium was configured at ${preferred}, but no executable file is there.`);

@@ -1,4 +1,9 @@
-export { createPlaywrightRenderer, type PlaywrightRenderer, type PlaywrightRendererOptions, type RendererStats } from './playwright-renderer.ts';
+export {
+  createPlaywrightRenderer,
+  type PlaywrightRenderer,
+  type PlaywrightRendererOptions,
+  type RendererStats,
+} from './playwright-renderer.ts';
 export { resolveChromiumPath, ChromiumNotFoundError, CHROMIUM_CANDIDATES } from './chromium-path.ts';
 export { chromiumArgs } from './chromium-args.ts';
 export { NetworkPolicy, type RequestDecision } from './network-policy.ts';

@@ -40,20 +40,40 @@ export class NetworkPolicy {
     if (url.username || url.password) return { kind: 'block', reason: 'credentials in URL' };
     const host = normalizeHost(url.hostname);
     if (isAlwaysBlockedName(host)) return { kind: 'block', reason: `host ${host} is never reachable` };
-    if (isIP(host) && !isPublicAddress(host)) return { kind: 'block', reason: `address ${host} is not public` };
+    if (isIP(host) && !isPublic(host)) return { kind: 'block', reason: `address ${host} is not public` };
     if (!this.#allowed.has(host)) return { kind: 'block', reason: `host ${host} is not in allowedHosts` };
     return { kind: 'fetch', url };
   }
 
   /** True when every address a name resolved to is public; an empty answer is not. */
   addressesArePublic(addresses: readonly string[]): boolean {
-    return addresses.length > 0 && addresses.every((a) => isPublicAddress(a));
+    return addresses.length > 0 && addresses.every((a) => isPublic(a));
   }
 }
 
 /** Lower-case, without the trailing dot of a fully qualified name or the brackets of an IPv6 literal. */
 export function normalizeHost(host: string): string {
-  return host.trim().toLowerCase().replace(/\.$/, '').replace(/^\[(.*)\]$/, '$1');
+  return host
+    .trim()
+    .toLowerCase()
+    .replace(/\.$/, '')
+    .replace(/^\[(.*)\]$/, '$1');
+}
+
+/**
+ * The URL parser writes an IPv4-mapped IPv6 literal in hex (`[::ffff:127.0.0.1]` becomes
+ * `::ffff:7f00:1`), a form isPublicAddress does not recognise as mapped; the deprecated
+ * IPv4-compatible form (`::7f00:1`) reaches the same IPv4 host on some stacks. Both are judged by
+ * the IPv4 address they embed.
+ */
+function isPublic(address: string): boolean {
+  const embedded = /^::(?:ffff:)?([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
+  if (embedded?.[1] && embedded[2]) {
+    const hi = parseInt(embedded[1], 16);
+    const lo = parseInt(embedded[2], 16);
+    return isPublicAddress(`${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`);
+  }
+  return isPublicAddress(address);
 }
 
 function isAlwaysBlockedName(host: string): boolean {

@@ -9,9 +9,10 @@ import { PDFDocument } from 'pdf-lib';
  * disagrees with it. Callers skip this function when no field is given, so the common case keeps
  * Chromium's bytes untouched.
  *
- * pdf-lib rewrites the whole file. Without object streams it stays PDF 1.4 like Chromium's and is
- * about 0.3 % larger (60.9 kB → 61.1 kB for the shared invoice) in ~1 ms; with object streams it
- * would be 5 % smaller but a PDF 1.5+ file and 5-10× slower to write.
+ * pdf-lib rewrites the whole file (and labels it %PDF-1.7). Without object streams the result is
+ * about 0.3 % larger than Chromium's (60.9 kB → 61.1 kB for the shared invoice) and takes ~1 ms;
+ * with them it would be 5 % smaller but 5-10× slower to write, and unreadable by the PDF 1.4
+ * parsers Chromium's own output still suits.
  */
 export async function writePdfInfo(pdf: Uint8Array, info: PdfInfo): Promise<Uint8Array> {
   const doc = await PDFDocument.load(pdf, { updateMetadata: false });

@@ -1,4 +1,12 @@
-import { RenderFailure, silentLogger, type FailureCodeValue, type Logger, type Renderer, type RenderJob, type RenderOutput } from '@pressroom/core';
+import {
+  RenderFailure,
+  silentLogger,
+  type FailureCodeValue,
+  type Logger,
+  type Renderer,
+  type RenderJob,
+  type RenderOutput,
+} from '@pressroom/core';
 import { BrowserHost } from './browser-host.ts';
 import { chromiumArgs } from './chromium-args.ts';
 import { resolveChromiumPath } from './chromium-path.ts';

@@ -1,0 +1,165 @@
+import { RenderFailure } from '@pressroom/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPlaywrightRenderer, type PlaywrightRenderer } from './index.ts';
+import { startCanary, type Canary } from './test-support/canary.ts';
+import { htmlSource, templateSource } from './test-support/fixtures.ts';
+import { pdfText } from './test-support/poppler.ts';
+
+// Tenant templates and HTML are hostile until proven otherwise: these are the promises of the
+// Renderer port (no Node, no local network, no files, a time limit, a size limit, isolation).
+describe('Playwright renderer safety', () => {
+  let renderer: PlaywrightRenderer;
+  let canary: Canary;
+
+  beforeAll(async () => {
+    canary = await startCanary();
+    // 'localhost' is allowed on purpose: loopback must stay blocked even when an operator lists it.
+    renderer = await createPlaywrightRenderer({
+      pages: 1,
+      recycleAfter: 200,
+      maxOutputBytes: 200_000,
+      allowedHosts: ['localhost', '127.0.0.1'],
+    });
+  });
+  afterAll(async () => {
+    await renderer?.close();
+    await canary?.close();
+  });
+
+  const pdfOf = async (source: ReturnType<typeof templateSource> | ReturnType<typeof htmlSource>) =>
+    pdfText((await renderer.render({ source, output: 'pdf', timeoutMs: 15_000 })).bytes);
+
+  it('evaluates template code in the page, where neither process nor require exists', async () => {
+    // Given a template that looks for Node through the Function constructor and directly
+    const source = templateSource(
+      '<p>process=<%= it.constructor.constructor("return typeof process")() %></p>' +
+        '<p>require=<%= typeof require %></p><p>global=<%= typeof global %></p>',
+      {},
+    );
+
+    // When it renders, Then each probe printed "undefined"
+    const text = await pdfOf(source);
+    expect(text).toContain('process=undefined');
+    expect(text).toContain('require=undefined');
+    expect(text).toContain('global=undefined');
+  });
+
+  it('makes no request, connection, upgrade or datagram to a loopback server', async () => {
+    // Given HTML and a template that try every way out to the canary on 127.0.0.1 / localhost
+    const base = `http://127.0.0.1:${canary.port}`;
+    const attempts =
+      `<link rel="preconnect" href="${base}"><link rel="stylesheet" href="${base}/css">` +
+      `<img src="${base}/canary"><img src="http://localhost:${canary.port}/by-name"><img src="https://localhost:${canary.port}/tls">` +
+      `<iframe src="${base}/frame"></iframe>` +
+      `<script>
+        fetch('${base}/fetch').catch(() => {});
+        navigator.sendBeacon('${base}/beacon', 'x');
+        try { new WebSocket('ws://127.0.0.1:${canary.port}/ws'); } catch (e) {}
+        try { const es = new EventSource('${base}/events'); } catch (e) {}
+        const pc = new RTCPeerConnection({ iceServers: [{ urls: 'stun:127.0.0.1:${canary.udpPort}' }] });
+        pc.createDataChannel('x');
+        pc.createOffer().then((o) => pc.setLocalDescription(o));
+      </script>`;
+
+    // When both render (the template one also fetches from inside template code)
+    await pdfOf(htmlSource(attempts));
+    await pdfOf(templateSource(`<% fetch('${base}/from-template').catch(() => {}) %>${attempts}`));
+    // ... and one more render gives stragglers (ICE gathering, beacons) time to show up
+    await pdfOf(htmlSource('<p>after</p>'));
+
+    // Then the canary saw nothing at all
+    expect(canary.hits()).toEqual({ requests: [], connections: 0, upgrades: 0, datagrams: 0 });
+  });
+
+  it('does not leak local files into the output', async () => {
+    // Given a page that embeds /etc/passwd every way it can
+    const html =
+      '<iframe src="file:///etc/passwd" width="600" height="300"></iframe>' +
+      '<img src="file:///etc/passwd"><object data="file:///etc/passwd"></object>' +
+      '<script>fetch("file:///etc/passwd").then(r => r.text()).then(t => document.body.append(t)).catch(() => {})</script>' +
+      '<p>done</p>';
+
+    // When it renders
+    const text = await pdfOf(htmlSource(html));
+
+    // Then nothing from the file shows in the PDF
+    expect(text).toContain('done');
+    expect(text).not.toMatch(/root:|nologin|\/bin\/(ba)?sh/);
+  });
+
+  it('rejects a broken template with TEMPLATE_ERROR and where it broke', async () => {
+    // Given a template with a runtime error on line 3, and one with an unclosed tag
+    const runtime = templateSource('<p>a</p>\n<p>b</p>\n<%= it.missing.deep %>\n', {});
+    const unclosed = templateSource('<p>ok</p>\n<p><%= it.x </p>', { x: 1 });
+
+    // When they render, Then both fail as template errors naming the line
+    const runtimeErr = await renderer.render({ source: runtime, output: 'pdf', timeoutMs: 15_000 }).catch((e: unknown) => e);
+    expect(runtimeErr).toBeInstanceOf(RenderFailure);
+    expect(runtimeErr).toMatchObject({ code: 'TEMPLATE_ERROR' });
+    expect((runtimeErr as Error).message).toMatch(/TypeError/);
+    expect((runtimeErr as Error).message).toMatch(/line 3|>> 3\|/);
+    const parseErr = await renderer.render({ source: unclosed, output: 'pdf', timeoutMs: 15_000 }).catch((e: unknown) => e);
+    expect(parseErr).toMatchObject({ code: 'TEMPLATE_ERROR' });
+    expect((parseErr as Error).message).toMatch(/unclosed tag at line 2 col 4/);
+  });
+
+  it('stops an endless template at its time limit, then renders the next job', async () => {
+    // Given a template that never ends
+    const endless = templateSource('<% while (true) {} %>', {});
+
+    // When it renders with a 1.5 s limit
+    const err = await renderer.render({ source: endless, output: 'pdf', timeoutMs: 1_500 }).catch((e: unknown) => e);
+
+    // Then it fails with RENDER_TIMEOUT, and the (single-page) renderer serves the next job
+    expect(err).toBeInstanceOf(RenderFailure);
+    expect(err).toMatchObject({ code: 'RENDER_TIMEOUT' });
+    expect(await pdfOf(templateSource('<p>alive <%= it.n %></p>', { n: 7 }))).toContain('alive 7');
+    await expect(renderer.ping()).resolves.toBeUndefined();
+  });
+
+  it('stops a page that hangs after loading (a script loop in HTML), then renders the next job', async () => {
+    // Given HTML whose script loops forever once the document has loaded
+    const hang = htmlSource('<p>x</p><script>addEventListener("load", () => setTimeout(() => { for (;;) {} }, 0))</script>');
+
+    // When it renders, Then it times out and the next job still succeeds
+    await expect(renderer.render({ source: hang, output: 'png', timeoutMs: 1_500 })).rejects.toMatchObject({ code: 'RENDER_TIMEOUT' });
+    expect(await pdfOf(htmlSource('<p>still alive</p>'))).toContain('still alive');
+  });
+
+  it('refuses output over maxOutputBytes with OUTPUT_TOO_LARGE and keeps working', async () => {
+    // Given a document whose PNG is far larger than the 200 kB limit (random colours do not compress)
+    const noisy = htmlSource(
+      '<canvas id="c" width="794" height="1200"></canvas><script>' +
+        'const c = document.getElementById("c").getContext("2d"); const img = c.createImageData(794, 1200);' +
+        'for (let i = 0; i < img.data.length; i++) img.data[i] = (i % 4 === 3) ? 255 : Math.random() * 256;' +
+        'c.putImageData(img, 0, 0);</script>',
+    );
+
+    // When it renders, Then it fails as too large, and a small job after it succeeds
+    await expect(renderer.render({ source: noisy, output: 'png', timeoutMs: 15_000 })).rejects.toMatchObject({
+      code: 'OUTPUT_TOO_LARGE',
+    });
+    expect(await pdfOf(htmlSource('<p>small</p>'))).toContain('small');
+  });
+
+  it("does not let one render's globals, prototypes, timers or window.name reach the next", async () => {
+    // Given a render that leaves a global, a patched prototype, a timer and window.name behind
+    await pdfOf(
+      templateSource(
+        '<% window.leaked = it.secret; Array.prototype.leak = it.secret; window.name = it.secret;' +
+          ' setInterval(() => { document.body && document.body.insertAdjacentText("beforeend", "INJECTED") }, 1) %><p>a</p>',
+        { secret: 'TENANT-A-SECRET' },
+      ),
+    );
+
+    // When the next tenant's template renders on the same (only) page
+    const text = await pdfOf(
+      templateSource('<p>global=<%= typeof window.leaked %> proto=<%= typeof [].leak %> name=[<%= window.name %>]</p>', {}),
+    );
+
+    // Then it sees none of it
+    expect(text).toContain('global=undefined proto=undefined name=[]');
+    expect(text).not.toContain('TENANT-A-SECRET');
+    expect(text).not.toContain('INJECTED');
+  });
+});
