@@ -22,7 +22,8 @@ async function serve(): Promise<{ store: LocalObjectStore; dispose(): Promise<vo
   const store = createLocalObjectStore({ dir, publicBaseUrl: `http://127.0.0.1:${port}/`, signingSecret: randomBytes(32).toString('hex') });
   const app = new Koa();
   app.use(localFilesRoute(store).routes());
-  server.on('request', app.callback());
+  const handle = app.callback();
+  server.on('request', (req, res) => void handle(req, res));
   return {
     store,
     async dispose() {
@@ -37,7 +38,8 @@ objectStoreContract('local disk behind Koa', { createSpace: serve, signaturePara
 
 describe('localFilesRoute over HTTP', () => {
   it('sends the headers a browser needs, and the same 403 JSON for every refusal', async () => {
-    const { store, dispose } = await serve();
+    const space = await serve();
+    const { store } = space;
     try {
       // Given a stored PNG and its link
       await store.put('acme/0190a8f2-0000-7000-8000-000000000001.PNG', new Uint8Array([137, 80, 78, 71]), 'image/png');
@@ -73,7 +75,7 @@ describe('localFilesRoute over HTTP', () => {
         expect(await res.json()).toEqual({ error: { code: 'FORBIDDEN', message: 'This link is invalid or has expired.' } });
       }
     } finally {
-      await dispose();
+      await space.dispose();
     }
   });
 });

@@ -134,7 +134,10 @@ export function createLocalObjectStore(options: LocalObjectStoreOptions): LocalO
         await mkdir(join(dir, 'objects'), { recursive: true });
         await access(join(dir, 'objects'), constants.W_OK);
       } catch (error) {
-        throw new PressroomError('DEPENDENCY_UNAVAILABLE', `The local storage folder ${dir} is not writable.`, { retryable: true, cause: error });
+        throw new PressroomError('DEPENDENCY_UNAVAILABLE', `The local storage folder ${dir} is not writable.`, {
+          retryable: true,
+          cause: error,
+        });
       }
     },
   };

@@ -30,7 +30,12 @@ describe('LocalObjectStore', () => {
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'pressroom-files-'));
     now = Date.parse('2030-01-01T00:00:00.250Z');
-    store = createLocalObjectStore({ dir, publicBaseUrl: 'https://files.example.test', signingSecret: 's3cret', clock: { now: () => new Date(now) } });
+    store = createLocalObjectStore({
+      dir,
+      publicBaseUrl: 'https://files.example.test',
+      signingSecret: 's3cret',
+      clock: { now: () => new Date(now) },
+    });
   });
   afterEach(async () => {
     await rm(dir, { recursive: true, force: true });
@@ -46,7 +51,12 @@ describe('LocalObjectStore', () => {
     const { expires, signature } = linkParts(await store.signedGetUrl(key, 10));
     now += 9_000; // 00:00:09.250, expires at 00:00:10
     const file = (await store.openSignedFile(key, expires, signature)) as SignedFile;
-    expect(file).toMatchObject({ contentType: 'application/pdf', size: 3, fileName: '0190a8f2-0000-7000-8000-000000000001.pdf', maxAgeSeconds: 0 });
+    expect(file).toMatchObject({
+      contentType: 'application/pdf',
+      size: 3,
+      fileName: '0190a8f2-0000-7000-8000-000000000001.pdf',
+      maxAgeSeconds: 0,
+    });
     expect([...(await readAll(file.stream))]).toEqual([1, 2, 3]);
     now = Number(expires) * 1000;
     expect(await store.openSignedFile(key, expires, signature)).toBe('forbidden');

@@ -35,7 +35,15 @@ describe('RedisCatalog layout', () => {
     const admin = new Redis(url);
     try {
       const at = '2030-01-01T00:00:00.000Z';
-      await catalog.putTemplate({ tenantId: 'acme', templateId: 'invoice', name: 'n', content: 'c', version: 1, createdAt: at, updatedAt: at });
+      await catalog.putTemplate({
+        tenantId: 'acme',
+        templateId: 'invoice',
+        name: 'n',
+        content: 'c',
+        version: 1,
+        createdAt: at,
+        updatedAt: at,
+      });
       expect(await admin.hkeys(`${keyPrefix}catalog:templates:acme`)).toEqual(['invoice']);
       expect(await admin.ttl(`${keyPrefix}catalog:templates:acme`)).toBe(-1);
     } finally {

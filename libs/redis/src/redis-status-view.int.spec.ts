@@ -47,7 +47,12 @@ describe('RedisStatusView specifics', () => {
     occurredAt: '2030-01-01T00:00:00.000Z',
     requestId,
     tenantId: 'acme',
-    data: { mode: 'async' as const, source: { kind: 'html' as const, html: 'x' }, output: 'pdf' as const, storage: { kind: 'default' as const } },
+    data: {
+      mode: 'async' as const,
+      source: { kind: 'html' as const, html: 'x' },
+      output: 'pdf' as const,
+      storage: { kind: 'default' as const },
+    },
   });
 
   it('stores the entry as JSON under <prefix>status:<requestId> with the retention as TTL', async () => {
@@ -159,7 +164,11 @@ describe('RedisStatusView specifics', () => {
       expect(clientId, 'the subscriber connection is listed').toBeDefined();
       await admin.call('CLIENT', 'KILL', 'ID', clientId!);
       // When the render completes at once, before ioredis reconnects (its first retry waits 50 ms)
-      await writerView.apply({ ...requested(id), type: 'RenderFailed', data: { mode: 'async', error: { code: 'RENDER_ERROR', message: 'x' }, executionMs: 1, worker: 'w' } });
+      await writerView.apply({
+        ...requested(id),
+        type: 'RenderFailed',
+        data: { mode: 'async', error: { code: 'RENDER_ERROR', message: 'x' }, executionMs: 1, worker: 'w' },
+      });
       // Then the waiter still wakes on the reconnect, long before its timeout
       expect((await waiting)?.state).toBe('FAILED');
       expect(Date.now() - started).toBeLessThan(5_000);

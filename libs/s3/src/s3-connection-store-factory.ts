@@ -15,7 +15,13 @@ export function createS3ConnectionStoreFactory(options: { maxClients?: number } 
   const cache = new Map<string, { secret: string; store: S3ObjectStore }>();
 
   const factory = (connection: Parameters<S3ConnectionStoreFactory>[0]): ObjectStore => {
-    const id = JSON.stringify([connection.endpoint ?? '', connection.region, connection.bucket, connection.accessKeyId, connection.forcePathStyle ?? false]);
+    const id = JSON.stringify([
+      connection.endpoint ?? '',
+      connection.region,
+      connection.bucket,
+      connection.accessKeyId,
+      connection.forcePathStyle ?? false,
+    ]);
     const secret = createHash('sha256').update(connection.secretAccessKey).digest('hex');
     const cached = cache.get(id);
     cache.delete(id); // re-inserted below: Map order is recency order

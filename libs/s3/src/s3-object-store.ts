@@ -47,7 +47,10 @@ export function createS3ObjectStore(options: S3ObjectStoreOptions): S3ObjectStor
 
     async signedGetUrl(key, expiresInSeconds) {
       if (!Number.isSafeInteger(expiresInSeconds) || expiresInSeconds <= 0 || expiresInSeconds > MAX_PRESIGN_SECONDS) {
-        throw new PressroomError('VALIDATION_FAILED', `An S3 link must live 1 to ${MAX_PRESIGN_SECONDS} whole seconds, not ${expiresInSeconds}.`);
+        throw new PressroomError(
+          'VALIDATION_FAILED',
+          `An S3 link must live 1 to ${MAX_PRESIGN_SECONDS} whole seconds, not ${expiresInSeconds}.`,
+        );
       }
       return getSignedUrl(signer, new GetObjectCommand({ Bucket: bucket, Key: key }), { expiresIn: expiresInSeconds });
     },

@@ -23,7 +23,15 @@ function tenant(tenantId: string): Tenant {
 }
 
 function template(tenantId: string, templateId: string, version = 1): Template {
-  return { tenantId, templateId, name: `Invoice ${templateId}`, content: `<h1><%= it.title %> v${version}</h1>`, version, createdAt: at, updatedAt: at };
+  return {
+    tenantId,
+    templateId,
+    name: `Invoice ${templateId}`,
+    content: `<h1><%= it.title %> v${version}</h1>`,
+    version,
+    createdAt: at,
+    updatedAt: at,
+  };
 }
 
 function connection(tenantId: string, connectionId: string): S3Connection {

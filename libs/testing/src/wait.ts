@@ -29,7 +29,7 @@ export async function waitFor<T>(
   for (;;) {
     try {
       const value = await predicate();
-      if (value) return value as NonNullable<T>;
+      if (value) return value;
     } catch (e) {
       lastError = e;
     }

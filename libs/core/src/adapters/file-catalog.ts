@@ -154,7 +154,7 @@ function fileName(id: string): string {
 
 function bucket<V>(map: Map<string, Map<string, V>>, tenantId: string): Map<string, V> {
   let inner = map.get(tenantId);
-  if (!inner) map.set(tenantId, (inner = new Map()));
+  if (!inner) map.set(tenantId, (inner = new Map<string, V>()));
   return inner;
 }
 

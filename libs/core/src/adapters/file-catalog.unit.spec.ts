@@ -30,8 +30,13 @@ describe('FileCatalog on disk', () => {
     try {
       const first = createFileCatalog({ dir });
       await first.putTemplate({
-        tenantId: 'acme', templateId: '../../escape', name: 'n', content: 'c', version: 1,
-        createdAt: '2030-01-01T00:00:00.000Z', updatedAt: '2030-01-01T00:00:00.000Z',
+        tenantId: 'acme',
+        templateId: '../../escape',
+        name: 'n',
+        content: 'c',
+        version: 1,
+        createdAt: '2030-01-01T00:00:00.000Z',
+        updatedAt: '2030-01-01T00:00:00.000Z',
       });
       await first.close();
       await writeFile(join(dir, 'templates', 'acme', 'half.json.1234.tmp'), '{"tenantId":');
