@@ -10,7 +10,10 @@ import { waitFor } from './wait.ts';
  */
 export interface EventLogUnderTest {
   log: EventLog;
-  /** The topic name for a test's suffix; the same suffix gives the same name on every instance. */
+  /**
+   * The name for a test's suffix, the same on every instance. Names topics and, with a
+   * `group.` suffix, consumer groups, so an adapter's test can keep (and remove) its own.
+   */
   topics(suffix: string): string;
   /** Closes this instance. */
   cleanup(): Promise<void>;
@@ -79,7 +82,7 @@ export function eventLogContract(
       const started: LogRecord[] = [];
       const done = new Map<string, number[]>(keys.map((k) => [k, []]));
       await consume(t.log, {
-        group: `order-${short()}`,
+        group: t.topics(`group.order-${short()}`),
         topics: [topic],
         concurrency: 3,
         handle: async (record) => {
@@ -120,7 +123,7 @@ export function eventLogContract(
     it('splits the work between members of one group, each record handled once', async () => {
       const t = await open();
       const topic = t.topics(`split-${short()}`);
-      const group = `split-${short()}`;
+      const group = t.topics(`group.split-${short()}`);
       const handledBy: Record<'a' | 'b', string[]> = { a: [], b: [] };
       const member = (m: 'a' | 'b') =>
         consume(t.log, {
@@ -154,7 +157,7 @@ export function eventLogContract(
       let rejections = 0;
       const handled: number[] = [];
       await consume(t.log, {
-        group: `reject-${short()}`,
+        group: t.topics(`group.reject-${short()}`),
         topics: [topic],
         handle: async (r) => {
           if (seqOf(r.event) === 1 && rejections < 2) {
@@ -173,7 +176,7 @@ export function eventLogContract(
     it('after stop and restart, redelivers uncommitted records and not committed ones', async () => {
       const first = await open();
       const suffix = `restart-${short()}`;
-      const group = `restart-${short()}`;
+      const group = first.topics(`group.restart-${short()}`);
       const key = randomUUID();
       await first.log.append(first.topics(suffix), [0, 1, 2, 3].map((seq) => event(key, seq)));
       // Given a consumer that handles 0 and 1, then keeps failing on 2
@@ -215,8 +218,10 @@ export function eventLogContract(
         string,
         string,
       ];
-      const inA = [0, 1, 2].map((seq) => event(randomUUID(), seq));
-      const inB = [3, 4].map((seq) => event(randomUUID(), seq));
+      // One key per topic: one partition, so the order of the read is defined
+      const [keyA, keyB] = [randomUUID(), randomUUID()];
+      const inA = [0, 1, 2].map((seq) => event(keyA, seq));
+      const inB = [3, 4].map((seq) => event(keyB, seq));
       await t.log.append(a, inA);
       await t.log.append(b, inB);
       await t.log.append(other, [event(randomUUID(), 9)]);
@@ -224,7 +229,7 @@ export function eventLogContract(
       const seen: LogRecord[] = [];
       const count = await t.log.readAll([a, b, missing], async (r) => {
         seen.push(r);
-        if (seen.length === 1) await t.log.append(a, [event(randomUUID(), 99)]);
+        if (seen.length === 1) await t.log.append(a, [event(keyA, 99)]);
       });
       // Then it visited exactly the five events present at call time, per topic in order
       expect(count).toBe(5);

@@ -1,0 +1,168 @@
+import kafkajs, { type Producer } from 'kafkajs';
+import { parseEvent, silentLogger, type EventLog, type Logger, type Subscription } from '@pressroom/core';
+import { logUnavailable } from '@pressroom/domain';
+import { AppendQueue } from './append-queue.ts';
+import { kafkajsLogCreator } from './kafkajs-logger.ts';
+import { startSubscription, type GroupTimings } from './kafka-subscription.ts';
+import { readAllRecords } from './read-all.ts';
+import { createRegistryCodec, jsonEventCodec, type EventCodec } from './registry-codec.ts';
+import { TopicAdmin } from './topic-admin.ts';
+
+const { Kafka, logLevel, Partitioners } = kafkajs;
+
+export interface KafkaEventLogOptions {
+  brokers: string[];
+  clientId: string;
+  /** Confluent-compatible registry API root; without it values are schema-validated JSON. */
+  schemaRegistryUrl?: string;
+  /** Prepended to registry subjects (`<prefix>pressroom.<Type>.v1`). Default none. */
+  subjectPrefix?: string;
+  logger?: Logger;
+  /** Consumer group session timeout. Default 30 000 ms. */
+  sessionTimeoutMs?: number;
+  /** Consumer heartbeat interval. Default a tenth of the session timeout, at most 3 000 ms. */
+  heartbeatIntervalMs?: number;
+  /** Topics created (if missing) before the factory resolves. Others are created on first use. */
+  topics?: string[];
+  /** Partitions of the topics this adapter creates. Default 6. */
+  partitions?: number;
+  /** Replication factor of the topics this adapter creates. Default: the broker's default. */
+  replicationFactor?: number;
+  /** Bound on one append, connecting included; past it the append rejects LOG_UNAVAILABLE. Default 10 000 ms. */
+  appendTimeoutMs?: number;
+}
+
+export interface KafkaEventLog extends EventLog {
+  /** Creates the missing topics (idempotent). `partitions` defaults to the adapter's setting. */
+  ensureTopics(names: string[], partitions?: number): Promise<void>;
+}
+
+const PING_TIMEOUT_MS = 5_000;
+
+/**
+ * EventLog on Kafka (kafkajs). Connections are opened lazily and owned here: an unreachable
+ * cluster does not fail the factory (unless `topics` asks for start-up work), it makes
+ * `append` reject LOG_UNAVAILABLE within `appendTimeoutMs` and `ping` reject.
+ *
+ * - Producer: idempotent, acks from all in-sync replicas, key = requestId (the default,
+ *   Java-compatible partitioner keeps a render's events on one partition), one send in flight
+ *   carrying every append queued meanwhile (see AppendQueue).
+ * - Values: registry wire format when `schemaRegistryUrl` is set (schemas registered before
+ *   the factory resolves), JSON otherwise; `parseEvent` on the way in and out.
+ * - Topics used by `append` or `consume` are created on first use with `partitions`.
+ */
+export async function createKafkaEventLog(opts: KafkaEventLogOptions): Promise<KafkaEventLog> {
+  const logger = opts.logger ?? silentLogger;
+  const sessionTimeoutMs = opts.sessionTimeoutMs ?? 30_000;
+  const timings: GroupTimings = {
+    sessionTimeoutMs,
+    heartbeatIntervalMs: opts.heartbeatIntervalMs ?? Math.min(3_000, Math.floor(sessionTimeoutMs / 10)),
+    maxWaitTimeMs: 1_000,
+  };
+  const appendTimeoutMs = opts.appendTimeoutMs ?? 10_000;
+  const codec: EventCodec = opts.schemaRegistryUrl
+    ? await createRegistryCodec({ url: opts.schemaRegistryUrl, ...(opts.subjectPrefix ? { subjectPrefix: opts.subjectPrefix } : {}) })
+    : jsonEventCodec;
+  const kafka = new Kafka({
+    brokers: opts.brokers,
+    clientId: opts.clientId,
+    connectionTimeout: 3_000,
+    logLevel: logLevel.WARN,
+    logCreator: kafkajsLogCreator(logger),
+  });
+  const topicAdmin = new TopicAdmin(
+    kafka,
+    { partitions: opts.partitions ?? 6, ...(opts.replicationFactor ? { replicationFactor: opts.replicationFactor } : {}) },
+    logger,
+  );
+  const subscriptions = new Set<Subscription>();
+  let producer: Promise<Producer> | undefined;
+  let closed = false;
+
+  function connectedProducer(): Promise<Producer> {
+    if (!producer) {
+      const p = kafka.producer({
+        idempotent: true,
+        maxInFlightRequests: 1,
+        allowAutoTopicCreation: false,
+        createPartitioner: Partitioners.DefaultPartitioner,
+      });
+      const connecting = p.connect().then(() => p);
+      producer = connecting;
+      connecting.catch(() => {
+        if (producer === connecting) producer = undefined;
+        void p.disconnect().catch(() => {});
+      });
+    }
+    return producer;
+  }
+
+  const queue = new AppendQueue({
+    timeoutMs: appendTimeoutMs,
+    async send(batch) {
+      await topicAdmin.ensure(batch.map((b) => b.topic));
+      const p = await connectedProducer();
+      await p.sendBatch({ topicMessages: batch, acks: -1, timeout: appendTimeoutMs });
+    },
+  });
+
+  if (opts.topics?.length) await topicAdmin.ensure(opts.topics);
+
+  return {
+    async append(topic, events) {
+      if (events.length === 0) return;
+      const messages = await Promise.all(
+        events.map(async (e) => {
+          const event = parseEvent(e);
+          return { key: event.requestId, value: await codec.encode(event) };
+        }),
+      );
+      await queue.append(topic, messages);
+    },
+
+    async consume(options) {
+      if (closed) throw logUnavailable(new Error('the event log is closed'));
+      await topicAdmin.ensure(options.topics);
+      const sub = await startSubscription({ kafka, codec, logger, timings }, options);
+      subscriptions.add(sub);
+      return {
+        async stop() {
+          await sub.stop();
+          subscriptions.delete(sub);
+        },
+      };
+    },
+
+    readAll(topics, visit) {
+      return readAllRecords({ kafka, topicAdmin, codec, logger, clientId: opts.clientId, timings }, topics, visit);
+    },
+
+    async ping() {
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${PING_TIMEOUT_MS} ms`)), PING_TIMEOUT_MS);
+      });
+      try {
+        await Promise.race([topicAdmin.admin().then((a) => a.describeCluster()), deadline]);
+      } catch (e) {
+        throw logUnavailable(e);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+
+    ensureTopics(names, partitions) {
+      return topicAdmin.ensure(names, partitions);
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      queue.close();
+      await Promise.allSettled([...subscriptions].map((s) => s.stop()));
+      const p = producer;
+      producer = undefined;
+      await Promise.allSettled([p?.then((x) => x.disconnect()), topicAdmin.close()]);
+    },
+  };
+}

@@ -1,0 +1,19 @@
+import kafkajs, { type logCreator } from 'kafkajs';
+import type { Logger } from '@pressroom/core';
+
+const { logLevel } = kafkajs;
+
+/** Routes kafkajs's own log lines (WARN and above by default) into our structured Logger. */
+export function kafkajsLogCreator(logger: Logger): logCreator {
+  const log = logger.child({ component: 'kafkajs' });
+  return () =>
+    ({ namespace, level, log: entry }) => {
+      const { message, timestamp: _timestamp, logger: _logger, ...fields } = entry;
+      const text = `kafkajs ${namespace}: ${String(message)}`;
+      const extra = { ...fields, namespace };
+      if (level === logLevel.ERROR) log.error(text, extra);
+      else if (level === logLevel.WARN) log.warn(text, extra);
+      else if (level === logLevel.INFO) log.info(text, extra);
+      else log.debug(text, extra);
+    };
+}

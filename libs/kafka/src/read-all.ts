@@ -1,0 +1,115 @@
+import { randomUUID } from 'node:crypto';
+import type { Kafka } from 'kafkajs';
+import type { LogRecord, Logger } from '@pressroom/core';
+import type { EventCodec } from './registry-codec.ts';
+import type { GroupTimings } from './kafka-subscription.ts';
+import type { TopicAdmin } from './topic-admin.ts';
+
+export interface ReadAllDeps {
+  kafka: Kafka;
+  topicAdmin: TopicAdmin;
+  codec: EventCodec;
+  logger: Logger;
+  clientId: string;
+  timings: GroupTimings;
+}
+
+const partitionKey = (topic: string, partition: number) => `${topic}\u0000${partition}`;
+
+/**
+ * Reads every record the topics hold at call time. The high watermark of each partition is
+ * taken with the admin client first; a consumer in a fresh throwaway group (kafkajs cannot
+ * assign partitions without a group) reads from the beginning, visits records below those
+ * marks one at a time, stops when every partition reached its mark, and the group is deleted.
+ * It never commits, so no real group's position moves. Missing topics hold nothing.
+ * A value that does not decode, or a visit that throws, ends the read with that error.
+ */
+export async function readAllRecords(
+  deps: ReadAllDeps,
+  topics: string[],
+  visit: (record: LogRecord) => Promise<void> | void,
+): Promise<number> {
+  const present = await deps.topicAdmin.existing([...new Set(topics)]);
+  const admin = await deps.topicAdmin.admin();
+  const marks = new Map<string, bigint>();
+  for (const topic of present) {
+    for (const p of await admin.fetchTopicOffsets(topic)) {
+      if (BigInt(p.high) > BigInt(p.low)) marks.set(partitionKey(topic, p.partition), BigInt(p.high));
+    }
+  }
+  if (marks.size === 0) return 0;
+  const withRecords = present.filter((t) => [...marks.keys()].some((k) => k.startsWith(`${t}\u0000`)));
+
+  const groupId = `${deps.clientId}.read-all.${randomUUID()}`;
+  const consumer = deps.kafka.consumer({
+    groupId,
+    sessionTimeout: deps.timings.sessionTimeoutMs,
+    heartbeatInterval: deps.timings.heartbeatIntervalMs,
+    maxWaitTimeInMs: deps.timings.maxWaitTimeMs,
+    allowAutoTopicCreation: false,
+  });
+  const remaining = new Set(marks.keys());
+  /** Next offset to visit per partition: a restarted consumer re-reads, nothing is visited twice. */
+  const next = new Map<string, bigint>();
+  let count = 0;
+  let failure: { error: unknown } | undefined;
+  let finish!: () => void;
+  let fail!: (error: unknown) => void;
+  const finished = new Promise<void>((resolve, reject) => {
+    finish = resolve;
+    fail = (error) => {
+      failure ??= { error };
+      reject(error);
+    };
+  });
+
+  // Progress comes from batch ends: eachBatch below visits every record of a batch under the
+  // mark before it returns, and kafkajs also reports batches it filters out entirely (control
+  // records) without calling eachBatch.
+  consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => {
+    const key = partitionKey(payload.topic, payload.partition);
+    const mark = marks.get(key);
+    if (mark === undefined || BigInt(payload.lastOffset) < mark - 1n) return;
+    remaining.delete(key);
+    if (remaining.size === 0) finish();
+  });
+  consumer.on(consumer.events.CRASH, ({ payload }) => {
+    if (!payload.restart) fail(payload.error);
+  });
+
+  try {
+    await consumer.connect();
+    await consumer.subscribe({ topics: withRecords, fromBeginning: true });
+    await consumer.run({
+      autoCommit: false,
+      eachBatch: async ({ batch, heartbeat, isRunning, isStale }) => {
+        const key = partitionKey(batch.topic, batch.partition);
+        const mark = marks.get(key);
+        if (mark === undefined || failure) return;
+        for (const message of batch.messages) {
+          if (!isRunning() || isStale() || failure) return;
+          const offset = BigInt(message.offset);
+          if (offset >= mark) break;
+          if (offset < (next.get(key) ?? 0n)) continue;
+          try {
+            if (!message.value) throw new Error(`record ${batch.topic}/${batch.partition}@${message.offset} has no value`);
+            const event = await deps.codec.decode(message.value);
+            const record = { topic: batch.topic, partition: batch.partition, offset: message.offset, key: message.key?.toString() ?? event.requestId, event };
+            await visit(record);
+          } catch (e) {
+            fail(e);
+            return;
+          }
+          next.set(key, offset + 1n);
+          count += 1;
+          await heartbeat();
+        }
+      },
+    });
+    await finished;
+  } finally {
+    await consumer.disconnect().catch((e: unknown) => deps.logger.warn('kafka: read-all consumer did not disconnect cleanly', { error: String(e) }));
+    await admin.deleteGroups([groupId]).catch((e: unknown) => deps.logger.debug('kafka: read-all group not deleted', { groupId, error: String(e) }));
+  }
+  return count;
+}

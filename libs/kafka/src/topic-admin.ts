@@ -1,0 +1,99 @@
+import kafkajs, { type Admin, type Kafka } from 'kafkajs';
+import { silentLogger, type Logger } from '@pressroom/core';
+import { kafkajsLogCreator } from './kafkajs-logger.ts';
+
+export interface TopicSettings {
+  /** Partitions of a topic created here. One render's events stay on one partition (key = requestId). */
+  partitions: number;
+  /** Replication factor of a topic created here. Default: the broker's `default.replication.factor`. */
+  replicationFactor?: number;
+}
+
+/**
+ * One lazily connected admin client: creates missing topics (idempotent, concurrent callers
+ * share the work) and answers which topics exist. A failed connection is retried by the next call.
+ */
+export class TopicAdmin {
+  private connecting: Promise<Admin> | undefined;
+  private readonly known = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly kafka: Kafka,
+    private readonly settings: TopicSettings,
+    private readonly logger: Logger = silentLogger,
+  ) {}
+
+  admin(): Promise<Admin> {
+    if (!this.connecting) {
+      const admin = this.kafka.admin();
+      this.connecting = admin.connect().then(() => admin);
+      this.connecting.catch(() => {
+        this.connecting = undefined;
+        void admin.disconnect().catch(() => {});
+      });
+    }
+    return this.connecting;
+  }
+
+  /** Creates the topics that do not exist yet; a topic is checked once per process. */
+  ensure(names: string[], partitions = this.settings.partitions): Promise<void> {
+    const unknown = [...new Set(names)].filter((n) => !this.known.has(n));
+    if (unknown.length > 0) {
+      const created = this.create(unknown, partitions);
+      for (const name of unknown) {
+        this.known.set(name, created);
+        created.catch(() => this.known.delete(name));
+      }
+    }
+    return Promise.all(names.map((n) => this.known.get(n))).then(() => undefined);
+  }
+
+  private async create(names: string[], partitions: number): Promise<void> {
+    const admin = await this.admin();
+    const existing = new Set(await admin.listTopics());
+    const missing = names.filter((n) => !existing.has(n));
+    if (missing.length === 0) return;
+    const { replicationFactor } = this.settings;
+    await admin.createTopics({
+      waitForLeaders: true,
+      topics: missing.map((topic) => ({ topic, numPartitions: partitions, ...(replicationFactor ? { replicationFactor } : {}) })),
+    });
+    this.logger.info('kafka: created topics', { topics: missing, partitions });
+  }
+
+  /** The subset of `names` that exists on the cluster now. */
+  async existing(names: string[]): Promise<string[]> {
+    const all = new Set(await (await this.admin()).listTopics());
+    return names.filter((n) => all.has(n));
+  }
+
+  async close(): Promise<void> {
+    const connecting = this.connecting;
+    this.connecting = undefined;
+    if (connecting) await (await connecting.catch(() => undefined))?.disconnect();
+  }
+}
+
+export interface EnsureTopicsOptions extends TopicSettings {
+  brokers: string[];
+  clientId?: string;
+  topics: string[];
+  logger?: Logger;
+}
+
+/** Creates the missing topics with their own short-lived connection (ops CLI, start-up scripts). */
+export async function ensureTopics(opts: EnsureTopicsOptions): Promise<void> {
+  const logger = opts.logger ?? silentLogger;
+  const kafka = new kafkajs.Kafka({
+    brokers: opts.brokers,
+    clientId: opts.clientId ?? 'pressroom-topic-admin',
+    logLevel: kafkajs.logLevel.WARN,
+    logCreator: kafkajsLogCreator(logger),
+  });
+  const admin = new TopicAdmin(kafka, opts, logger);
+  try {
+    await admin.ensure(opts.topics);
+  } finally {
+    await admin.close();
+  }
+}
