@@ -8,7 +8,7 @@ export function s3Client(endpoint: string): S3Client {
     endpoint,
     region: 'us-east-1',
     forcePathStyle: true,
-    credentials: s3Credentials,
+    credentials: { ...s3Credentials }, // a copy: the SDK tags the object it is given
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
   });

@@ -13,3 +13,6 @@ export * from './api-keys.ts';
 export * from './artifact-storage.ts';
 export * from './config.ts';
 export * from './webhook-target.ts';
+export * from './adapters/file-event-log.ts';
+export * from './adapters/memory-status-view.ts';
+export * from './adapters/file-catalog.ts';

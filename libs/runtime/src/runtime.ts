@@ -21,8 +21,6 @@ import {
   type StatusView,
   type TopicNames,
 } from '@pressroom/core';
-import { createKafkaEventLog } from '@pressroom/kafka';
-import { createRedisCatalog, createRedisStatusView } from '@pressroom/redis';
 import { createS3ConnectionStoreFactory, createS3ObjectStore } from '@pressroom/s3';
 import { createLocalObjectStore, localFilesRoute } from '@pressroom/local-storage';
 import { createJsonLogger, createMetrics, type Metrics, type ReadinessCheck } from '@pressroom/observability';
@@ -88,6 +86,9 @@ export async function openRuntime(config: PressroomConfig, app: string, opts: { 
     };
   }
 
+  // Loaded only here, so the embedded profile never pulls in the Kafka and Redis clients.
+  const { createKafkaEventLog } = await import('@pressroom/kafka');
+  const { createRedisCatalog, createRedisStatusView } = await import('@pressroom/redis');
   const secretKey = config.secretKey as string;
   const secrets = new SecretBox(secretKey);
   const log = await createKafkaEventLog({
