@@ -4,7 +4,6 @@ import './provided-context.ts';
 const KEYS = ['KAFKA_BROKERS', 'REDIS_URL', 'S3_ENDPOINT', 'SCHEMA_REGISTRY_URL'] as const;
 type Key = (typeof KEYS)[number];
 
-
 /**
  * Endpoints of the real components come from the environment (infra/up.sh, as `npm test`
  * and .ci/run do), or from testcontainers when a Docker engine answers. With neither, the
@@ -23,6 +22,7 @@ export default async function setup(project: TestProject): Promise<(() => Promis
     throw new Error(
       `Integration tests need ${missing.join(', ')} in the environment and no container runtime answered ` +
         `(${(e as Error).message}). Run them with \`npm test\`, which starts the components with infra/up.sh.`,
+      { cause: e },
     );
   }
   return startContainers(project, missing);

@@ -18,10 +18,7 @@ export const FailureCode = Type.Union(
   { description: 'Why a render failed.' },
 );
 
-export const RenderError = Type.Object(
-  { code: FailureCode, message: Type.String() },
-  { additionalProperties: false },
-);
+export const RenderError = Type.Object({ code: FailureCode, message: Type.String() }, { additionalProperties: false });
 
 /** Options accepted in the request `metadata` object; written into the PDF info dictionary. */
 export const PdfMetadata = Type.Object(

@@ -28,10 +28,7 @@ export const TemplateAsyncBody = Type.Object(
   { templateId: TemplateIdField, data: Type.Optional(DataField), webhook: Webhook, ...common },
   { additionalProperties: false },
 );
-export const HtmlSyncBody = Type.Object(
-  { html: Html, metadata: Type.Optional(PdfMetadata), ...common },
-  { additionalProperties: false },
-);
+export const HtmlSyncBody = Type.Object({ html: Html, metadata: Type.Optional(PdfMetadata), ...common }, { additionalProperties: false });
 export const HtmlAsyncBody = Type.Object({ html: Html, webhook: Webhook, ...common }, { additionalProperties: false });
 
 export const RenderMetadata = Type.Object(
@@ -42,10 +39,7 @@ export const RenderMetadata = Type.Object(
   { additionalProperties: false },
 );
 
-export const SyncSuccessResponse = Type.Object(
-  { signedUrl: Type.String(), metadata: RenderMetadata },
-  { additionalProperties: false },
-);
+export const SyncSuccessResponse = Type.Object({ signedUrl: Type.String(), metadata: RenderMetadata }, { additionalProperties: false });
 export const QueuedResponse = Type.Object(
   { requestId: Type.String(), statusUrl: Type.String(), message: Type.String() },
   { additionalProperties: false },
@@ -81,9 +75,7 @@ export const ErrorBody = Type.Object(
       {
         code: Type.String(),
         message: Type.String(),
-        details: Type.Optional(
-          Type.Array(Type.Object({ field: Type.String(), message: Type.String() }, { additionalProperties: false })),
-        ),
+        details: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }, { additionalProperties: false }))),
       },
       { additionalProperties: false },
     ),

@@ -105,7 +105,9 @@ describe('embedded profile: errors, authentication and tenant isolation', () => 
   });
 
   it('415 for a body that is not JSON', async () => {
-    const res = await svc.api.call('POST', '/v1/html-to-pdf/sync', 'html=<p>x</p>', { 'content-type': 'application/x-www-form-urlencoded' });
+    const res = await svc.api.call('POST', '/v1/html-to-pdf/sync', 'html=<p>x</p>', {
+      'content-type': 'application/x-www-form-urlencoded',
+    });
     expect(res.status).toBe(415);
     expectErrorShape(res.json, 'UNSUPPORTED_MEDIA_TYPE');
   });

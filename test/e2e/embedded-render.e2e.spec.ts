@@ -73,7 +73,14 @@ describe('embedded profile, end to end over HTTP', () => {
   });
 
   it('writes the request metadata into the PDF info dictionary', async () => {
-    const metadata = { title: 'Invoice 42', author: 'Billing', subject: 'June', keywords: ['invoice', 'june'], creator: 'ERP', producer: 'Acme' };
+    const metadata = {
+      title: 'Invoice 42',
+      author: 'Billing',
+      subject: 'June',
+      keywords: ['invoice', 'june'],
+      creator: 'ERP',
+      producer: 'Acme',
+    };
     const res = await svc.api.post('/v1/pdf/sync', { templateId, data: { name: 'x', items: [] }, metadata });
     expect(res.status).toBe(200);
     const info = await pdfInfo((await download(res.json.signedUrl)).bytes);
@@ -142,7 +149,11 @@ describe('embedded profile, end to end over HTTP', () => {
   });
 
   it('renders asynchronously and POSTs the result to the webhook', async () => {
-    const res = await svc.api.post('/v1/pdf/async', { templateId, data: { name: 'Async', items: ['z'] }, webhook: receiver.url('/hook-ok') });
+    const res = await svc.api.post('/v1/pdf/async', {
+      templateId,
+      data: { name: 'Async', items: ['z'] },
+      webhook: receiver.url('/hook-ok'),
+    });
     expect(res.status).toBe(200);
     expect(Object.keys(res.json)).toEqual(['requestId']);
 
@@ -167,13 +178,23 @@ describe('embedded profile, end to end over HTTP', () => {
     const res = await svc.api.post('/v1/pdf/async', { templateId: broken.json.templateId, data: {}, webhook: receiver.url('/hook-fail') });
     expect(res.status).toBe(200);
     const call = await receiver.waitForCall('/hook-fail');
-    expect(call.body).toMatchObject({ requestId: res.json.requestId, renderStatus: 'FAILED', signedUrl: '', metadata: {}, error: { code: 'TEMPLATE_ERROR' } });
+    expect(call.body).toMatchObject({
+      requestId: res.json.requestId,
+      renderStatus: 'FAILED',
+      signedUrl: '',
+      metadata: {},
+      error: { code: 'TEMPLATE_ERROR' },
+    });
     const status = await svc.api.get(`/v1/pdf/status/${res.json.requestId}`);
     expect(status.json).toMatchObject({ renderStatus: 'FAILED', signedUrl: '', metadata: {}, error: { code: 'TEMPLATE_ERROR' } });
   });
 
   it('renders raw HTML asynchronously to a PNG', async () => {
-    const res = await svc.api.post('/v1/html-to-pdf/async', { html: '<h1>Async PNG</h1>', convertToImage: true, webhook: receiver.url('/hook-png') });
+    const res = await svc.api.post('/v1/html-to-pdf/async', {
+      html: '<h1>Async PNG</h1>',
+      convertToImage: true,
+      webhook: receiver.url('/hook-png'),
+    });
     expect(res.status).toBe(200);
     const call = await receiver.waitForCall('/hook-png');
     const body = call.body as { signedUrl: string; renderStatus: string };
@@ -197,7 +218,12 @@ describe('embedded profile, end to end over HTTP', () => {
     expect(conn.status, JSON.stringify(conn.json)).toBe(201);
     expect(JSON.stringify(conn.json)).not.toContain(s3Credentials.secretAccessKey);
 
-    const res = await svc.api.post('/v1/pdf/sync', { templateId, data: { name: 'S3', items: [] }, s3_bucket: 'archive', s3_key: 'invoices/2026/inv-1' });
+    const res = await svc.api.post('/v1/pdf/sync', {
+      templateId,
+      data: { name: 'S3', items: [] },
+      s3_bucket: 'archive',
+      s3_key: 'invoices/2026/inv-1',
+    });
     expect(res.status).toBe(200);
     expect(await listKeys(endpoint, bucket)).toEqual(['invoices/2026/inv-1.pdf']);
     const file = await download(res.json.signedUrl);

@@ -1,7 +1,18 @@
 import Koa from 'koa';
 import Router from '@koa/router';
 import bodyParser from 'koa-bodyparser';
-import type { ArtifactStorage, Catalog, Clock, EventFactory, EventLog, Ids, Logger, SecretBox, StatusView, TopicNames } from '@pressroom/core';
+import type {
+  ArtifactStorage,
+  Catalog,
+  Clock,
+  EventFactory,
+  EventLog,
+  Ids,
+  Logger,
+  SecretBox,
+  StatusView,
+  TopicNames,
+} from '@pressroom/core';
 import { runReadiness, type Metrics, type ReadinessCheck } from '@pressroom/observability';
 import { errorMapper } from './http/error-mapper.ts';
 import { jsonOnly } from './http/json-only.ts';

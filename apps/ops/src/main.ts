@@ -52,7 +52,9 @@ if (values.help || !noun) {
 }
 
 const config = readConfig();
-const rt = await openRuntime(config, 'ops', { logger: createJsonLogger({ level: 'warn', app: 'ops', write: (l) => process.stderr.write(l + '\n') }) });
+const rt = await openRuntime(config, 'ops', {
+  logger: createJsonLogger({ level: 'warn', app: 'ops', write: (l) => process.stderr.write(l + '\n') }),
+});
 const out = (value: unknown) => process.stdout.write(JSON.stringify(value, null, 2) + '\n');
 try {
   switch (`${noun} ${verb ?? ''}`.trim()) {

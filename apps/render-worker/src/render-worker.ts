@@ -45,8 +45,18 @@ export async function startRenderWorker(deps: RenderWorkerDeps): Promise<Subscri
   const worker = deps.workerId ?? `${hostname()}:${process.pid}`;
   const handle = (record: LogRecord, ctx: ConsumeContext) => handleRecord(deps, worker, record, ctx);
   // Two lanes, two subscriptions: a flood of async work never sits in front of a sync caller.
-  const sync = await deps.log.consume({ group: `${group}.sync`, topics: [deps.topics.requestedSync], concurrency: deps.concurrency, handle });
-  const async = await deps.log.consume({ group: `${group}.async`, topics: [deps.topics.requestedAsync], concurrency: deps.concurrency, handle });
+  const sync = await deps.log.consume({
+    group: `${group}.sync`,
+    topics: [deps.topics.requestedSync],
+    concurrency: deps.concurrency,
+    handle,
+  });
+  const async = await deps.log.consume({
+    group: `${group}.async`,
+    topics: [deps.topics.requestedAsync],
+    concurrency: deps.concurrency,
+    handle,
+  });
   return {
     async stop() {
       await Promise.all([sync.stop(), async.stop()]);

@@ -1,5 +1,13 @@
 import { evolveStatus, webhookBody } from '@pressroom/domain';
-import { checkWebhookTarget, type ArtifactStorage, type EventFactory, type EventLog, type Logger, type Subscription, type TopicNames } from '@pressroom/core';
+import {
+  checkWebhookTarget,
+  type ArtifactStorage,
+  type EventFactory,
+  type EventLog,
+  type Logger,
+  type Subscription,
+  type TopicNames,
+} from '@pressroom/core';
 import type { RenderCompleted } from '@pressroom/schemas';
 import type { Metrics } from '@pressroom/observability';
 
@@ -43,16 +51,15 @@ async function deliver(deps: WebhookDispatcherDeps, completed: RenderCompleted, 
   const started = performance.now();
   const outcome = await attempt(deps, url, JSON.stringify(body), completed.eventId);
   const durationMs = Math.round(performance.now() - started);
-  const recorded =
-    outcome.ok
-      ? deps.event('WebhookDelivered', ids, { url, statusCode: outcome.statusCode, durationMs, renderStatus: body.renderStatus })
-      : deps.event('WebhookFailed', ids, {
-          url,
-          ...(outcome.statusCode !== undefined ? { statusCode: outcome.statusCode } : {}),
-          durationMs,
-          renderStatus: body.renderStatus,
-          reason: outcome.reason,
-        });
+  const recorded = outcome.ok
+    ? deps.event('WebhookDelivered', ids, { url, statusCode: outcome.statusCode, durationMs, renderStatus: body.renderStatus })
+    : deps.event('WebhookFailed', ids, {
+        url,
+        ...(outcome.statusCode !== undefined ? { statusCode: outcome.statusCode } : {}),
+        durationMs,
+        renderStatus: body.renderStatus,
+        reason: outcome.reason,
+      });
   await deps.log.append(deps.topics.webhooks, [recorded]);
   deps.metrics.webhookDeliveriesTotal.inc({ outcome: outcome.ok ? 'delivered' : 'failed' });
   deps.logger.info('webhook attempted', { requestId: completed.requestId, ok: outcome.ok, statusCode: outcome.statusCode, durationMs });
@@ -73,7 +80,9 @@ async function attempt(deps: WebhookDispatcherDeps, url: string, body: string, w
       signal: AbortSignal.timeout(deps.timeoutMs),
     });
     await res.body?.cancel();
-    return res.status >= 200 && res.status < 300 ? { ok: true, statusCode: res.status } : { ok: false, statusCode: res.status, reason: `HTTP ${res.status}` };
+    return res.status >= 200 && res.status < 300
+      ? { ok: true, statusCode: res.status }
+      : { ok: false, statusCode: res.status, reason: `HTTP ${res.status}` };
   } catch (err) {
     return { ok: false, reason: (err as Error).name === 'TimeoutError' ? 'timeout' : `connection error: ${(err as Error).message}` };
   }

@@ -5,7 +5,14 @@ import type { ObjectStore } from './ports/object-store.ts';
 import type { SecretBox } from './secret-box.ts';
 
 export interface S3ConnectionStoreFactory {
-  (connection: { bucket: string; region: string; endpoint?: string; forcePathStyle?: boolean; accessKeyId: string; secretAccessKey: string }): ObjectStore;
+  (connection: {
+    bucket: string;
+    region: string;
+    endpoint?: string;
+    forcePathStyle?: boolean;
+    accessKeyId: string;
+    secretAccessKey: string;
+  }): ObjectStore;
 }
 
 /** Signed URLs live one hour after they are handed out (spec section 8). */

@@ -20,10 +20,14 @@ export const ConfigSchema = Type.Object({
     description: '`embedded`: one process, state on local disk, no servers. `distributed`: Kafka, Redis, S3 (and a schema registry).',
   }),
   PRESSROOM_DATA_DIR: Str('Where the embedded profile keeps its log, views, catalog and files.', './data'),
-  PRESSROOM_PUBLIC_URL: Str('Base URL clients use to reach the ingress; statusUrl and local file links are built from it. Default http://localhost:$PORT.'),
+  PRESSROOM_PUBLIC_URL: Str(
+    'Base URL clients use to reach the ingress; statusUrl and local file links are built from it. Default http://localhost:$PORT.',
+  ),
   PRESSROOM_API_KEY: Str('When set at start, registers this key for the `default` tenant on the high plan.'),
   PRESSROOM_ADMIN_TOKEN: Str('Bearer token of the operator-only /admin/v1 API. The admin API is off when unset.'),
-  PRESSROOM_SECRET_KEY: Str('Secret that signs local file URLs and seals stored S3 secrets. Required in the distributed profile; the embedded profile generates one under the data dir.'),
+  PRESSROOM_SECRET_KEY: Str(
+    'Secret that signs local file URLs and seals stored S3 secrets. Required in the distributed profile; the embedded profile generates one under the data dir.',
+  ),
   PRESSROOM_SYNC_TIMEOUT_MS: Int('How long a sync call waits for its render before answering 202 with a status URL.', 30000, 1),
   PRESSROOM_MAX_BODY_BYTES: Int('Largest accepted request body (413 above).', 5 * 1024 * 1024, 1024),
   PRESSROOM_ALLOW_PRIVATE_WEBHOOKS: Bool('Allow webhook targets on loopback and private addresses (tests, private networks).', false),
@@ -36,7 +40,11 @@ export const ConfigSchema = Type.Object({
   CHROMIUM_PATH: Str('Chromium binary. Default: chromium-headless-shell when installed, else chromium.'),
   PRESSROOM_TOPIC_PREFIX: Str('Prefix of the Kafka topics.', 'pressroom'),
   PRESSROOM_KAFKA_PARTITIONS: Int('Partitions of each topic when Pressroom creates it.', 6, 1),
-  PRESSROOM_KAFKA_SESSION_TIMEOUT_MS: Int('Kafka consumer session timeout: how soon a crashed member’s partitions move to another.', 30000, 1000),
+  PRESSROOM_KAFKA_SESSION_TIMEOUT_MS: Int(
+    'Kafka consumer session timeout: how soon a crashed member’s partitions move to another.',
+    30000,
+    1000,
+  ),
   PRESSROOM_REDIS_PREFIX: Str('Prefix of every Redis key.', 'pressroom:'),
   PRESSROOM_LOG_LEVEL: Type.Union([Type.Literal('debug'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error')], {
     default: 'info',
@@ -67,7 +75,14 @@ export interface PressroomConfig {
   maxBodyBytes: number;
   allowPrivateWebhooks: boolean;
   webhookTimeoutMs: number;
-  render: { timeoutMs: number; pages: number; recycleAfter: number; maxOutputBytes: number; allowedHosts: string[]; chromiumPath: string | undefined };
+  render: {
+    timeoutMs: number;
+    pages: number;
+    recycleAfter: number;
+    maxOutputBytes: number;
+    allowedHosts: string[];
+    chromiumPath: string | undefined;
+  };
   topicPrefix: string;
   kafkaPartitions: number;
   kafkaSessionTimeoutMs: number;
@@ -76,7 +91,14 @@ export interface PressroomConfig {
   kafkaBrokers: string[];
   schemaRegistryUrl: string | undefined;
   redisUrl: string | undefined;
-  s3: { endpoint: string | undefined; region: string; accessKeyId: string | undefined; secretAccessKey: string | undefined; forcePathStyle: boolean; bucket: string };
+  s3: {
+    endpoint: string | undefined;
+    region: string;
+    accessKeyId: string | undefined;
+    secretAccessKey: string | undefined;
+    forcePathStyle: boolean;
+    bucket: string;
+  };
 }
 
 /** ConfigError happens at start when settings are missing or malformed; it lists every problem. */

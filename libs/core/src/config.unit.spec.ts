@@ -4,7 +4,13 @@ import { ConfigError, loadConfig } from './config.ts';
 describe('loadConfig', () => {
   it('gives the embedded profile with defaults on an empty environment', () => {
     const c = loadConfig({});
-    expect(c).toMatchObject({ profile: 'embedded', port: 3000, dataDir: './data', syncTimeoutMs: 30000, publicUrl: 'http://localhost:3000' });
+    expect(c).toMatchObject({
+      profile: 'embedded',
+      port: 3000,
+      dataDir: './data',
+      syncTimeoutMs: 30000,
+      publicUrl: 'http://localhost:3000',
+    });
   });
 
   it('lists every problem at once', () => {

@@ -1,9 +1,9 @@
 import { Compile } from 'typebox/compile';
 import { EventSchemas, type EventType, type PressroomEvent } from '@pressroom/schemas';
 
-const validators = Object.fromEntries(
-  Object.entries(EventSchemas).map(([type, schema]) => [type, Compile(schema)]),
-) as { [K in EventType]: ReturnType<typeof Compile> };
+const validators = Object.fromEntries(Object.entries(EventSchemas).map(([type, schema]) => [type, Compile(schema)])) as {
+  [K in EventType]: ReturnType<typeof Compile>;
+};
 
 /** EventDecodeError happens when a value on the log is not a known event of a known version. */
 export class EventDecodeError extends Error {

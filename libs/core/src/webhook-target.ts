@@ -10,10 +10,7 @@ const systemLookup: Lookup = (host) => dnsLookup(host, { all: true, verbatim: tr
  * again right before each attempt, since DNS can change between the two. Returns the
  * problem, or undefined when the target is acceptable.
  */
-export async function checkWebhookTarget(
-  url: string,
-  opts: { allowPrivate: boolean; lookup?: Lookup },
-): Promise<FieldProblem | undefined> {
+export async function checkWebhookTarget(url: string, opts: { allowPrivate: boolean; lookup?: Lookup }): Promise<FieldProblem | undefined> {
   let parsed: URL;
   try {
     parsed = new URL(url);

@@ -8,7 +8,9 @@ const resolvesTo =
 
 describe('checkWebhookTarget', () => {
   it('accepts a public https target', async () => {
-    expect(await checkWebhookTarget('https://hooks.example.com/x', { allowPrivate: false, lookup: resolvesTo('93.184.216.34') })).toBeUndefined();
+    expect(
+      await checkWebhookTarget('https://hooks.example.com/x', { allowPrivate: false, lookup: resolvesTo('93.184.216.34') }),
+    ).toBeUndefined();
   });
 
   it.each([
@@ -33,6 +35,8 @@ describe('checkWebhookTarget', () => {
     const failing: Lookup = async () => {
       throw new Error('ENOTFOUND');
     };
-    expect(await checkWebhookTarget('https://nowhere.invalid/', { allowPrivate: false, lookup: failing })).toMatchObject({ field: 'webhook' });
+    expect(await checkWebhookTarget('https://nowhere.invalid/', { allowPrivate: false, lookup: failing })).toMatchObject({
+      field: 'webhook',
+    });
   });
 });

@@ -64,7 +64,7 @@ export async function openRuntime(config: PressroomConfig, app: string, opts: { 
     const secrets = new SecretBox(secretKey);
     const log = await createFileEventLog({ dir: join(dataDir, 'log'), logger });
     const view = createMemoryStatusView();
-    const catalog = await createFileCatalog({ dir: join(dataDir, 'catalog') });
+    const catalog = createFileCatalog({ dir: join(dataDir, 'catalog') });
     const files = createLocalObjectStore({ dir: join(dataDir, 'files'), publicBaseUrl: config.publicUrl, signingSecret: secretKey });
     const storage = new ArtifactStorage({ own: files, catalog, secrets, connectionStore });
     return {

@@ -20,7 +20,9 @@ export function adminRoutes(deps: { catalog: Catalog; ids: Ids; clock: Clock; se
   const expected = createHash('sha256').update(deps.adminToken).digest();
 
   router.use(async (ctx: Context, next: Next) => {
-    const given = createHash('sha256').update(bearer(ctx) ?? '').digest();
+    const given = createHash('sha256')
+      .update(bearer(ctx) ?? '')
+      .digest();
     if (!timingSafeEqual(given, expected)) throw new PressroomError('UNAUTHENTICATED', 'The admin token is not valid.');
     await next();
   });
@@ -35,7 +37,10 @@ export function adminRoutes(deps: { catalog: Catalog; ids: Ids; clock: Clock; se
   router.post('/tenants/:tenantId/keys', async (ctx) => {
     const tenant = await deps.catalog.getTenant(ctx.params.tenantId ?? '');
     if (!tenant) throw notFound(`Tenant ${ctx.params.tenantId}`);
-    const label = typeof (ctx.request.body as { label?: unknown } | undefined)?.label === 'string' ? String((ctx.request.body as { label: string }).label) : 'admin';
+    const label =
+      typeof (ctx.request.body as { label?: unknown } | undefined)?.label === 'string'
+        ? String((ctx.request.body as { label: string }).label)
+        : 'admin';
     const apiKey = await issueApiKey(deps, tenant.tenantId, label);
     ctx.status = 201;
     ctx.body = { tenantId: tenant.tenantId, apiKey, note: 'Store this key now: it is not shown again.' };
