@@ -2,6 +2,7 @@
 # Stops what infra/up.sh started (only processes recorded in .infra PID files), in parallel:
 # SIGTERM, wait, then SIGKILL. Kafka's data dir is kept (FRESH=1 infra/up.sh wipes it).
 set -euo pipefail
+# shellcheck source=infra/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 HERE="$INFRA_ROOT/infra"
 pids=()

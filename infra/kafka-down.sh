@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Stops the Kafka broker started by infra/kafka-up.sh (by its saved PID only). Data dir is kept.
 set -euo pipefail
+# shellcheck source=infra/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 KDIR="$INFRA_STATE/kafka"
 stop_pidfile kafka "$KDIR/kafka.pid" "$KDIR/server.properties" "${KAFKA_STOP_TIMEOUT:-60}"

@@ -4,6 +4,7 @@
 # Idempotent: reuses a broker that is already up. Formats storage only when the data dir is not
 # formatted yet (FRESH=1 wipes the data dir first, restarting our own broker if it is running).
 set -euo pipefail
+# shellcheck source=infra/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 KDIR="$INFRA_STATE/kafka"

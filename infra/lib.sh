@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034
 # Shared helpers for the infra/*-up.sh / *-down.sh scripts. Source it, don't run it.
 #
 # State (downloads, data, logs, PID files) lives in $INFRA_STATE (default: <repo>/.infra, git-ignored).
@@ -75,7 +75,8 @@ fetch_maven() {
   log "$name: fetching from Maven Central ($(basename "$(dirname "$pom")")/pom.xml, $goal)"
   rm -rf "$outdir" "$stamp" "$(dirname "$outdir")/mvn-markers" "$(dirname "$outdir")/mvn-target"
   mkdir -p "$(dirname "$outdir")"
-  local t0=$SECONDS mlog="$(dirname "$outdir")/mvn.log"
+  local t0=$SECONDS mlog
+  mlog="$(dirname "$outdir")/mvn.log"
   if ! "$MVN" -B -q -f "$pom" "$@" "$goal" >"$mlog" 2>&1; then
     tail -n 40 "$mlog" >&2
     die "$name: mvn $goal failed (full log: $mlog)"

@@ -2,6 +2,7 @@
 # Private Redis (Debian's redis-server) on 127.0.0.1:16379, no persistence; files under .infra/redis.
 # Idempotent: reuses a Redis that already answers PING on that port.
 set -euo pipefail
+# shellcheck source=infra/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 DDIR="$INFRA_STATE/redis"

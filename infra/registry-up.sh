@@ -5,6 +5,7 @@
 # Apicurio 3.3.x is compiled for Java 21 (class file 65): the JVM is $APICURIO_JAVA, else the first
 # java >= 21 among $JAVA and /usr/lib/jvm/*/bin/java (this machine kind ships Temurin 25 there).
 set -euo pipefail
+# shellcheck source=infra/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 RDIR="$INFRA_STATE/apicurio"

@@ -4,6 +4,7 @@
 # Credentials: test-access-key / test-secret-key; use path-style addressing (forcePathStyle: true).
 # Idempotent: reuses an S3 endpoint that already answers. Contents are lost when it stops.
 set -euo pipefail
+# shellcheck source=infra/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 SDIR="$INFRA_STATE/s3proxy"

@@ -6,6 +6,7 @@
 # already answers. Then writes .infra/env (export lines) and prints it. On failure prints the failing
 # service's log tail and exits non-zero. FRESH=1 gives Kafka a wiped data dir.
 set -euo pipefail
+# shellcheck source=infra/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 HERE="$INFRA_ROOT/infra"
 mkdir -p "$INFRA_STATE/logs"
