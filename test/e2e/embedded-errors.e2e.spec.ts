@@ -38,6 +38,16 @@ describe('embedded profile: errors, authentication and tenant isolation', () => 
     expectErrorShape(unknown.json, 'UNAUTHENTICATED');
   });
 
+  it('publishes its OpenAPI document without a key', async () => {
+    const res = await fetch(`${svc.baseUrl}/openapi.json`);
+    expect(res.status).toBe(200);
+    const doc = (await res.json()) as { openapi: string; paths: Record<string, unknown> };
+    expect(doc.openapi).toBe('3.1.0');
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining(['/v1/pdf/sync', '/v1/pdf/async', '/v1/html-to-pdf/async', '/v1/pdf/status/{requestId}']),
+    );
+  });
+
   it('401 on the admin API with a tenant key', async () => {
     const res = await svc.api.post('/admin/v1/tenants', { name: 'x', plan: 'high' });
     expect(res.status).toBe(401);

@@ -21,6 +21,7 @@ import { createRenderRequests } from './render-requests.ts';
 import { renderRoutes } from './routes/render-routes.ts';
 import { templateRoutes } from './routes/template-routes.ts';
 import { adminRoutes } from './routes/admin-routes.ts';
+import { openApiDocument } from './openapi.ts';
 
 export interface IngressDeps {
   log: EventLog;
@@ -68,6 +69,10 @@ export function buildIngressApp(deps: IngressDeps): Koa {
     const r = await runReadiness(deps.readiness);
     ctx.status = r.ok ? 200 : 503;
     ctx.body = { status: r.ok ? 'ready' : 'unavailable', checks: r.checks };
+  });
+  const openApi = openApiDocument(deps.settings.publicUrl);
+  open.get('/openapi.json', (ctx) => {
+    ctx.body = openApi;
   });
   open.get('/metrics', async (ctx) => {
     ctx.type = deps.metrics.registry.contentType;

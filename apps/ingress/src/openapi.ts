@@ -1,0 +1,110 @@
+import * as S from '@pressroom/schemas';
+
+const json = (schema: unknown) => ({ 'application/json': { schema } });
+const error = (description: string) => ({ description, content: json({ $ref: '#/components/schemas/ErrorBody' }) });
+const body = (name: string) => ({ required: true, content: json({ $ref: `#/components/schemas/${name}` }) });
+const common = {
+  '400': error('Malformed JSON or invalid fields (`details` names each).'),
+  '401': error('Missing or unknown API key.'),
+  '413': error('Body above the size limit.'),
+  '415': error('Body is not application/json.'),
+  '503': error('The log cannot take the request now; see Retry-After.'),
+};
+const renderErrors = { ...common, '403': error('Custom S3 storage needs the high plan.'), '404': error('Unknown template.') };
+
+function syncOp(summary: string, bodyName: string) {
+  return {
+    summary,
+    requestBody: body(bodyName),
+    responses: {
+      '200': { description: 'Rendered within the wait.', content: json({ $ref: '#/components/schemas/SyncSuccessResponse' }) },
+      '202': { description: 'Still rendering: queued; poll statusUrl.', content: json({ $ref: '#/components/schemas/QueuedResponse' }) },
+      '422': error('The render failed (template error, output too large).'),
+      '504': error('The render hit its time limit.'),
+      ...renderErrors,
+    },
+  };
+}
+function asyncOp(summary: string, bodyName: string) {
+  return {
+    summary,
+    requestBody: body(bodyName),
+    responses: {
+      '200': {
+        description: 'Accepted; the result is POSTed to `webhook`.',
+        content: json({ $ref: '#/components/schemas/AsyncAcceptedResponse' }),
+      },
+      ...renderErrors,
+    },
+    callbacks: {
+      result: {
+        '{$request.body#/webhook}': {
+          post: {
+            requestBody: body('WebhookBody'),
+            responses: { '200': { description: 'Any 2xx acknowledges the delivery.' } },
+          },
+        },
+      },
+    },
+  };
+}
+
+/** The OpenAPI document of the public API, generated from the same TypeBox schemas as the code. */
+export function openApiDocument(serverUrl: string): Record<string, unknown> {
+  const templateResource = { description: 'The template.', content: json({ $ref: '#/components/schemas/TemplateResource' }) };
+  const notFound = error('Not found (or another tenant’s).');
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Pressroom', version: '1.0.0', description: 'Render templates and HTML to PDF or PNG.' },
+    servers: [{ url: serverUrl }],
+    security: [{ bearer: [] }],
+    paths: {
+      '/v1/pdf/sync': { post: syncOp('Render a stored template, waiting for the file.', 'TemplateSyncBody') },
+      '/v1/html-to-pdf/sync': { post: syncOp('Render raw HTML, waiting for the file.', 'HtmlSyncBody') },
+      '/v1/pdf/async': { post: asyncOp('Render a stored template; the result goes to the webhook.', 'TemplateAsyncBody') },
+      '/v1/html-to-pdf/async': { post: asyncOp('Render raw HTML; the result goes to the webhook.', 'HtmlAsyncBody') },
+      '/v1/pdf/status/{requestId}': {
+        get: {
+          summary: 'Status of a render.',
+          parameters: [{ name: 'requestId', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: {
+            '200': { description: 'ONGOING, SUCCESS or FAILED.', content: json({ $ref: '#/components/schemas/StatusResponse' }) },
+            '401': common['401'],
+            '404': notFound,
+          },
+        },
+      },
+      '/v1/templates': {
+        get: { summary: 'List your templates.', responses: { '200': { description: 'Templates.' }, '401': common['401'] } },
+        post: { summary: 'Create a template.', requestBody: body('TemplateWriteBody'), responses: { '201': templateResource, ...common } },
+      },
+      '/v1/templates/{templateId}': {
+        parameters: [{ name: 'templateId', in: 'path', required: true, schema: { type: 'string' } }],
+        get: { summary: 'Read a template.', responses: { '200': templateResource, '404': notFound } },
+        put: {
+          summary: 'Revise a template (version + 1).',
+          requestBody: body('TemplateWriteBody'),
+          responses: { '200': templateResource, '404': notFound, ...common },
+        },
+        delete: { summary: 'Delete a template.', responses: { '204': { description: 'Deleted.' }, '404': notFound } },
+      },
+    },
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
+      schemas: {
+        TemplateSyncBody: S.TemplateSyncBody,
+        TemplateAsyncBody: S.TemplateAsyncBody,
+        HtmlSyncBody: S.HtmlSyncBody,
+        HtmlAsyncBody: S.HtmlAsyncBody,
+        SyncSuccessResponse: S.SyncSuccessResponse,
+        QueuedResponse: S.QueuedResponse,
+        AsyncAcceptedResponse: S.AsyncAcceptedResponse,
+        StatusResponse: S.StatusResponse,
+        WebhookBody: S.WebhookBody,
+        ErrorBody: S.ErrorBody,
+        TemplateWriteBody: S.TemplateWriteBody,
+        TemplateResource: S.TemplateResource,
+      },
+    },
+  };
+}
