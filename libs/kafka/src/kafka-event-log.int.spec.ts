@@ -84,7 +84,12 @@ function requested(): RenderRequested {
 /** The raw values of a topic, read with a plain kafkajs consumer in a throwaway group. */
 async function rawValues(topic: string, count: number): Promise<Buffer[]> {
   const kafka = new kafkajs.Kafka({ brokers, clientId: `${run}-raw`, logLevel: kafkajs.logLevel.NOTHING });
-  const consumer = kafka.consumer({ groupId: `${run}.raw.${short()}`, sessionTimeout: 6_000, heartbeatInterval: 500, maxWaitTimeInMs: 500 });
+  const consumer = kafka.consumer({
+    groupId: `${run}.raw.${short()}`,
+    sessionTimeout: 6_000,
+    heartbeatInterval: 500,
+    maxWaitTimeInMs: 500,
+  });
   const values: Buffer[] = [];
   await consumer.connect();
   try {

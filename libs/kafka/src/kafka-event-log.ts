@@ -77,6 +77,7 @@ export async function createKafkaEventLog(opts: KafkaEventLogOptions): Promise<K
   );
   const subscriptions = new Set<Subscription>();
   let producer: Promise<Producer> | undefined;
+  let producerClient: Producer | undefined;
   let closed = false;
 
   function connectedProducer(): Promise<Producer> {
@@ -89,8 +90,11 @@ export async function createKafkaEventLog(opts: KafkaEventLogOptions): Promise<K
       });
       const connecting = p.connect().then(() => p);
       producer = connecting;
+      producerClient = p;
       connecting.catch(() => {
-        if (producer === connecting) producer = undefined;
+        if (producer !== connecting) return;
+        producer = undefined;
+        producerClient = undefined;
         void p.disconnect().catch(() => {});
       });
     }
@@ -160,9 +164,10 @@ export async function createKafkaEventLog(opts: KafkaEventLogOptions): Promise<K
       closed = true;
       queue.close();
       await Promise.allSettled([...subscriptions].map((s) => s.stop()));
-      const p = producer;
+      const p = producerClient;
       producer = undefined;
-      await Promise.allSettled([p?.then((x) => x.disconnect()), topicAdmin.close()]);
+      producerClient = undefined;
+      await Promise.allSettled([p?.disconnect(), topicAdmin.close()]);
     },
   };
 }

@@ -60,7 +60,9 @@ export async function startSubscription(deps: SubscriptionDeps, opts: ConsumeOpt
     logger.error('kafka: consumer crashed', { error: String(payload.error), restart: payload.restart }),
   );
 
-  async function eachMessage({ topic, partition, message, heartbeat }: EachMessagePayload): Promise<void> {
+  async function eachMessage(payload: EachMessagePayload): Promise<void> {
+    const { topic, partition, message } = payload;
+    const heartbeat = () => payload.heartbeat();
     const ctx: ConsumeContext = {
       heartbeat: async () => {
         try {
@@ -78,16 +80,10 @@ export async function startSubscription(deps: SubscriptionDeps, opts: ConsumeOpt
         return;
       } catch (e) {
         const delay = Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** (attempt - 1));
+        const fields = { topic, partition, offset: message.offset, requestId: message.key?.toString(), attempt, error: String(e) };
         // Loud once it looks stuck (e.g. an event version this build does not know).
-        const log = attempt >= 5 ? logger.error : logger.warn;
-        log.call(logger, 'kafka: record not handled; it will be delivered again', {
-          topic,
-          partition,
-          offset: message.offset,
-          requestId: message.key?.toString(),
-          attempt,
-          error: String(e),
-        });
+        if (attempt >= 5) logger.error('kafka: record not handled; it will be delivered again', fields);
+        else logger.warn('kafka: record not handled; it will be delivered again', fields);
         if (!(await backOff(delay, stopping.signal))) {
           // Leaves the offset unresolved: kafkajs commits what came before and stops.
           throw new KafkaJSError('subscription stopping; the record stays uncommitted', { retriable: true });

@@ -8,9 +8,11 @@ export function kafkajsLogCreator(logger: Logger): logCreator {
   const log = logger.child({ component: 'kafkajs' });
   return () =>
     ({ namespace, level, log: entry }) => {
-      const { message, timestamp: _timestamp, logger: _logger, ...fields } = entry;
+      const { message, ...fields } = entry;
       const text = `kafkajs ${namespace}: ${String(message)}`;
-      const extra = { ...fields, namespace };
+      const extra: Record<string, unknown> = { ...fields, namespace };
+      delete extra.timestamp;
+      delete extra.logger;
       if (level === logLevel.ERROR) log.error(text, extra);
       else if (level === logLevel.WARN) log.warn(text, extra);
       else if (level === logLevel.INFO) log.info(text, extra);

@@ -59,7 +59,7 @@ export async function readAllRecords(
     finish = resolve;
     fail = (error) => {
       failure ??= { error };
-      reject(error);
+      reject(error instanceof Error ? error : new Error(String(error)));
     };
   });
 
@@ -82,19 +82,26 @@ export async function readAllRecords(
     await consumer.subscribe({ topics: withRecords, fromBeginning: true });
     await consumer.run({
       autoCommit: false,
-      eachBatch: async ({ batch, heartbeat, isRunning, isStale }) => {
+      eachBatch: async (payload) => {
+        const { batch } = payload;
         const key = partitionKey(batch.topic, batch.partition);
         const mark = marks.get(key);
         if (mark === undefined || failure) return;
         for (const message of batch.messages) {
-          if (!isRunning() || isStale() || failure) return;
+          if (!payload.isRunning() || payload.isStale() || failure) return;
           const offset = BigInt(message.offset);
           if (offset >= mark) break;
           if (offset < (next.get(key) ?? 0n)) continue;
           try {
             if (!message.value) throw new Error(`record ${batch.topic}/${batch.partition}@${message.offset} has no value`);
             const event = await deps.codec.decode(message.value);
-            const record = { topic: batch.topic, partition: batch.partition, offset: message.offset, key: message.key?.toString() ?? event.requestId, event };
+            const record = {
+              topic: batch.topic,
+              partition: batch.partition,
+              offset: message.offset,
+              key: message.key?.toString() ?? event.requestId,
+              event,
+            };
             await visit(record);
           } catch (e) {
             fail(e);
@@ -102,14 +109,18 @@ export async function readAllRecords(
           }
           next.set(key, offset + 1n);
           count += 1;
-          await heartbeat();
+          await payload.heartbeat();
         }
       },
     });
     await finished;
   } finally {
-    await consumer.disconnect().catch((e: unknown) => deps.logger.warn('kafka: read-all consumer did not disconnect cleanly', { error: String(e) }));
-    await admin.deleteGroups([groupId]).catch((e: unknown) => deps.logger.debug('kafka: read-all group not deleted', { groupId, error: String(e) }));
+    await consumer
+      .disconnect()
+      .catch((e: unknown) => deps.logger.warn('kafka: read-all consumer did not disconnect cleanly', { error: String(e) }));
+    await admin
+      .deleteGroups([groupId])
+      .catch((e: unknown) => deps.logger.debug('kafka: read-all group not deleted', { groupId, error: String(e) }));
   }
   return count;
 }

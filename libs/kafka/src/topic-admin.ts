@@ -15,6 +15,7 @@ export interface TopicSettings {
  */
 export class TopicAdmin {
   private connecting: Promise<Admin> | undefined;
+  private client: Admin | undefined;
   private readonly known = new Map<string, Promise<void>>();
 
   constructor(
@@ -26,9 +27,13 @@ export class TopicAdmin {
   admin(): Promise<Admin> {
     if (!this.connecting) {
       const admin = this.kafka.admin();
-      this.connecting = admin.connect().then(() => admin);
-      this.connecting.catch(() => {
+      const connecting = admin.connect().then(() => admin);
+      this.client = admin;
+      this.connecting = connecting;
+      connecting.catch(() => {
+        if (this.connecting !== connecting) return;
         this.connecting = undefined;
+        this.client = undefined;
         void admin.disconnect().catch(() => {});
       });
     }
@@ -45,7 +50,7 @@ export class TopicAdmin {
         created.catch(() => this.known.delete(name));
       }
     }
-    return Promise.all(names.map((n) => this.known.get(n))).then(() => undefined);
+    return Promise.all(names.map((n) => this.known.get(n) ?? Promise.resolve())).then(() => undefined);
   }
 
   private async create(names: string[], partitions: number): Promise<void> {
@@ -67,10 +72,12 @@ export class TopicAdmin {
     return names.filter((n) => all.has(n));
   }
 
+  /** Disconnects at once, also while a connection attempt is still retrying. */
   async close(): Promise<void> {
-    const connecting = this.connecting;
+    const client = this.client;
     this.connecting = undefined;
-    if (connecting) await (await connecting.catch(() => undefined))?.disconnect();
+    this.client = undefined;
+    await client?.disconnect();
   }
 }
 

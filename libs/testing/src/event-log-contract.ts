@@ -44,11 +44,7 @@ const seqOf = (e: PressroomEvent) => (e as WebhookDelivered).data.durationMs;
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The behaviour every EventLog adapter must show (see the port's JSDoc). */
-export function eventLogContract(
-  name: string,
-  makeLog: () => Promise<EventLogUnderTest>,
-  options: EventLogContractOptions = {},
-): void {
+export function eventLogContract(name: string, makeLog: () => Promise<EventLogUnderTest>, options: EventLogContractOptions = {}): void {
   const waitMs = options.waitMs ?? 30_000;
 
   describe(`EventLog contract: ${name}`, () => {
@@ -76,8 +72,14 @@ export function eventLogContract(
       const t = await open();
       const topic = t.topics(`order-${short()}`);
       const keys = [randomUUID(), randomUUID(), randomUUID()];
-      await t.log.append(topic, [0, 1].flatMap((seq) => keys.map((k) => event(k, seq))));
-      await t.log.append(topic, [2, 3].flatMap((seq) => keys.map((k) => event(k, seq))));
+      await t.log.append(
+        topic,
+        [0, 1].flatMap((seq) => keys.map((k) => event(k, seq))),
+      );
+      await t.log.append(
+        topic,
+        [2, 3].flatMap((seq) => keys.map((k) => event(k, seq))),
+      );
       // When a consumer with concurrency 3 handles them, with uneven handler times
       const started: LogRecord[] = [];
       const done = new Map<string, number[]>(keys.map((k) => [k, []]));
@@ -178,7 +180,10 @@ export function eventLogContract(
       const suffix = `restart-${short()}`;
       const group = first.topics(`group.restart-${short()}`);
       const key = randomUUID();
-      await first.log.append(first.topics(suffix), [0, 1, 2, 3].map((seq) => event(key, seq)));
+      await first.log.append(
+        first.topics(suffix),
+        [0, 1, 2, 3].map((seq) => event(key, seq)),
+      );
       // Given a consumer that handles 0 and 1, then keeps failing on 2
       const handledBefore: number[] = [];
       let failures = 0;

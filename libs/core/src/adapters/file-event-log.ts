@@ -76,8 +76,7 @@ export async function createFileEventLog(opts: FileEventLogOptions): Promise<Eve
       if (name.endsWith('.log')) await openTopic(decodeURIComponent(name.slice(0, -'.log'.length)));
     }
   } catch (e) {
-    const opened = await Promise.allSettled([...topics.values()]);
-    await Promise.all(opened.map((s) => (s.status === 'fulfilled' ? s.value.close() : undefined)));
+    await closeAll(topics.values());
     await releaseLock(dir);
     throw e;
   }
@@ -111,9 +110,9 @@ export async function createFileEventLog(opts: FileEventLogOptions): Promise<Eve
 
     async consume(options: ConsumeOptions): Promise<Subscription> {
       assertOpen();
-      const member = new Member(options.handle, Math.max(1, options.concurrency ?? 1));
+      const member = new Member((record, ctx) => options.handle(record, ctx), Math.max(1, options.concurrency ?? 1));
       const offsets = await openGroup(options.group);
-      for (const topic of options.topics) {
+      for (const topic of new Set(options.topics)) {
         const file = await openTopic(topic);
         const key = JSON.stringify([options.group, topic]);
         let cursor = cursors.get(key);
@@ -145,7 +144,7 @@ export async function createFileEventLog(opts: FileEventLogOptions): Promise<Eve
       for (const [i, file] of files.entries()) {
         if (!file) continue;
         const end = ends[i] as number;
-        for (let from = 0; from < end; ) {
+        for (let from = 0; from < end;) {
           const records = await file.read(from, end);
           for (const r of records) {
             await visit({ topic: file.topic, partition: 0, offset: String(r.offset), key: r.key, event: r.event });
@@ -171,13 +170,21 @@ export async function createFileEventLog(opts: FileEventLogOptions): Promise<Eve
       closed = true;
       await Promise.all([...members].map((m) => m.stop()));
       for (const cursor of cursors.values()) cursor.close();
-      const settled = await Promise.allSettled([...groups.values()]);
-      await Promise.all(settled.map((s) => (s.status === 'fulfilled' ? s.value.flush() : undefined)));
-      const opened = await Promise.allSettled([...topics.values()]);
-      await Promise.all(opened.map((s) => (s.status === 'fulfilled' ? s.value.close() : undefined)));
+      for (const offsets of await opened(groups.values())) await offsets.flush();
+      await closeAll(topics.values());
       await releaseLock(dir);
     },
   };
+}
+
+/** What opened successfully: a failed open was already reported to its caller. */
+async function opened<T>(pending: Iterable<Promise<T>>): Promise<T[]> {
+  const settled = await Promise.allSettled([...pending]);
+  return settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+}
+
+async function closeAll(files: Iterable<Promise<TopicFile>>): Promise<void> {
+  await Promise.all((await opened(files)).map((f) => f.close()));
 }
 
 /** Directories this process has open, with how many instances hold each (tests reopen). */
