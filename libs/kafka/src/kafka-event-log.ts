@@ -2,7 +2,7 @@ import kafkajs, { type Producer } from 'kafkajs';
 import { parseEvent, silentLogger, type EventLog, type Logger, type Subscription } from '@pressroom/core';
 import { logUnavailable } from '@pressroom/domain';
 import { AppendQueue } from './append-queue.ts';
-import { kafkajsLogCreator } from './kafkajs-logger.ts';
+import { KAFKA_RETRY, kafkajsLogCreator } from './kafkajs-settings.ts';
 import { startSubscription, type GroupTimings } from './kafka-subscription.ts';
 import { readAllRecords } from './read-all.ts';
 import { createRegistryCodec, jsonEventCodec, type EventCodec } from './registry-codec.ts';
@@ -67,6 +67,7 @@ export async function createKafkaEventLog(opts: KafkaEventLogOptions): Promise<K
     brokers: opts.brokers,
     clientId: opts.clientId,
     connectionTimeout: 3_000,
+    retry: KAFKA_RETRY,
     logLevel: logLevel.WARN,
     logCreator: kafkajsLogCreator(logger),
   });

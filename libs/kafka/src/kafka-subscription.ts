@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import kafkajs, { type EachMessagePayload, type Kafka } from 'kafkajs';
 import type { ConsumeContext, ConsumeOptions, Logger, Subscription } from '@pressroom/core';
 import type { EventCodec } from './registry-codec.ts';
+import { KAFKA_RETRY } from './kafkajs-settings.ts';
 
 const { KafkaJSError } = kafkajs;
 const RETRY_FIRST_MS = 100;
@@ -45,7 +46,7 @@ export async function startSubscription(deps: SubscriptionDeps, opts: ConsumeOpt
     heartbeatInterval: timings.heartbeatIntervalMs,
     maxWaitTimeInMs: timings.maxWaitTimeMs,
     allowAutoTopicCreation: false,
-    retry: { initialRetryTime: 300, retries: 8, restartOnFailure: async () => true },
+    retry: { ...KAFKA_RETRY, retries: 8, restartOnFailure: async () => true },
   });
   const stopping = new AbortController();
   consumer.on(consumer.events.GROUP_JOIN, ({ payload }) =>

@@ -1,6 +1,6 @@
 import kafkajs, { type Admin, type Kafka } from 'kafkajs';
 import { silentLogger, type Logger } from '@pressroom/core';
-import { kafkajsLogCreator } from './kafkajs-logger.ts';
+import { KAFKA_RETRY, kafkajsLogCreator } from './kafkajs-settings.ts';
 
 export interface TopicSettings {
   /** Partitions of a topic created here. One render's events stay on one partition (key = requestId). */
@@ -94,6 +94,7 @@ export async function ensureTopics(opts: EnsureTopicsOptions): Promise<void> {
   const kafka = new kafkajs.Kafka({
     brokers: opts.brokers,
     clientId: opts.clientId ?? 'pressroom-topic-admin',
+    retry: KAFKA_RETRY,
     logLevel: kafkajs.logLevel.WARN,
     logCreator: kafkajsLogCreator(logger),
   });
