@@ -17,6 +17,7 @@ import type { Logger } from '../ports/logger.ts';
 const CRC_SUFFIX_LENGTH = 18;
 const NEWLINE = 0x0a;
 const SCAN_CHUNK = 1 << 20;
+const READ_MAX_BYTES = 4 << 20;
 
 export interface StoredRecord {
   offset: number;
@@ -212,14 +213,17 @@ export class TopicFile extends EventEmitter {
   }
 
   /**
-   * Reads durable records `[from, min(to, from + maxRecords))` with one positional read, and
-   * validates each event on the way out.
+   * Reads durable records from `from`, below `to`: at most `maxRecords` and about 4 MiB (but at
+   * least one record), with one positional read; validates each event on the way out.
    */
   async read(from: number, to: number, maxRecords = 256): Promise<StoredRecord[]> {
-    const end = Math.min(to, this.positions.length, from + maxRecords);
+    let end = Math.min(to, this.positions.length, from + maxRecords);
     if (from >= end) return [];
     const start = this.positions[from] as number;
-    const stop = end < this.positions.length ? (this.positions[end] as number) : this.size;
+    const positionOf = (i: number) => (i < this.positions.length ? (this.positions[i] as number) : this.size);
+    // Bounded by bytes too (large HTML bodies): at least one record, then up to READ_MAX_BYTES.
+    while (end > from + 1 && positionOf(end) - start > READ_MAX_BYTES) end = from + Math.max(1, Math.floor((end - from) / 2));
+    const stop = positionOf(end);
     const buf = Buffer.allocUnsafe(stop - start);
     let got = 0;
     while (got < buf.length) {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { eventLogContract, waitFor } from '@pressroom/testing';
-import type { WebhookDelivered } from '@pressroom/schemas';
+import type { RenderRequested, WebhookDelivered } from '@pressroom/schemas';
 import type { EventLog, Subscription } from '../ports/event-log.ts';
 import { createFileEventLog, LogLockedError } from './file-event-log.ts';
 import { encodeLine } from './file-event-log-topic.ts';
@@ -168,6 +168,28 @@ describe('file event log', () => {
     await log.append('t', [event(1)]);
     await waitFor(() => handled.length === 1, { timeoutMs: 5_000, description: 'the new record' });
     expect(handled).toEqual([1]);
+  });
+
+  it('reads records larger than one read batch', async () => {
+    // Given three 3 MB RenderRequested events (a read holds about 4 MB)
+    const log = await openLog(await freshDir());
+    const big = (n: number): RenderRequested => ({
+      eventId: randomUUID(),
+      type: 'RenderRequested',
+      version: 1,
+      occurredAt: new Date().toISOString(),
+      requestId: randomUUID(),
+      tenantId: 'tenant-file',
+      data: { mode: 'async', source: { kind: 'html', html: String(n).repeat(3 << 20) }, output: 'pdf', storage: { kind: 'default' } },
+    });
+    await log.append('big', [big(1), big(2), big(3)]);
+    // Then each is read back whole
+    const sizes: number[] = [];
+    await log.readAll(['big'], (r) => {
+      const source = (r.event as RenderRequested).data.source;
+      sizes.push(source.kind === 'html' ? source.html.length : 0);
+    });
+    expect(sizes).toEqual([3 << 20, 3 << 20, 3 << 20]);
   });
 
   it('commits the contiguous-completed watermark on stop', async () => {
