@@ -30,12 +30,15 @@ export class AppProcess {
       cwd: root,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...this.env, PORT: String(this.port) },
       stdio: ['ignore', 'pipe', 'pipe'],
+      // Its own process group: tsx runs the app in a child process, and a crash must take both.
+      detached: true,
     });
     this.#child = child;
     const collect = (chunk: Buffer) => this.output.push(...chunk.toString('utf8').split('\n').filter(Boolean));
     child.stdout.on('data', collect);
     child.stderr.on('data', collect);
-    this.#exited = new Promise((resolve) => child.once('exit', () => resolve()));
+    // 'close' fires when every holder of the output pipes (tsx and the app under it) is gone.
+    this.#exited = new Promise((resolve) => child.once('close', () => resolve()));
     await waitFor(
       async () => {
         if (child.exitCode !== null) throw new Error(`${this.app} exited with ${child.exitCode}:\n${this.output.slice(-30).join('\n')}`);
@@ -52,16 +55,26 @@ export class AppProcess {
   /** Graceful stop (SIGTERM), as an orchestrator would. */
   async stop(): Promise<void> {
     if (!this.#child || this.#child.exitCode !== null) return;
-    this.#child.kill('SIGTERM');
+    this.#child.kill('SIGTERM'); // tsx relays it to the app, which shuts down gracefully
     await Promise.race([this.#exited, new Promise((r) => setTimeout(r, 15_000))]);
-    if (this.#child.exitCode === null) await this.kill();
+    await this.kill(); // whatever is left of the group
   }
 
   /** A crash: SIGKILL, no chance to finish or commit anything. */
   async kill(): Promise<void> {
-    if (!this.#child || this.#child.exitCode !== null) return;
-    this.#child.kill('SIGKILL');
+    if (!this.#child) return;
+    this.#signal('SIGKILL');
     await this.#exited;
+  }
+
+  #signal(signal: NodeJS.Signals): void {
+    const pid = this.#child?.pid;
+    if (pid === undefined) return;
+    try {
+      process.kill(-pid, signal);
+    } catch {
+      /* already gone */
+    }
   }
 
   /** Resolves when a JSON log line matches (e.g. a worker starting a render). */

@@ -95,10 +95,14 @@ export async function openRuntime(config: PressroomConfig, app: string, opts: { 
     brokers: config.kafkaBrokers,
     clientId: `pressroom-${app}`,
     ...(config.schemaRegistryUrl ? { schemaRegistryUrl: config.schemaRegistryUrl } : {}),
-    topics: [topics.requestedSync, topics.requestedAsync, topics.completed, topics.webhooks],
     partitions: config.kafkaPartitions,
     sessionTimeoutMs: config.kafkaSessionTimeoutMs,
     logger,
+  });
+  // Topics are created on first use anyway; creating them up front only fixes the partition
+  // count early. A broker that is down now must not stop the app from starting (readyz says it).
+  await log.ensureTopics([topics.requestedSync, topics.requestedAsync, topics.completed, topics.webhooks]).catch((err: unknown) => {
+    logger.warn('could not create topics at start; they will be created on first use', { err });
   });
   const redisUrl = config.redisUrl as string;
   const view = createRedisStatusView({ url: redisUrl, keyPrefix: config.redisPrefix, logger });
