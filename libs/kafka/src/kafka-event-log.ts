@@ -127,8 +127,13 @@ export async function createKafkaEventLog(opts: KafkaEventLogOptions): Promise<K
 
     async consume(options) {
       if (closed) throw logUnavailable(new Error('the event log is closed'));
-      await topicAdmin.ensure(options.topics);
-      const sub = await startSubscription({ kafka, codec, logger, timings }, options);
+      let sub: Subscription;
+      try {
+        await topicAdmin.ensure(options.topics);
+        sub = await startSubscription({ kafka, codec, logger, timings }, options);
+      } catch (e) {
+        throw logUnavailable(e);
+      }
       subscriptions.add(sub);
       return {
         async stop() {
