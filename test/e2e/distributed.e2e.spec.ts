@@ -11,7 +11,8 @@ import { download } from '../support/api-client.ts';
 import { isPdf, isPng, pdfText } from '../support/pdf-tools.ts';
 import { greetingTemplate, slowHtml } from '../support/fixtures.ts';
 import { listKeys } from '../support/s3.ts';
-import type { AppProcess } from '../support/service-process.ts';
+import { AppProcess, freePort } from '../support/service-process.ts';
+import { apiClient } from '../support/api-client.ts';
 
 type Env = Awaited<ReturnType<typeof distributedEnv>>;
 
@@ -70,7 +71,7 @@ describe('distributed profile against real Kafka, Schema Registry, Redis, S3 and
     env = await distributedEnv({ PRESSROOM_SYNC_TIMEOUT_MS: '8000' });
     await env.start('ingress', env.ingressPort);
     await Promise.all([env.start('status-projector'), env.start('webhook-dispatcher')]);
-    workers = [await env.start('render-worker'), await env.start('render-worker')];
+    workers = await Promise.all([env.start('render-worker'), env.start('render-worker')]);
     templateId = (await env.api.post('/v1/templates', { name: 'greeting', content: greetingTemplate })).json.templateId;
   });
   afterAll(async () => {
@@ -179,5 +180,22 @@ describe('distributed profile against real Kafka, Schema Registry, Redis, S3 and
     expect(finished.outcome).toBe('success');
     const keys = await listKeys(inject('S3_ENDPOINT'), env.env.PRESSROOM_S3_BUCKET!, 'default/');
     expect(keys.filter((k) => k.includes(requestId))).toEqual([`default/${requestId}.pdf`]);
+  });
+
+  it('answers 503 with Retry-After, and accepts nothing, when the log cannot take the request', async () => {
+    const port = await freePort();
+    const cut = new AppProcess('ingress', { ...env.env, KAFKA_BROKERS: '127.0.0.1:1', PRESSROOM_KAFKA_APPEND_TIMEOUT_MS: '1500' }, port);
+    await cut.start({ until: 'healthz' });
+    try {
+      const ready = await fetch(`${cut.url}/readyz`);
+      expect(ready.status).toBe(503);
+      expect(await ready.json()).toMatchObject({ status: 'unavailable', checks: { kafka: expect.not.stringMatching(/^ok$/) } });
+      const res = await apiClient(cut.url, env.apiKey).post('/v1/html-to-pdf/async', { html: '<p>x</p>', webhook: receiver.url('/d-503') });
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect(res.json.error.code).toBe('LOG_UNAVAILABLE');
+    } finally {
+      await cut.stop();
+    }
   });
 });

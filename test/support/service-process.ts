@@ -24,7 +24,8 @@ export class AppProcess {
     return `http://127.0.0.1:${this.port}`;
   }
 
-  async start(): Promise<this> {
+  /** Starts the app and waits until `/readyz` (or only `/healthz`, for an app whose dependencies are down) answers 200. */
+  async start(opts: { until?: 'readyz' | 'healthz' } = {}): Promise<this> {
     this.output.length = 0;
     const child = spawn(tsx, [join(root, 'apps', this.app, 'src', 'main.ts')], {
       cwd: root,
@@ -42,7 +43,7 @@ export class AppProcess {
     await waitFor(
       async () => {
         if (child.exitCode !== null) throw new Error(`${this.app} exited with ${child.exitCode}:\n${this.output.slice(-30).join('\n')}`);
-        const res = await fetch(`${this.url}/readyz`).catch(() => undefined);
+        const res = await fetch(`${this.url}/${opts.until ?? 'readyz'}`).catch(() => undefined);
         return res?.status === 200;
       },
       { timeoutMs: 90_000, intervalMs: 200, description: `${this.app} to be ready` },

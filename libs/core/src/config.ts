@@ -45,6 +45,7 @@ export const ConfigSchema = Type.Object({
     30000,
     1000,
   ),
+  PRESSROOM_KAFKA_APPEND_TIMEOUT_MS: Int('How long an append may wait for the brokers before the request is refused with 503.', 10000, 100),
   PRESSROOM_REDIS_PREFIX: Str('Prefix of every Redis key.', 'pressroom:'),
   PRESSROOM_LOG_LEVEL: Type.Union([Type.Literal('debug'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error')], {
     default: 'info',
@@ -86,6 +87,7 @@ export interface PressroomConfig {
   topicPrefix: string;
   kafkaPartitions: number;
   kafkaSessionTimeoutMs: number;
+  kafkaAppendTimeoutMs: number;
   redisPrefix: string;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   kafkaBrokers: string[];
@@ -145,6 +147,7 @@ export function loadConfig(env: Record<string, string | undefined>): PressroomCo
     topicPrefix: c.PRESSROOM_TOPIC_PREFIX,
     kafkaPartitions: Number(c.PRESSROOM_KAFKA_PARTITIONS),
     kafkaSessionTimeoutMs: Number(c.PRESSROOM_KAFKA_SESSION_TIMEOUT_MS),
+    kafkaAppendTimeoutMs: Number(c.PRESSROOM_KAFKA_APPEND_TIMEOUT_MS),
     redisPrefix: c.PRESSROOM_REDIS_PREFIX,
     logLevel: c.PRESSROOM_LOG_LEVEL,
     kafkaBrokers: splitList(c.KAFKA_BROKERS ?? ''),

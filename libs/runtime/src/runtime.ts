@@ -97,6 +97,7 @@ export async function openRuntime(config: PressroomConfig, app: string, opts: { 
     ...(config.schemaRegistryUrl ? { schemaRegistryUrl: config.schemaRegistryUrl } : {}),
     partitions: config.kafkaPartitions,
     sessionTimeoutMs: config.kafkaSessionTimeoutMs,
+    appendTimeoutMs: config.kafkaAppendTimeoutMs,
     logger,
   });
   // Topics are created on first use anyway; creating them up front only fixes the partition
