@@ -127,9 +127,12 @@ describe('distributed profile against real Kafka, Schema Registry, Redis, S3 and
   it('puts the events on their topics in the Schema Registry wire format', async () => {
     // The registry client's own JSON support (ajv), independent of our codec; ajv does not know
     // the `date-time`/`uri` formats without a plugin, so it checks structure only.
-    const registry = new SchemaRegistry({ host: inject('SCHEMA_REGISTRY_URL') }, {
-      [SchemaType.JSON]: { strict: false, validateFormats: false },
-    } as never);
+    const registry = new SchemaRegistry(
+      { host: inject('SCHEMA_REGISTRY_URL') },
+      {
+        [SchemaType.JSON]: { strict: false, validateFormats: false },
+      },
+    );
     const accepted = await env.api.post('/v1/pdf/async', {
       templateId,
       data: { name: 'wire', items: [] },
