@@ -2,3 +2,4 @@ export * from './runtime.ts';
 export * from './renderer.ts';
 export * from './secret-key.ts';
 export * from './shutdown.ts';
+export * from './read-config.ts';
