@@ -142,3 +142,40 @@ describe('embedded profile: errors, authentication and tenant isolation', () => 
     expect((await svc.api.get('/v1/templates')).json.templates.length).toBe(before);
   });
 });
+
+describe('embedded profile: first start without PRESSROOM_API_KEY, private webhooks refused', () => {
+  let svc: Svc;
+  let printedAtFirstStart: string[];
+  const printedKeys = () => svc.app.output.flatMap((line) => /^\s+(prk_[A-Za-z0-9_-]{43})\s*$/.exec(line)?.[1] ?? []);
+
+  beforeAll(async () => {
+    svc = await startEmbedded({ PRESSROOM_ALLOW_PRIVATE_WEBHOOKS: 'false' }, { withApiKey: false });
+    printedAtFirstStart = printedKeys();
+  });
+  afterAll(async () => {
+    await svc?.app.stop();
+  });
+
+  it('prints a development key once, which works, and prints none on the next start', async () => {
+    expect(printedAtFirstStart).toHaveLength(1);
+    const dev = apiClient(svc.baseUrl, printedAtFirstStart[0]!);
+    expect((await dev.get('/v1/templates')).status).toBe(200);
+    await svc.app.stop();
+    await svc.app.start();
+    expect(printedKeys()).toEqual([]);
+    expect((await dev.get('/v1/templates')).status).toBe(200);
+  });
+
+  it.each([
+    'http://127.0.0.1:8080/hook',
+    'http://localhost/hook',
+    'http://169.254.169.254/latest',
+    'https://10.0.0.8/hook',
+    'http://[::1]/hook',
+  ])('refuses the webhook %s with 400', async (webhook) => {
+    const dev = apiClient(svc.baseUrl, printedAtFirstStart[0]!);
+    const res = await dev.post('/v1/html-to-pdf/async', { html: '<p>x</p>', webhook });
+    expect(res.status).toBe(400);
+    expect(res.json.error.details).toEqual([{ field: 'webhook', message: expect.stringMatching(/loopback|private|resolve/) }]);
+  });
+});

@@ -6,7 +6,7 @@ import { AppProcess, freePort } from './service-process.ts';
 import { apiClient } from './api-client.ts';
 
 /** The embedded profile as `npm start` runs it: one process, state in its data dir. */
-export async function startEmbedded(extraEnv: Record<string, string> = {}) {
+export async function startEmbedded(extraEnv: Record<string, string> = {}, opts: { withApiKey?: boolean } = {}) {
   const dataDir = await mkdtemp(join(tmpdir(), 'pressroom-e2e-'));
   const port = await freePort();
   const apiKey = `prk_test_${randomBytes(16).toString('hex')}`;
@@ -14,7 +14,7 @@ export async function startEmbedded(extraEnv: Record<string, string> = {}) {
   const env = {
     PRESSROOM_PROFILE: 'embedded',
     PRESSROOM_DATA_DIR: dataDir,
-    PRESSROOM_API_KEY: apiKey,
+    ...(opts.withApiKey === false ? {} : { PRESSROOM_API_KEY: apiKey }),
     PRESSROOM_ADMIN_TOKEN: adminToken,
     PRESSROOM_PUBLIC_URL: `http://127.0.0.1:${port}`,
     PRESSROOM_ALLOW_PRIVATE_WEBHOOKS: 'true',
