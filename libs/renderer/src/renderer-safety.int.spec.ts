@@ -162,4 +162,25 @@ describe('Playwright renderer safety', () => {
     expect(text).not.toContain('TENANT-A-SECRET');
     expect(text).not.toContain('INJECTED');
   });
+
+  it('closes popups, so a later job cannot find one by name and read what it carries', async () => {
+    // Given a job that opens a named popup and encodes a value in its number of frames
+    await pdfOf(
+      htmlSource(
+        '<script>const w = window.open("about:blank", "stash");' +
+          ' for (let i = 0; i < 7; i++) w.document.body.appendChild(w.document.createElement("iframe"));</script><p>a</p>',
+      ),
+    );
+
+    // When the next job looks the popup up by name
+    const text = await pdfOf(
+      htmlSource(
+        '<p id="out"></p><script>const w = window.open("", "stash"); out.textContent = "frames=" + (w ? w.length : "none");</script>',
+      ),
+    );
+
+    // Then it finds no trace of the first job's popup
+    expect(text).not.toContain('frames=7');
+    expect(text).toMatch(/frames=(0|none)/);
+  });
 });

@@ -31,7 +31,7 @@ export interface WarmPageDeps {
 export function warmPageLifecycle(deps: WarmPageDeps): PageLifecycle<WarmPage> {
   return {
     open: () => openWarmPage(deps),
-    reset: (wp) => withDeadline(freshDocument(wp.page, deps.runtimeScript), HOUSEKEEPING_TIMEOUT_MS),
+    reset: (wp) => withDeadline(resetPage(wp, deps.runtimeScript), HOUSEKEEPING_TIMEOUT_MS),
     dispose: (wp) => disposeWarmPage(wp, deps),
     usable: (wp) => !wp.crashed && !wp.page.isClosed() && deps.host.isCurrent(wp.browser),
   };
@@ -49,6 +49,12 @@ async function openWarmPage(deps: WarmPageDeps): Promise<WarmPage> {
     await guardNetwork(context, { policy: deps.policy, logger: deps.logger });
     const page = await context.newPage();
     const wp: WarmPage = { browser, context, page, crashed: false };
+    // A popup (window.open works in headless Chromium, blocker or not) would outlive the job that
+    // opened it, since the reset renews only our page, and a later job could reach it by name:
+    // close every other page as soon as it appears, and again at each reset.
+    context.on('page', (other) => {
+      if (other !== page) void other.close().catch(() => {});
+    });
     page.on('crash', () => {
       wp.crashed = true;
       deps.logger.warn('page crashed');
@@ -61,6 +67,11 @@ async function openWarmPage(deps: WarmPageDeps): Promise<WarmPage> {
     await context.close().catch(() => {});
     throw err;
   }
+}
+
+async function resetPage(wp: WarmPage, runtimeScript: string): Promise<void> {
+  await Promise.all(wp.context.pages().map((other) => (other === wp.page ? undefined : other.close())));
+  await freshDocument(wp.page, runtimeScript);
 }
 
 /**
