@@ -70,7 +70,8 @@ async function openWarmPage(deps: WarmPageDeps): Promise<WarmPage> {
 }
 
 async function resetPage(wp: WarmPage, runtimeScript: string): Promise<void> {
-  await Promise.all(wp.context.pages().map((other) => (other === wp.page ? undefined : other.close())));
+  const strays = wp.context.pages().filter((other) => other !== wp.page);
+  await Promise.all(strays.map((other) => other.close()));
   await freshDocument(wp.page, runtimeScript);
 }
 
