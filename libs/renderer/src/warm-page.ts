@@ -84,7 +84,8 @@ async function resetPage(wp: WarmPage, runtimeScript: string): Promise<void> {
  *
  * This isolation has a price: the navigation costs Chromium 30-40 ms of CPU per job on a 2-core
  * machine (as much as half a render of the shared invoice). It runs after the job's result has
- * been handed back, so it costs throughput under saturation rather than latency.
+ * been handed back, so it delays only a job that is already waiting for this page, and otherwise
+ * costs throughput under saturation.
  */
 async function freshDocument(page: Page, runtimeScript: string): Promise<void> {
   await page.goto('about:blank', { waitUntil: 'load', timeout: HOUSEKEEPING_TIMEOUT_MS });
