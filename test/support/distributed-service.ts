@@ -24,6 +24,7 @@ export async function distributedEnv(extra: Record<string, string> = {}) {
     PRESSROOM_S3_BUCKET: `pressroom-e2e-${run}`,
     PRESSROOM_TOPIC_PREFIX: `e2e-${run}`,
     PRESSROOM_REDIS_PREFIX: `e2e-${run}:`,
+    PRESSROOM_SCHEMA_SUBJECT_PREFIX: `e2e-${run}.`,
     PRESSROOM_KAFKA_PARTITIONS: '3',
     PRESSROOM_KAFKA_SESSION_TIMEOUT_MS: '6000',
     PRESSROOM_SECRET_KEY: randomBytes(32).toString('hex'),

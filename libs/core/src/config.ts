@@ -53,6 +53,10 @@ export const ConfigSchema = Type.Object({
   }),
   KAFKA_BROKERS: Str('Comma-separated Kafka bootstrap servers (distributed profile).'),
   SCHEMA_REGISTRY_URL: Str('Confluent-compatible schema registry; events are then encoded in its wire format.'),
+  PRESSROOM_SCHEMA_SUBJECT_PREFIX: Str(
+    'Prefix of the registry subjects (`<prefix>pressroom.<Type>.v1`), for deployments sharing one registry.',
+    '',
+  ),
   REDIS_URL: Str('Redis URL (distributed profile).'),
   S3_ENDPOINT: Str('S3 endpoint for our own bucket (omit for AWS).'),
   S3_REGION: Str('Region of our own bucket.', 'us-east-1'),
@@ -92,6 +96,7 @@ export interface PressroomConfig {
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   kafkaBrokers: string[];
   schemaRegistryUrl: string | undefined;
+  schemaSubjectPrefix: string;
   redisUrl: string | undefined;
   s3: {
     endpoint: string | undefined;
@@ -152,6 +157,7 @@ export function loadConfig(env: Record<string, string | undefined>): PressroomCo
     logLevel: c.PRESSROOM_LOG_LEVEL,
     kafkaBrokers: splitList(c.KAFKA_BROKERS ?? ''),
     schemaRegistryUrl: c.SCHEMA_REGISTRY_URL,
+    schemaSubjectPrefix: c.PRESSROOM_SCHEMA_SUBJECT_PREFIX,
     redisUrl: c.REDIS_URL,
     s3: {
       endpoint: c.S3_ENDPOINT,

@@ -94,7 +94,7 @@ export async function openRuntime(config: PressroomConfig, app: string, opts: { 
   const log = await createKafkaEventLog({
     brokers: config.kafkaBrokers,
     clientId: `pressroom-${app}`,
-    ...(config.schemaRegistryUrl ? { schemaRegistryUrl: config.schemaRegistryUrl } : {}),
+    ...(config.schemaRegistryUrl ? { schemaRegistryUrl: config.schemaRegistryUrl, subjectPrefix: config.schemaSubjectPrefix } : {}),
     partitions: config.kafkaPartitions,
     sessionTimeoutMs: config.kafkaSessionTimeoutMs,
     appendTimeoutMs: config.kafkaAppendTimeoutMs,
