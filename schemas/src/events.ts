@@ -1,5 +1,6 @@
 import Type, { type Static, type TSchema } from 'typebox';
 import { OutputKind, PdfMetadata, RenderError, RequestId, TenantId } from './common.ts';
+import { PdfParams, ReadySignal } from './page-setup.ts';
 
 /** Every event has the same envelope; `data` is the type's payload. */
 function envelope<T extends string, D extends TSchema>(type: T, data: D) {
@@ -26,6 +27,9 @@ export const RenderSource = Type.Union([
       templateId: Type.String(),
       templateVersion: Type.Integer({ minimum: 1 }),
       content: Type.String(),
+      /** Eta sources of the running header and footer; same data, fonts and assets as the body. */
+      header: Type.Optional(Type.String()),
+      footer: Type.Optional(Type.String()),
       data: Type.Record(Type.String(), Type.Unknown()),
     },
     { additionalProperties: false },
@@ -65,6 +69,9 @@ export const RenderRequested = envelope(
       source: RenderSource,
       output: OutputKind,
       pdfMetadata: Type.Optional(PdfMetadata),
+      /** Page setup already merged: template defaults, then the request's pdfParams. */
+      pdfParams: Type.Optional(PdfParams),
+      ready: Type.Optional(ReadySignal),
       storage: StorageTarget,
     },
     { additionalProperties: false },

@@ -2,4 +2,5 @@ export * from './common.ts';
 export * from './events.ts';
 export * from './http.ts';
 export * from './views.ts';
+export * from './page-setup.ts';
 export * as Http from './http-types.ts';
