@@ -61,6 +61,7 @@ export function inferDataSchema(sources: (string | undefined)[]): InferredVariab
 
   // Loop aliases: name → the path of the array it walks (resolved before it is used).
   const aliases = new Map<string, string[]>();
+  const iterated: string[][] = [];
   const loopRe = new RegExp(
     `(${IDENT}(?:\\.${IDENT})*)\\s*\\.\\s*(?:${[...ARRAY_METHODS].join('|')})\\s*\\(\\s*(?:function\\s*\\(\\s*(${IDENT})|\\(\\s*(${IDENT})[^)]*\\)\\s*=>|(${IDENT})\\s*=>)`,
     'g',
@@ -82,9 +83,12 @@ export function inferDataSchema(sources: (string | undefined)[]): InferredVariab
     for (const m of code.matchAll(forOfRe)) {
       const arrayPath = resolve(m[2] ?? '');
       if (arrayPath && m[1]) aliases.set(m[1], [...arrayPath, '[]']);
+      if (arrayPath && pass === 1) iterated.push(arrayPath);
     }
   }
+  for (const arrayPath of iterated) addPath(root, arrayPath, 'array', false, new Set(), 0);
 
+  const guardedPaths: string[][] = [];
   const heads = ['it', ...aliases.keys()].map((h) => h.replace(/\$/g, '\\$')).join('|');
   const chainRe = new RegExp(`(?<![\\w$.])(${heads})((?:\\s*\\??\\.\\s*${IDENT})+)(\\s*\\(?)`, 'g');
   for (const m of code.matchAll(chainRe)) {
@@ -111,7 +115,14 @@ export function inferDataSchema(sources: (string | undefined)[]): InferredVariab
     const after = code.slice((m.index ?? 0) + m[0].length - (m[3]?.length ?? 0), (m.index ?? 0) + m[0].length + 4);
     const tested = /(?:if\s*\(\s*|typeof\s+|!\s*)$/.test(before) || /^\s*(?:\?\?|\|\||&&|\?(?!\.))/.test(after) || /^\s*\?\./.test(after);
     addPath(root, path, kindOfLast, tested, optionalAt, base.length);
+    // A variable the template tests for anywhere is one it can do without.
+    if (tested) guardedPaths.push(path);
+    for (const at of optionalAt) guardedPaths.push(path.slice(0, at));
     path = [];
+  }
+  for (const guarded of guardedPaths) {
+    const n = nodeAt(root, guarded);
+    if (n) n.required = false;
   }
   const names: string[] = [];
   collectNames(root, '', names);
@@ -144,6 +155,12 @@ function addPath(root: Node, path: string[], leafKind: 'any' | 'array', tested: 
     }
     cur = next;
   }
+}
+
+function nodeAt(root: Node, path: string[]): Node | undefined {
+  let cur: Node | undefined = root;
+  for (const seg of path) cur = seg === '[]' ? cur?.items : cur?.props.get(seg);
+  return cur === root ? undefined : cur;
 }
 
 function toSchema(n: Node): JsonSchema {
