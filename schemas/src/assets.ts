@@ -22,7 +22,17 @@ export const AssetName = Type.String({
 });
 
 export const AssetContentType = Type.Union(
-  ASSET_CONTENT_TYPES.map((t) => Type.Literal(t)),
+  [
+    Type.Literal('font/ttf'),
+    Type.Literal('font/otf'),
+    Type.Literal('font/woff'),
+    Type.Literal('font/woff2'),
+    Type.Literal('image/png'),
+    Type.Literal('image/jpeg'),
+    Type.Literal('image/svg+xml'),
+    Type.Literal('image/gif'),
+    Type.Literal('image/webp'),
+  ],
   { description: 'Fonts: font/ttf, font/otf, font/woff, font/woff2. Images: image/png, image/jpeg, image/svg+xml, image/gif, image/webp.' },
 );
 

@@ -177,10 +177,7 @@ export const UnsavedPreviewBody = Type.Object(
 
 /** Compatibility with clients of this API family: `GET /v1/integration/templates`. */
 export const IntegrationTemplateList = Type.Array(
-  Type.Object(
-    { id: Type.String(), name: Type.String(), updatedAt: Type.String({ format: 'date-time' }) },
-    { additionalProperties: false },
-  ),
+  Type.Object({ id: Type.String(), name: Type.String(), updatedAt: Type.String({ format: 'date-time' }) }, { additionalProperties: false }),
 );
 /** `GET /v1/integration/templates/{id}/variables`. */
 export const IntegrationTemplateVariables = Type.Object(
@@ -188,10 +185,7 @@ export const IntegrationTemplateVariables = Type.Object(
     id: Type.String(),
     version: Type.Integer({ minimum: 1 }),
     variables: Type.Array(
-      Type.Object(
-        { name: Type.String(), type: Type.String(), required: Type.Boolean() },
-        { additionalProperties: false },
-      ),
+      Type.Object({ name: Type.String(), type: Type.String(), required: Type.Boolean() }, { additionalProperties: false }),
     ),
     schema: DataSchema,
   },

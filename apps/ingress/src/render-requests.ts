@@ -1,4 +1,13 @@
-import type { DataSchema, Http, PdfParams, ReadySignal, RenderRequested, RenderSource, StatusViewEntry, StorageTarget } from '@pressroom/schemas';
+import type {
+  DataSchema,
+  Http,
+  PdfParams,
+  ReadySignal,
+  RenderRequested,
+  RenderSource,
+  StatusViewEntry,
+  StorageTarget,
+} from '@pressroom/schemas';
 import {
   PressroomError,
   dataProblems,

@@ -8,7 +8,6 @@ import {
   notFound,
   pdfParamsProblems,
   validationError,
-  type JsonSchema,
   type TemplateHead,
   type TemplateVersionRecord,
 } from '@pressroom/domain';
@@ -26,10 +25,10 @@ export interface TemplatesDeps {
 /** The variables of a version: its declared schema, or the one inferred from its sources. */
 export function variablesOf(t: Pick<TemplateVersionContent, 'content' | 'header' | 'footer' | 'dataSchema'>): Http.TemplateVariables {
   if (t.dataSchema) {
-    return { source: 'declared', schema: t.dataSchema, names: describeVariables(t.dataSchema as JsonSchema).map((v) => v.name) };
+    return { source: 'declared', schema: t.dataSchema, names: describeVariables(t.dataSchema).map((v) => v.name) };
   }
   const inferred = inferDataSchema([t.content, t.header, t.footer]);
-  return { source: 'inferred', schema: inferred.schema as DataSchema, names: inferred.names };
+  return { source: 'inferred', schema: inferred.schema, names: inferred.names };
 }
 
 export function templateResource(head: TemplateHead, v: TemplateVersionRecord): Http.TemplateResource {

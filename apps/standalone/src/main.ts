@@ -13,7 +13,13 @@ const renderer = await openRenderer(config, rt.logger);
 // The projector first: with a volatile view it rebuilds from the log before anyone asks.
 const projector = await startStatusProjector({ ...rt, rebuildOnStart: rt.viewIsVolatile });
 const templateProjector = await startTemplateProjector({ ...rt, rebuildOnStart: rt.viewIsVolatile });
-const worker = await startRenderWorker({ ...rt, renderer, assetsFor: (tenantId) => rt.assets.sourceFor(tenantId), concurrency: config.render.pages, renderTimeoutMs: config.render.timeoutMs });
+const worker = await startRenderWorker({
+  ...rt,
+  renderer,
+  assetsFor: (tenantId) => rt.assets.sourceFor(tenantId),
+  concurrency: config.render.pages,
+  renderTimeoutMs: config.render.timeoutMs,
+});
 const dispatcher = await startWebhookDispatcher({ ...rt, timeoutMs: config.webhookTimeoutMs, allowPrivate: config.allowPrivateWebhooks });
 const server = await startIngressServer({ ...rt, readiness: [...rt.readiness, { name: 'chromium', check: () => renderer.ping() }] });
 onShutdown(rt.logger, [

@@ -30,7 +30,11 @@ export const ConfigSchema = Type.Object({
   ),
   PRESSROOM_SYNC_TIMEOUT_MS: Int('How long a sync call waits for its render before answering 202 with a status URL.', 30000, 1),
   PRESSROOM_MAX_BODY_BYTES: Int('Largest accepted request body (413 above).', 5 * 1024 * 1024, 1024),
-  PRESSROOM_MAX_ASSET_BYTES: Int('Largest uploaded asset (font or image), decoded; 413 above. Keep it under the body limit / 1.34 (base64).', 3 * 1024 * 1024, 1),
+  PRESSROOM_MAX_ASSET_BYTES: Int(
+    'Largest uploaded asset (font or image), decoded; 413 above. Keep it under the body limit / 1.34 (base64).',
+    3 * 1024 * 1024,
+    1,
+  ),
   PRESSROOM_ALLOW_PRIVATE_WEBHOOKS: Bool('Allow webhook targets on loopback and private addresses (tests, private networks).', false),
   PRESSROOM_WEBHOOK_TIMEOUT_MS: Int('Time limit of one webhook delivery attempt.', 15000, 1),
   PRESSROOM_RENDER_TIMEOUT_MS: Int('Time limit of one render.', 60000, 100),
@@ -54,6 +58,7 @@ export const ConfigSchema = Type.Object({
   }),
   KAFKA_BROKERS: Str('Comma-separated Kafka bootstrap servers (distributed profile).'),
   SCHEMA_REGISTRY_URL: Str('Confluent-compatible schema registry; events are then encoded in its wire format.'),
+  PRESSROOM_SCHEMA_SUBJECT_PREFIX: Str('Prefix of the schema registry subjects (deployments or tests sharing one registry).', ''),
   REDIS_URL: Str('Redis URL (distributed profile).'),
   S3_ENDPOINT: Str('S3 endpoint for our own bucket (omit for AWS).'),
   S3_REGION: Str('Region of our own bucket.', 'us-east-1'),
@@ -94,6 +99,7 @@ export interface PressroomConfig {
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   kafkaBrokers: string[];
   schemaRegistryUrl: string | undefined;
+  schemaSubjectPrefix: string;
   redisUrl: string | undefined;
   s3: {
     endpoint: string | undefined;
@@ -155,6 +161,7 @@ export function loadConfig(env: Record<string, string | undefined>): PressroomCo
     logLevel: c.PRESSROOM_LOG_LEVEL,
     kafkaBrokers: splitList(c.KAFKA_BROKERS ?? ''),
     schemaRegistryUrl: c.SCHEMA_REGISTRY_URL,
+    schemaSubjectPrefix: c.PRESSROOM_SCHEMA_SUBJECT_PREFIX,
     redisUrl: c.REDIS_URL,
     s3: {
       endpoint: c.S3_ENDPOINT,

@@ -27,7 +27,8 @@ const JSON_TYPES = new Set(['object', 'array', 'string', 'number', 'integer', 'b
  */
 export function dataSchemaProblems(schema: Record<string, unknown>, prefix = 'dataSchema'): FieldProblem[] {
   const problems: FieldProblem[] = [];
-  if (schema.type !== undefined && schema.type !== 'object') problems.push({ field: `${prefix}.type`, message: 'must be "object": data is an object' });
+  if (schema.type !== undefined && schema.type !== 'object')
+    problems.push({ field: `${prefix}.type`, message: 'must be "object": data is an object' });
   walk(schema, prefix, problems);
   if (problems.length) return problems;
   try {
@@ -71,7 +72,12 @@ export function dataProblems(schema: Record<string, unknown>, data: unknown): Fi
   const validator = validatorFor(schema);
   if (validator.Check(data)) return [];
   const byField = new Map<string, string>();
-  for (const e of validator.Errors(data) as Iterable<{ keyword: string; instancePath: string; params: Record<string, unknown>; message: string }>) {
+  for (const e of validator.Errors(data) as Iterable<{
+    keyword: string;
+    instancePath: string;
+    params: Record<string, unknown>;
+    message: string;
+  }>) {
     const base = ['data', ...e.instancePath.split('/').filter(Boolean)].join('.');
     if (e.keyword === 'required') {
       for (const name of (e.params.requiredProperties as string[] | undefined) ?? []) byField.set(`${base}.${name}`, 'is required');

@@ -28,7 +28,22 @@ interface Node {
 
 const ARRAY_METHODS = new Set(['forEach', 'map', 'filter', 'reduce', 'some', 'every', 'find', 'findIndex', 'flatMap', 'join', 'slice']);
 /** Members that say nothing about the data (`it.name.toUpperCase()` is still just `it.name`). */
-const STOP_MEMBERS = new Set(['length', 'toString', 'toFixed', 'toUpperCase', 'toLowerCase', 'trim', 'replace', 'split', 'includes', 'indexOf', 'padStart', 'padEnd', 'toLocaleString', 'valueOf']);
+const STOP_MEMBERS = new Set([
+  'length',
+  'toString',
+  'toFixed',
+  'toUpperCase',
+  'toLowerCase',
+  'trim',
+  'replace',
+  'split',
+  'includes',
+  'indexOf',
+  'padStart',
+  'padEnd',
+  'toLocaleString',
+  'valueOf',
+]);
 const IDENT = '[A-Za-z_$][\\w$]*';
 
 /** The JavaScript inside the Eta tags of one source; text outside tags is not code. */
@@ -54,7 +69,12 @@ export interface InferredVariables {
 }
 
 export function inferDataSchema(sources: (string | undefined)[]): InferredVariables {
-  const code = stripStrings(sources.filter((s): s is string => !!s).map(etaCode).join(';\n'));
+  const code = stripStrings(
+    sources
+      .filter((s): s is string => !!s)
+      .map(etaCode)
+      .join(';\n'),
+  );
   const root = node();
   root.kind = 'object';
   root.required = true;
@@ -95,9 +115,12 @@ export function inferDataSchema(sources: (string | undefined)[]): InferredVariab
     const base = m[1] === 'it' ? [] : aliases.get(m[1] ?? '');
     if (!base) continue;
     const raw = m[2] ?? '';
-    const members = [...raw.matchAll(new RegExp(`(\\??)\\.\\s*(${IDENT})`, 'g'))].map((x) => ({ optional: x[1] === '?', name: x[2] ?? '' }));
+    const members = [...raw.matchAll(new RegExp(`(\\??)\\.\\s*(${IDENT})`, 'g'))].map((x) => ({
+      optional: x[1] === '?',
+      name: x[2] ?? '',
+    }));
     const calls = (m[3] ?? '').includes('(');
-    let path = [...base];
+    const path = [...base];
     let kindOfLast: 'any' | 'array' = 'any';
     const optionalAt = new Set<number>();
     for (const [i, member] of members.entries()) {
@@ -118,7 +141,6 @@ export function inferDataSchema(sources: (string | undefined)[]): InferredVariab
     // A variable the template tests for anywhere is one it can do without.
     if (tested) guardedPaths.push(path);
     for (const at of optionalAt) guardedPaths.push(path.slice(0, at));
-    path = [];
   }
   for (const guarded of guardedPaths) {
     const n = nodeAt(root, guarded);
@@ -129,7 +151,14 @@ export function inferDataSchema(sources: (string | undefined)[]): InferredVariab
   return { schema: toSchema(root), names };
 }
 
-function addPath(root: Node, path: string[], leafKind: 'any' | 'array', tested: boolean, optionalAt: Set<number>, aliasDepth: number): void {
+function addPath(
+  root: Node,
+  path: string[],
+  leafKind: 'any' | 'array',
+  tested: boolean,
+  optionalAt: Set<number>,
+  aliasDepth: number,
+): void {
   let cur = root;
   for (const [i, seg] of path.entries()) {
     const isLast = i === path.length - 1;

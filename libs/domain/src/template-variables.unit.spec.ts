@@ -64,7 +64,10 @@ describe('describeVariables', () => {
     expect(
       describeVariables({
         type: 'object',
-        properties: { total: { type: 'number' }, lines: { type: 'array', items: { type: 'object', properties: { sku: { type: 'string' } } } } },
+        properties: {
+          total: { type: 'number' },
+          lines: { type: 'array', items: { type: 'object', properties: { sku: { type: 'string' } } } },
+        },
         required: ['total'],
       }),
     ).toEqual([

@@ -69,7 +69,9 @@ export function createRedisTemplateView(options: RedisTemplateViewOptions): Temp
         if (next === undefined || next === current) return;
         if ((await guard(cas(key, event.templateId, raw === null ? '0' : '1', raw ?? '', JSON.stringify(next)))) === 1) return;
       }
-      throw new PressroomError('DEPENDENCY_UNAVAILABLE', `Template ${event.templateId} kept changing; gave up applying.`, { retryable: true });
+      throw new PressroomError('DEPENDENCY_UNAVAILABLE', `Template ${event.templateId} kept changing; gave up applying.`, {
+        retryable: true,
+      });
     },
     head: liveHead,
     async version(tenantId, templateId, version) {

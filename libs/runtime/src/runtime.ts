@@ -112,6 +112,7 @@ export async function openRuntime(config: PressroomConfig, app: string, opts: { 
     brokers: config.kafkaBrokers,
     clientId: `pressroom-${app}`,
     ...(config.schemaRegistryUrl ? { schemaRegistryUrl: config.schemaRegistryUrl } : {}),
+    ...(config.schemaSubjectPrefix ? { subjectPrefix: config.schemaSubjectPrefix } : {}),
     partitions: config.kafkaPartitions,
     sessionTimeoutMs: config.kafkaSessionTimeoutMs,
     appendTimeoutMs: config.kafkaAppendTimeoutMs,
@@ -119,9 +120,11 @@ export async function openRuntime(config: PressroomConfig, app: string, opts: { 
   });
   // Topics are created on first use anyway; creating them up front only fixes the partition
   // count early. A broker that is down now must not stop the app from starting (readyz says it).
-  await log.ensureTopics([topics.requestedSync, topics.requestedAsync, topics.completed, topics.webhooks, topics.templates]).catch((err: unknown) => {
-    logger.warn('could not create topics at start; they will be created on first use', { err });
-  });
+  await log
+    .ensureTopics([topics.requestedSync, topics.requestedAsync, topics.completed, topics.webhooks, topics.templates])
+    .catch((err: unknown) => {
+      logger.warn('could not create topics at start; they will be created on first use', { err });
+    });
   const redisUrl = config.redisUrl as string;
   const view = createRedisStatusView({ url: redisUrl, keyPrefix: config.redisPrefix, logger });
   const catalog = createRedisCatalog({ url: redisUrl, keyPrefix: config.redisPrefix });

@@ -30,7 +30,10 @@ export function assetRoutes(deps: { assets: AssetStore; maxAssetBytes: number })
     const bytes = new Uint8Array(Buffer.from(body.dataBase64, 'base64'));
     if (bytes.byteLength === 0) throw validationError([{ field: 'dataBase64', message: 'is empty' }]);
     if (bytes.byteLength > deps.maxAssetBytes) {
-      throw new PressroomError('PAYLOAD_TOO_LARGE', `An asset may be at most ${deps.maxAssetBytes} bytes; this one is ${bytes.byteLength}.`);
+      throw new PressroomError(
+        'PAYLOAD_TOO_LARGE',
+        `An asset may be at most ${deps.maxAssetBytes} bytes; this one is ${bytes.byteLength}.`,
+      );
     }
     if (!looksLike(body.contentType, bytes)) {
       throw validationError([{ field: 'dataBase64', message: `does not look like a ${body.contentType} file` }]);

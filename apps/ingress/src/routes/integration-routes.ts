@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import type { Http } from '@pressroom/schemas';
-import { describeVariables, type JsonSchema } from '@pressroom/domain';
+import { describeVariables } from '@pressroom/domain';
 import { tenantOf } from '../http/auth.ts';
 import { variablesOf, type Templates } from '../templates.ts';
 
@@ -20,7 +20,7 @@ export function integrationRoutes(deps: { templates: Templates }): Router {
     const body: Http.IntegrationTemplateVariables = {
       id: version.templateId,
       version: version.version,
-      variables: describeVariables(variables.schema as JsonSchema),
+      variables: describeVariables(variables.schema),
       schema: variables.schema,
     };
     ctx.body = body;

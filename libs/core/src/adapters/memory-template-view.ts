@@ -20,7 +20,7 @@ export function createMemoryTemplateView(): TemplateView {
       const record = templateVersionOf(event);
       if (record) {
         let byVersion = versions.get(key);
-        if (!byVersion) versions.set(key, (byVersion = new Map()));
+        if (!byVersion) versions.set(key, (byVersion = new Map<number, TemplateVersionRecord>()));
         if (!byVersion.has(record.version)) byVersion.set(record.version, record);
       }
       const next = evolveTemplateHead(heads.get(key), event);
