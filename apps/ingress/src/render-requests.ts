@@ -74,7 +74,11 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
     const pdfParams = mergePdfParams(resolved.pdfParams, body.pdfParams);
     const problems = [...dataProblemsOf(input, resolved), ...pdfParamsProblems(pdfParams)];
     if (problems.length) throw validationError(problems);
-    const storage = 's3_bucket' in body ? await storageTarget(tenant, body.s3_bucket, body.s3_key) : ({ kind: 'default' } as const);
+    // A preview always goes to our own storage (its bytes are read back at once).
+    const storage =
+      input.kind === 'preview' || input.kind === 'unsaved'
+        ? ({ kind: 'default' } as const)
+        : await storageTarget(tenant, input.body.s3_bucket, input.body.s3_key);
     const webhook = 'webhook' in body ? body.webhook : undefined;
     if (webhook) {
       const problem = await checkWebhookTarget(webhook, { allowPrivate: deps.allowPrivateWebhooks });
