@@ -1,5 +1,7 @@
 import Type, { type Static, type TSchema } from 'typebox';
 import { OutputKind, PdfMetadata, RenderError, RequestId, TenantId } from './common.ts';
+import { PdfParams, ReadySignal } from './page-setup.ts';
+import { TemplateCreated, TemplateDeleted, TemplateRevised, type TemplateEvent } from './template-events.ts';
 
 /** Every event has the same envelope; `data` is the type's payload. */
 function envelope<T extends string, D extends TSchema>(type: T, data: D) {
@@ -26,6 +28,9 @@ export const RenderSource = Type.Union([
       templateId: Type.String(),
       templateVersion: Type.Integer({ minimum: 1 }),
       content: Type.String(),
+      /** Eta sources of the running header and footer; same data, fonts and assets as the body. */
+      header: Type.Optional(Type.String()),
+      footer: Type.Optional(Type.String()),
       data: Type.Record(Type.String(), Type.Unknown()),
     },
     { additionalProperties: false },
@@ -65,6 +70,11 @@ export const RenderRequested = envelope(
       source: RenderSource,
       output: OutputKind,
       pdfMetadata: Type.Optional(PdfMetadata),
+      /** Page setup already merged: template defaults, then the request's pdfParams. */
+      pdfParams: Type.Optional(PdfParams),
+      ready: Type.Optional(ReadySignal),
+      /** A preview for an editor: the caller reads the bytes back at once (no webhook, no link). */
+      preview: Type.Optional(Type.Boolean()),
       storage: StorageTarget,
     },
     { additionalProperties: false },
@@ -123,6 +133,9 @@ export type ArtifactRef = Static<typeof ArtifactRef>;
 export type RenderSource = Static<typeof RenderSource>;
 export type RenderMode = Static<typeof RenderMode>;
 
+/** Anything on a topic: render and webhook events (key requestId) and template events (key templateId). */
+export type LogEvent = PressroomEvent | TemplateEvent;
+
 /** Schemas by event type, for codecs and the registry. */
 export const EventSchemas = {
   RenderRequested,
@@ -130,5 +143,8 @@ export const EventSchemas = {
   RenderFailed,
   WebhookDelivered,
   WebhookFailed,
+  TemplateCreated,
+  TemplateRevised,
+  TemplateDeleted,
 } as const;
 export type EventType = keyof typeof EventSchemas;

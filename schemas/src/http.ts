@@ -1,5 +1,7 @@
 import Type from 'typebox';
 import { PdfMetadata, RenderError } from './common.ts';
+import { PdfParams, ReadySignal } from './page-setup.ts';
+import { DataSchema } from './template-events.ts';
 
 // s3_key: a relative path without extension: no "..", no leading "/", no control characters.
 const S3Key = Type.String({
@@ -14,20 +16,27 @@ const TemplateIdField = Type.String({ minLength: 1, maxLength: 128 });
 const DataField = Type.Record(Type.String(), Type.Unknown(), { description: 'Variables of the template.' });
 const Html = Type.String({ minLength: 1, description: 'HTML content to render.' });
 
+const TemplateVersionField = Type.Integer({ minimum: 1, description: 'Render this version of the template; default: the latest.' });
+const PdfParamsField = Type.Optional(PdfParams);
+
 const common = {
   convertToImage: Type.Optional(Type.Boolean({ default: false })),
   s3_bucket: Type.Optional(S3Bucket),
   s3_key: Type.Optional(S3Key),
+  pdfParams: PdfParamsField,
+};
+
+const templateFields = {
+  templateId: TemplateIdField,
+  templateVersion: Type.Optional(TemplateVersionField),
+  data: Type.Optional(DataField),
 };
 
 export const TemplateSyncBody = Type.Object(
-  { templateId: TemplateIdField, data: Type.Optional(DataField), metadata: Type.Optional(PdfMetadata), ...common },
+  { ...templateFields, metadata: Type.Optional(PdfMetadata), ...common },
   { additionalProperties: false },
 );
-export const TemplateAsyncBody = Type.Object(
-  { templateId: TemplateIdField, data: Type.Optional(DataField), webhook: Webhook, ...common },
-  { additionalProperties: false },
-);
+export const TemplateAsyncBody = Type.Object({ ...templateFields, webhook: Webhook, ...common }, { additionalProperties: false });
 export const HtmlSyncBody = Type.Object({ html: Html, metadata: Type.Optional(PdfMetadata), ...common }, { additionalProperties: false });
 export const HtmlAsyncBody = Type.Object({ html: Html, webhook: Webhook, ...common }, { additionalProperties: false });
 
@@ -83,21 +92,102 @@ export const ErrorBody = Type.Object(
   { additionalProperties: false },
 );
 
+const EtaSource = (description: string) => Type.String({ minLength: 1, maxLength: 1_000_000, description });
+
 export const TemplateWriteBody = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 200 }),
-    content: Type.String({ minLength: 1, maxLength: 1_000_000, description: 'Eta template source.' }),
+    content: EtaSource('Eta template source of the body.'),
+    header: Type.Optional(EtaSource('Eta source of the running header: same data and assets, plus page number and count.')),
+    footer: Type.Optional(EtaSource('Eta source of the running footer.')),
+    pdfParams: PdfParamsField,
+    ready: Type.Optional(ReadySignal),
+    dataSchema: Type.Optional(DataSchema),
   },
   { additionalProperties: false },
 );
+
+/** The variables a template expects: its declared dataSchema, or one inferred from its sources. */
+export const TemplateVariables = Type.Object(
+  {
+    source: Type.Union([Type.Literal('declared'), Type.Literal('inferred')]),
+    schema: DataSchema,
+    /** Dotted paths of every variable (`items[]` marks an array, `items[].name` a field of its elements). */
+    names: Type.Array(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
 export const TemplateResource = Type.Object(
   {
     templateId: Type.String(),
     name: Type.String(),
     content: Type.String(),
+    header: Type.Optional(Type.String()),
+    footer: Type.Optional(Type.String()),
+    pdfParams: Type.Optional(PdfParams),
+    ready: Type.Optional(ReadySignal),
+    dataSchema: Type.Optional(DataSchema),
+    variables: TemplateVariables,
     version: Type.Integer({ minimum: 1 }),
+    latestVersion: Type.Integer({ minimum: 1 }),
     createdAt: Type.String({ format: 'date-time' }),
-    updatedAt: Type.String({ format: 'date-time' }),
+    updatedAt: Type.String({ format: 'date-time', description: 'When this version was written.' }),
+  },
+  { additionalProperties: false },
+);
+
+export const TemplateVersionSummary = Type.Object(
+  {
+    version: Type.Integer({ minimum: 1 }),
+    name: Type.String(),
+    createdAt: Type.String({ format: 'date-time', description: 'When this version was written.' }),
+  },
+  { additionalProperties: false },
+);
+export const TemplateVersionList = Type.Object(
+  { templateId: Type.String(), latestVersion: Type.Integer({ minimum: 1 }), versions: Type.Array(TemplateVersionSummary) },
+  { additionalProperties: false },
+);
+
+/** `POST /v1/templates/{id}/preview`: the stored template (a version may be pinned) with this data. */
+export const TemplatePreviewBody = Type.Object(
+  {
+    templateVersion: Type.Optional(TemplateVersionField),
+    data: Type.Optional(DataField),
+    pdfParams: PdfParamsField,
+    convertToImage: Type.Optional(Type.Boolean({ default: false })),
+  },
+  { additionalProperties: false },
+);
+/** `POST /v1/templates/preview`: unsaved sources, as an editor holds them. */
+export const UnsavedPreviewBody = Type.Object(
+  {
+    content: EtaSource('Eta template source of the body.'),
+    header: Type.Optional(EtaSource('Eta source of the running header.')),
+    footer: Type.Optional(EtaSource('Eta source of the running footer.')),
+    ready: Type.Optional(ReadySignal),
+    dataSchema: Type.Optional(DataSchema),
+    data: Type.Optional(DataField),
+    pdfParams: PdfParamsField,
+    convertToImage: Type.Optional(Type.Boolean({ default: false })),
+  },
+  { additionalProperties: false },
+);
+
+/** Compatibility with clients of this API family: `GET /v1/integration/templates`. */
+export const IntegrationTemplateList = Type.Array(
+  Type.Object({ id: Type.String(), name: Type.String(), updatedAt: Type.String({ format: 'date-time' }) }, { additionalProperties: false }),
+);
+/** `GET /v1/integration/templates/{id}/variables`. */
+export const IntegrationTemplateVariables = Type.Object(
+  {
+    id: Type.String(),
+    version: Type.Integer({ minimum: 1 }),
+    variables: Type.Array(
+      Type.Object({ name: Type.String(), type: Type.String(), required: Type.Boolean() }, { additionalProperties: false }),
+    ),
+    schema: DataSchema,
   },
   { additionalProperties: false },
 );

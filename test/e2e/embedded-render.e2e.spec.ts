@@ -174,7 +174,8 @@ describe('embedded profile, end to end over HTTP', () => {
   });
 
   it('reports a failed async render to the webhook and the status endpoint', async () => {
-    const broken = await svc.api.post('/v1/templates', { name: 'broken', content: '<p><%= it.missing.deeper %></p>' });
+    // Missing variables are refused at the door (400); a template that throws fails in the render.
+    const broken = await svc.api.post('/v1/templates', { name: 'broken', content: '<p><% throw new Error("broken on purpose") %></p>' });
     const res = await svc.api.post('/v1/pdf/async', { templateId: broken.json.templateId, data: {}, webhook: receiver.url('/hook-fail') });
     expect(res.status).toBe(200);
     const call = await receiver.waitForCall('/hook-fail');

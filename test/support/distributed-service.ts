@@ -23,6 +23,8 @@ export async function distributedEnv(extra: Record<string, string> = {}) {
     S3_SECRET_ACCESS_KEY: 'test-secret-key',
     PRESSROOM_S3_BUCKET: `pressroom-e2e-${run}`,
     PRESSROOM_TOPIC_PREFIX: `e2e-${run}`,
+    // Its own subjects: a shared registry keeps the schemas (and compatibility rules) of other runs and branches.
+    PRESSROOM_SCHEMA_SUBJECT_PREFIX: `e2e-${run}.`,
     PRESSROOM_REDIS_PREFIX: `e2e-${run}:`,
     PRESSROOM_SCHEMA_SUBJECT_PREFIX: `e2e-${run}.`,
     PRESSROOM_KAFKA_PARTITIONS: '3',

@@ -35,3 +35,14 @@ export async function pdfInfo(bytes: Uint8Array): Promise<Record<string, string>
 
 export const isPdf = (b: Uint8Array) => Buffer.from(b.subarray(0, 5)).toString('latin1') === '%PDF-';
 export const isPng = (b: Uint8Array) => Buffer.from(b.subarray(0, 8)).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+
+/** `pdfimages -list`: one row per image drawn in the PDF (page, width, height, …). */
+export async function pdfImages(bytes: Uint8Array): Promise<{ page: number; width: number; height: number }[]> {
+  const out = await withFile(bytes, async (p) => (await run('pdfimages', ['-list', p])).stdout);
+  return out
+    .split('\n')
+    .slice(2)
+    .map((l) => l.trim().split(/\s+/))
+    .filter((c) => c.length > 4)
+    .map((c) => ({ page: Number(c[0]), width: Number(c[3]), height: Number(c[4]) }));
+}

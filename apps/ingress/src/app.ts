@@ -3,6 +3,9 @@ import Router from '@koa/router';
 import bodyParser from 'koa-bodyparser';
 import type {
   ArtifactStorage,
+  AssetStore,
+  TemplateEventFactory,
+  TemplateView,
   Catalog,
   Clock,
   EventFactory,
@@ -20,6 +23,9 @@ import { requireApiKey } from './http/auth.ts';
 import { createRenderRequests } from './render-requests.ts';
 import { renderRoutes } from './routes/render-routes.ts';
 import { templateRoutes } from './routes/template-routes.ts';
+import { assetRoutes } from './routes/asset-routes.ts';
+import { integrationRoutes } from './routes/integration-routes.ts';
+import { createTemplates } from './templates.ts';
 import { adminRoutes } from './routes/admin-routes.ts';
 import { openApiDocument } from './openapi.ts';
 
@@ -33,6 +39,9 @@ export interface IngressDeps {
   ids: Ids;
   clock: Clock;
   event: EventFactory;
+  templateEvent: TemplateEventFactory;
+  templates: TemplateView;
+  assets: AssetStore;
   logger: Logger;
   metrics: Metrics;
   readiness: ReadinessCheck[];
@@ -42,6 +51,7 @@ export interface IngressDeps {
     publicUrl: string;
     syncTimeoutMs: number;
     maxBodyBytes: number;
+    maxAssetBytes: number;
     allowPrivateWebhooks: boolean;
     adminToken: string | undefined;
   };
@@ -100,7 +110,8 @@ export function buildIngressApp(deps: IngressDeps): Koa {
     app.use(admin.routes());
   }
 
-  const requests = createRenderRequests({ ...deps, allowPrivateWebhooks: deps.settings.allowPrivateWebhooks });
+  const templateStore = createTemplates(deps);
+  const requests = createRenderRequests({ ...deps, templates: templateStore, allowPrivateWebhooks: deps.settings.allowPrivateWebhooks });
   const api = new Router();
   const render = renderRoutes({
     requests,
@@ -109,9 +120,13 @@ export function buildIngressApp(deps: IngressDeps): Koa {
     syncTimeoutMs: deps.settings.syncTimeoutMs,
     metrics: deps.metrics,
   });
-  const templates = templateRoutes(deps);
+  const templates = templateRoutes({ templates: templateStore });
+  const assets = assetRoutes({ assets: deps.assets, maxAssetBytes: deps.settings.maxAssetBytes });
+  const integration = integrationRoutes({ templates: templateStore });
   api.use(render.routes(), render.allowedMethods());
   api.use(templates.routes(), templates.allowedMethods());
+  api.use(assets.routes(), assets.allowedMethods());
+  api.use(integration.routes(), integration.allowedMethods());
   app.use(api.routes());
   return app;
 }

@@ -1,5 +1,23 @@
-import type { Http, RenderRequested, RenderSource, StatusViewEntry, StorageTarget } from '@pressroom/schemas';
-import { PressroomError, logUnavailable, notFound, validationError } from '@pressroom/domain';
+import type {
+  DataSchema,
+  Http,
+  PdfParams,
+  ReadySignal,
+  RenderRequested,
+  RenderSource,
+  StatusViewEntry,
+  StorageTarget,
+} from '@pressroom/schemas';
+import {
+  PressroomError,
+  dataProblems,
+  dataSchemaProblems,
+  logUnavailable,
+  mergePdfParams,
+  pdfParamsProblems,
+  validationError,
+  type FieldProblem,
+} from '@pressroom/domain';
 import {
   checkWebhookTarget,
   type Catalog,
@@ -11,14 +29,32 @@ import {
   type TopicNames,
 } from '@pressroom/core';
 
+import { variablesOf, type Templates } from './templates.ts';
+
 export type RenderInput =
   | { kind: 'template'; body: Http.TemplateSyncBody | Http.TemplateAsyncBody }
-  | { kind: 'html'; body: Http.HtmlSyncBody | Http.HtmlAsyncBody };
+  | { kind: 'html'; body: Http.HtmlSyncBody | Http.HtmlAsyncBody }
+  /** A preview of a stored template (`POST /v1/templates/{id}/preview`). */
+  | { kind: 'preview'; templateId: string; body: Http.TemplatePreviewBody }
+  /** A preview of unsaved sources (`POST /v1/templates/preview`). */
+  | { kind: 'unsaved'; body: Http.UnsavedPreviewBody };
+
+/** The template id a preview of unsaved sources carries in its RenderRequested. */
+export const UNSAVED_TEMPLATE_ID = 'unsaved';
+
+interface ResolvedSource {
+  source: RenderSource;
+  /** The template's declared data schema, when it has one. */
+  dataSchema?: DataSchema;
+  pdfParams?: PdfParams;
+  ready?: ReadySignal;
+}
 
 export interface RenderRequestsDeps {
   log: EventLog;
   view: StatusView;
   catalog: Catalog;
+  templates: Templates;
   topics: TopicNames;
   ids: Ids;
   event: EventFactory;
@@ -33,14 +69,24 @@ export interface RenderRequestsDeps {
 export function createRenderRequests(deps: RenderRequestsDeps) {
   async function submit(tenant: Tenant, mode: 'sync' | 'async', input: RenderInput): Promise<RenderRequested> {
     const body = input.body;
-    const storage = await storageTarget(tenant, body.s3_bucket, body.s3_key);
+    // Checked at the door, all at once: the template's variables and the page setup.
+    const resolved = await renderSource(tenant, input);
+    const pdfParams = mergePdfParams(resolved.pdfParams, body.pdfParams);
+    const problems = [...dataProblemsOf(input, resolved), ...pdfParamsProblems(pdfParams)];
+    if (problems.length) throw validationError(problems);
+    // A preview always goes to our own storage (its bytes are read back at once).
+    const storage =
+      input.kind === 'preview' || input.kind === 'unsaved'
+        ? ({ kind: 'default' } as const)
+        : await storageTarget(tenant, input.body.s3_bucket, input.body.s3_key);
     const webhook = 'webhook' in body ? body.webhook : undefined;
     if (webhook) {
       const problem = await checkWebhookTarget(webhook, { allowPrivate: deps.allowPrivateWebhooks });
       if (problem) throw validationError([problem]);
     }
-    const source = await renderSource(tenant, input);
+    const { source } = resolved;
     const metadata = 'metadata' in body ? body.metadata : undefined;
+    const preview = input.kind === 'preview' || input.kind === 'unsaved';
     const requestId = deps.ids.next();
     const requested = deps.event(
       'RenderRequested',
@@ -51,6 +97,9 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
         source,
         output: body.convertToImage ? 'png' : 'pdf',
         ...(metadata ? { pdfMetadata: metadata } : {}),
+        ...(pdfParams ? { pdfParams } : {}),
+        ...(resolved.ready ? { ready: resolved.ready } : {}),
+        ...(preview ? { preview: true } : {}),
         storage,
       },
     );
@@ -75,17 +124,53 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
     return { kind: 's3-connection', connectionId: connection.connectionId, ...(key !== undefined ? { key } : {}) };
   }
 
-  async function renderSource(tenant: Tenant, input: RenderInput): Promise<RenderSource> {
-    if (input.kind === 'html') return { kind: 'html', html: input.body.html };
-    const template = await deps.catalog.getTemplate(tenant.tenantId, input.body.templateId);
-    if (!template) throw notFound(`Template ${input.body.templateId}`);
+  async function renderSource(tenant: Tenant, input: RenderInput): Promise<ResolvedSource> {
+    if (input.kind === 'html') return { source: { kind: 'html', html: input.body.html } };
+    if (input.kind === 'unsaved') {
+      const b = input.body;
+      return {
+        source: {
+          kind: 'template',
+          templateId: UNSAVED_TEMPLATE_ID,
+          templateVersion: 1,
+          content: b.content,
+          ...(b.header !== undefined ? { header: b.header } : {}),
+          ...(b.footer !== undefined ? { footer: b.footer } : {}),
+          data: b.data ?? {},
+        },
+        ...(b.ready ? { ready: b.ready } : {}),
+        ...(b.dataSchema ? { dataSchema: b.dataSchema } : {}),
+      };
+    }
+    const templateId = input.kind === 'preview' ? input.templateId : input.body.templateId;
+    // A pinned version, else the latest; 404 for an unknown template or version.
+    const { version: t } = await deps.templates.read(tenant.tenantId, templateId, input.body.templateVersion);
     return {
-      kind: 'template',
-      templateId: template.templateId,
-      templateVersion: template.version,
-      content: template.content,
-      data: input.body.data ?? {},
+      source: {
+        kind: 'template',
+        templateId: t.templateId,
+        templateVersion: t.version,
+        content: t.content,
+        ...(t.header !== undefined ? { header: t.header } : {}),
+        ...(t.footer !== undefined ? { footer: t.footer } : {}),
+        data: input.body.data ?? {},
+      },
+      ...(t.pdfParams ? { pdfParams: t.pdfParams } : {}),
+      ...(t.ready ? { ready: t.ready } : {}),
+      ...(t.dataSchema ? { dataSchema: t.dataSchema } : {}),
     };
+  }
+
+  /** One problem per missing or mistyped variable (`data.<path>`), against the declared or inferred schema. */
+  function dataProblemsOf(input: RenderInput, resolved: ResolvedSource): FieldProblem[] {
+    if (resolved.source.kind !== 'template') return [];
+    // A stored schema was checked when it was written; an unsaved one is checked now.
+    if (input.kind === 'unsaved' && resolved.dataSchema) {
+      const schemaProblems = dataSchemaProblems(resolved.dataSchema);
+      if (schemaProblems.length) return schemaProblems;
+    }
+    const schema = resolved.dataSchema ?? variablesOf(resolved.source).schema;
+    return dataProblems(schema, resolved.source.data);
   }
 
   /** The view entry of a request, or undefined when it was never issued to this tenant. */

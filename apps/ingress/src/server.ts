@@ -22,6 +22,7 @@ export async function startIngressServer(rt: Runtime): Promise<Server> {
       publicUrl: config.publicUrl,
       syncTimeoutMs: config.syncTimeoutMs,
       maxBodyBytes: config.maxBodyBytes,
+      maxAssetBytes: config.maxAssetBytes,
       allowPrivateWebhooks: config.allowPrivateWebhooks,
       adminToken: config.adminToken,
     },

@@ -1,8 +1,9 @@
 import { parseArgs } from 'node:util';
 import { openRuntime } from '@pressroom/runtime';
+import { eventKey } from '@pressroom/core';
 import { createJsonLogger } from '@pressroom/observability';
 import { createTenant, issueApiKey, registerS3Connection } from '@pressroom/ingress';
-import { rebuildStatusView } from '@pressroom/status-projector';
+import { rebuildStatusView, rebuildTemplateView } from '@pressroom/status-projector';
 import { readConfig } from './config.ts';
 
 const usage = `pressroom ops — operator commands (uses the same configuration as the service)
@@ -12,6 +13,7 @@ const usage = `pressroom ops — operator commands (uses the same configuration 
   s3 add --tenant <tenantId> --bucket <b> --region <r> --access-key-id <k> --secret-access-key <s>
          [--endpoint <url>] [--path-style] [--id <connectionId>]
   status rebuild                                          wipe the status view and replay the log
+  templates rebuild                                       wipe the template view and replay the templates topic
   events [--request <requestId>] [--type <EventType>]     print the log (JSON lines), for audit
 `;
 
@@ -89,10 +91,13 @@ try {
     case 'status rebuild':
       out({ eventsApplied: await rebuildStatusView(rt) });
       break;
+    case 'templates rebuild':
+      out({ eventsApplied: await rebuildTemplateView(rt) });
+      break;
     case 'events': {
       const t = rt.topics;
-      await rt.log.readAll([t.requestedSync, t.requestedAsync, t.completed, t.webhooks], (r) => {
-        if (values.request && r.event.requestId !== values.request) return;
+      await rt.log.readAll([t.requestedSync, t.requestedAsync, t.completed, t.webhooks, t.templates], (r) => {
+        if (values.request && eventKey(r.event) !== values.request) return;
         if (values.type && r.event.type !== values.type) return;
         process.stdout.write(JSON.stringify({ topic: r.topic, partition: r.partition, offset: r.offset, event: r.event }) + '\n');
       });

@@ -6,7 +6,13 @@ import { startRenderWorker } from './render-worker.ts';
 const config = readConfig();
 const rt = await openRuntime(config, 'render-worker');
 const renderer = await openRenderer(config, rt.logger);
-const worker = await startRenderWorker({ ...rt, renderer, concurrency: config.render.pages, renderTimeoutMs: config.render.timeoutMs });
+const worker = await startRenderWorker({
+  ...rt,
+  renderer,
+  assetsFor: (tenantId) => rt.assets.sourceFor(tenantId),
+  concurrency: config.render.pages,
+  renderTimeoutMs: config.render.timeoutMs,
+});
 const ops = await startOpsServer({
   port: config.port,
   registry: rt.metrics.registry,

@@ -12,6 +12,7 @@ import {
   type TopicNames,
   type Renderer,
   type ConsumeContext,
+  type AssetSource,
 } from '@pressroom/core';
 import type { RenderRequested } from '@pressroom/schemas';
 import type { Metrics } from '@pressroom/observability';
@@ -27,6 +28,8 @@ export interface RenderWorkerDeps {
   /** Renders at once per lane; the renderer's page pool bounds the total. */
   concurrency: number;
   renderTimeoutMs: number;
+  /** The tenant's uploaded assets, served to the page at ASSET_ORIGIN. */
+  assetsFor?: (tenantId: string) => AssetSource;
   group?: string;
   workerId?: string;
 }
@@ -105,6 +108,9 @@ async function renderAndStore(deps: RenderWorkerDeps, requested: RenderRequested
       ...(data.pdfMetadata ? { pdfMetadata: data.pdfMetadata } : {}),
       timeoutMs: deps.renderTimeoutMs,
       lane: data.mode,
+      ...(data.pdfParams ? { pdfParams: data.pdfParams } : {}),
+      ...(data.ready ? { ready: data.ready } : {}),
+      ...(deps.assetsFor ? { assets: deps.assetsFor(requested.tenantId) } : {}),
     });
     bytes = output.bytes;
   } catch (err) {

@@ -1,7 +1,7 @@
 import { onShutdown, openRenderer, openRuntime } from '@pressroom/runtime';
 import { closeServer, startIngressServer } from '@pressroom/ingress';
 import { startRenderWorker } from '@pressroom/render-worker';
-import { startStatusProjector } from '@pressroom/status-projector';
+import { startStatusProjector, startTemplateProjector } from '@pressroom/status-projector';
 import { startWebhookDispatcher } from '@pressroom/webhook-dispatcher';
 import { readConfig } from './config.ts';
 
@@ -12,7 +12,14 @@ const rt = await openRuntime(config, 'standalone');
 const renderer = await openRenderer(config, rt.logger);
 // The projector first: with a volatile view it rebuilds from the log before anyone asks.
 const projector = await startStatusProjector({ ...rt, rebuildOnStart: rt.viewIsVolatile });
-const worker = await startRenderWorker({ ...rt, renderer, concurrency: config.render.pages, renderTimeoutMs: config.render.timeoutMs });
+const templateProjector = await startTemplateProjector({ ...rt, rebuildOnStart: rt.viewIsVolatile });
+const worker = await startRenderWorker({
+  ...rt,
+  renderer,
+  assetsFor: (tenantId) => rt.assets.sourceFor(tenantId),
+  concurrency: config.render.pages,
+  renderTimeoutMs: config.render.timeoutMs,
+});
 const dispatcher = await startWebhookDispatcher({ ...rt, timeoutMs: config.webhookTimeoutMs, allowPrivate: config.allowPrivateWebhooks });
 const server = await startIngressServer({ ...rt, readiness: [...rt.readiness, { name: 'chromium', check: () => renderer.ping() }] });
 onShutdown(rt.logger, [
@@ -20,6 +27,7 @@ onShutdown(rt.logger, [
   () => worker.stop(),
   () => dispatcher.stop(),
   () => projector.stop(),
+  () => templateProjector.stop(),
   () => renderer.close(),
   () => rt.close(),
 ]);

@@ -1,1 +1,2 @@
 export * from './status-projector.ts';
+export * from './template-projector.ts';

@@ -26,7 +26,7 @@ export async function startStatusProjector(deps: StatusProjectorDeps): Promise<S
     topics: renderTopics(deps.topics),
     concurrency: 16,
     handle: async (record) => {
-      await deps.view.apply(record.event);
+      if ('requestId' in record.event) await deps.view.apply(record.event);
     },
   });
 }
@@ -35,7 +35,7 @@ export async function startStatusProjector(deps: StatusProjectorDeps): Promise<S
 export async function rebuildStatusView(deps: Pick<StatusProjectorDeps, 'log' | 'view' | 'topics' | 'logger'>): Promise<number> {
   await deps.view.clear();
   const n = await deps.log.readAll(renderTopics(deps.topics), async (record) => {
-    await deps.view.apply(record.event);
+    if ('requestId' in record.event) await deps.view.apply(record.event);
   });
   deps.logger.info('status view rebuilt from the log', { events: n });
   return n;

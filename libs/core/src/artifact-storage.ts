@@ -45,6 +45,12 @@ export class ArtifactStorage {
     return store.signedGetUrl(artifact.key, SIGNED_URL_TTL_SECONDS);
   }
 
+  /** The bytes of a stored artifact (previews answer with them), or undefined when it is gone. */
+  async read(tenantId: string, artifact: ArtifactRef): Promise<{ bytes: Uint8Array; contentType: string } | undefined> {
+    const store = await this.#storeFor(tenantId, artifact.target);
+    return store.get(artifact.key);
+  }
+
   ping(): Promise<void> {
     return this.#own.ping();
   }

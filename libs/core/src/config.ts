@@ -30,6 +30,11 @@ export const ConfigSchema = Type.Object({
   ),
   PRESSROOM_SYNC_TIMEOUT_MS: Int('How long a sync call waits for its render before answering 202 with a status URL.', 30000, 1),
   PRESSROOM_MAX_BODY_BYTES: Int('Largest accepted request body (413 above).', 5 * 1024 * 1024, 1024),
+  PRESSROOM_MAX_ASSET_BYTES: Int(
+    'Largest uploaded asset (font or image), decoded; 413 above. Keep it under the body limit / 1.34 (base64).',
+    3 * 1024 * 1024,
+    1,
+  ),
   PRESSROOM_ALLOW_PRIVATE_WEBHOOKS: Bool('Allow webhook targets on loopback and private addresses (tests, private networks).', false),
   PRESSROOM_WEBHOOK_TIMEOUT_MS: Int('Time limit of one webhook delivery attempt.', 15000, 1),
   PRESSROOM_RENDER_TIMEOUT_MS: Int('Time limit of one render.', 60000, 100),
@@ -78,6 +83,7 @@ export interface PressroomConfig {
   secretKey: string | undefined;
   syncTimeoutMs: number;
   maxBodyBytes: number;
+  maxAssetBytes: number;
   allowPrivateWebhooks: boolean;
   webhookTimeoutMs: number;
   render: {
@@ -139,6 +145,7 @@ export function loadConfig(env: Record<string, string | undefined>): PressroomCo
     secretKey: c.PRESSROOM_SECRET_KEY,
     syncTimeoutMs: Number(c.PRESSROOM_SYNC_TIMEOUT_MS),
     maxBodyBytes: Number(c.PRESSROOM_MAX_BODY_BYTES),
+    maxAssetBytes: Number(c.PRESSROOM_MAX_ASSET_BYTES),
     allowPrivateWebhooks: c.PRESSROOM_ALLOW_PRIVATE_WEBHOOKS === 'true',
     webhookTimeoutMs: Number(c.PRESSROOM_WEBHOOK_TIMEOUT_MS),
     render: {

@@ -1,5 +1,5 @@
 import { Compile } from 'typebox/compile';
-import { EventSchemas, type EventType, type PressroomEvent } from '@pressroom/schemas';
+import { EventSchemas, type EventType, type LogEvent } from '@pressroom/schemas';
 
 const validators = Object.fromEntries(Object.entries(EventSchemas).map(([type, schema]) => [type, Compile(schema)])) as {
   [K in EventType]: ReturnType<typeof Compile>;
@@ -17,7 +17,7 @@ export class EventDecodeError extends Error {
  * Parses a value read from (or about to be written to) the log. Unknown types and unknown
  * versions fail loudly: a consumer must never guess at a shape it was not built for.
  */
-export function parseEvent(value: unknown): PressroomEvent {
+export function parseEvent(value: unknown): LogEvent {
   if (typeof value !== 'object' || value === null) throw new EventDecodeError('event is not an object');
   const { type, version } = value as { type?: unknown; version?: unknown };
   if (typeof type !== 'string' || !(type in validators)) throw new EventDecodeError(`unknown event type ${String(type)}`);
@@ -27,13 +27,13 @@ export function parseEvent(value: unknown): PressroomEvent {
     const first = [...validator.Errors(value)][0];
     throw new EventDecodeError(`invalid ${type}: ${first ? `${first.instancePath} ${first.message}` : 'schema mismatch'}`);
   }
-  return value as PressroomEvent;
+  return value as LogEvent;
 }
 
-export function encodeEventJson(event: PressroomEvent): Buffer {
+export function encodeEventJson(event: LogEvent): Buffer {
   return Buffer.from(JSON.stringify(parseEvent(event)));
 }
 
-export function decodeEventJson(bytes: Uint8Array): PressroomEvent {
+export function decodeEventJson(bytes: Uint8Array): LogEvent {
   return parseEvent(JSON.parse(Buffer.from(bytes).toString('utf8')));
 }

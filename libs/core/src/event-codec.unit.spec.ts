@@ -1,6 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { EventSchemas } from '@pressroom/schemas';
 import { EventDecodeError, decodeEventJson, encodeEventJson, parseEvent } from './event-codec.ts';
 
 const examplesDir = join(import.meta.dirname, '../../../schemas/examples');
@@ -14,7 +15,9 @@ describe('event codec', () => {
 
   it('covers every event type with a golden example', () => {
     expect(examples.sort()).toEqual(
-      ['RenderFailed', 'RenderRequested', 'RenderSucceeded', 'WebhookDelivered', 'WebhookFailed'].map((t) => `${t}.v1.json`),
+      Object.keys(EventSchemas)
+        .sort()
+        .map((t) => `${t}.v1.json`),
     );
   });
 

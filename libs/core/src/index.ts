@@ -16,3 +16,8 @@ export * from './webhook-target.ts';
 export * from './adapters/file-event-log.ts';
 export * from './adapters/memory-status-view.ts';
 export * from './adapters/file-catalog.ts';
+export * from './ports/template-view.ts';
+export * from './ports/assets.ts';
+export * from './adapters/memory-template-view.ts';
+export * from './asset-store.ts';
+export * from './adapters/file-asset-index.ts';

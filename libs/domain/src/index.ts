@@ -4,3 +4,8 @@ export * from './render-metadata.ts';
 export * from './artifact-key.ts';
 export * from './webhook-body.ts';
 export * from './address-policy.ts';
+export * from './template-variables.ts';
+export * from './pdf-params.ts';
+export * from './data-validation.ts';
+export * from './template-head.ts';
+export * from './asset-sniff.ts';

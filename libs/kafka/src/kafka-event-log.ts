@@ -1,5 +1,5 @@
 import kafkajs, { type Producer } from 'kafkajs';
-import { parseEvent, silentLogger, type EventLog, type Logger, type Subscription } from '@pressroom/core';
+import { eventKey, parseEvent, silentLogger, type EventLog, type Logger, type Subscription } from '@pressroom/core';
 import { logUnavailable } from '@pressroom/domain';
 import { AppendQueue } from './append-queue.ts';
 import { KAFKA_RETRY, kafkajsLogCreator } from './kafkajs-settings.ts';
@@ -119,7 +119,7 @@ export async function createKafkaEventLog(opts: KafkaEventLogOptions): Promise<K
       const messages = await Promise.all(
         events.map(async (e) => {
           const event = parseEvent(e);
-          return { key: event.requestId, value: await codec.encode(event) };
+          return { key: eventKey(event), value: await codec.encode(event) };
         }),
       );
       await queue.append(topic, messages);

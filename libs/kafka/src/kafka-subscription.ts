@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import kafkajs, { type EachMessagePayload, type Kafka } from 'kafkajs';
-import type { ConsumeContext, ConsumeOptions, Logger, Subscription } from '@pressroom/core';
+import { eventKey, type ConsumeContext, type ConsumeOptions, type Logger, type Subscription } from '@pressroom/core';
 import type { EventCodec } from './registry-codec.ts';
 import { KAFKA_RETRY } from './kafkajs-settings.ts';
 
@@ -77,7 +77,7 @@ export async function startSubscription(deps: SubscriptionDeps, opts: ConsumeOpt
       try {
         if (!message.value) throw new Error('record has no value');
         const event = await codec.decode(message.value);
-        await opts.handle({ topic, partition, offset: message.offset, key: message.key?.toString() ?? event.requestId, event }, ctx);
+        await opts.handle({ topic, partition, offset: message.offset, key: message.key?.toString() ?? eventKey(event), event }, ctx);
         return;
       } catch (e) {
         const delay = Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** (attempt - 1));

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Kafka } from 'kafkajs';
-import type { LogRecord, Logger } from '@pressroom/core';
+import { eventKey, type LogRecord, type Logger } from '@pressroom/core';
 import type { EventCodec } from './registry-codec.ts';
 import type { GroupTimings } from './kafka-subscription.ts';
 import type { TopicAdmin } from './topic-admin.ts';
@@ -99,7 +99,7 @@ export async function readAllRecords(
               topic: batch.topic,
               partition: batch.partition,
               offset: message.offset,
-              key: message.key?.toString() ?? event.requestId,
+              key: message.key?.toString() ?? eventKey(event),
               event,
             };
             await visit(record);

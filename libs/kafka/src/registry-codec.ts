@@ -1,13 +1,13 @@
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import { Compile } from 'typebox/compile';
 import { decodeEventJson, EventDecodeError, encodeEventJson, parseEvent } from '@pressroom/core';
-import { EventSchemas, type EventType, type PressroomEvent } from '@pressroom/schemas';
+import { EventSchemas, type EventType, type LogEvent } from '@pressroom/schemas';
 
 /** How event values are written to and read from Kafka. Both directions go through `parseEvent`. */
 export interface EventCodec {
-  encode(event: PressroomEvent): Promise<Buffer>;
+  encode(event: LogEvent): Promise<Buffer>;
   /** Rejects with EventDecodeError when the value is not a known event of a known version. */
-  decode(value: Buffer): Promise<PressroomEvent>;
+  decode(value: Buffer): Promise<LogEvent>;
 }
 
 /** Schema-validated JSON, for clusters without a registry. */

@@ -91,6 +91,28 @@ export function createLocalObjectStore(options: LocalObjectStoreOptions): LocalO
       }
     },
 
+    async get(key) {
+      assertSafeKey(key);
+      let bytes: Buffer;
+      try {
+        bytes = await readFile(objectPath(key));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+        throw new PressroomError('DEPENDENCY_UNAVAILABLE', `Could not read ${key} from the local disk.`, { retryable: true, cause: error });
+      }
+      return { bytes: new Uint8Array(bytes), contentType: await contentTypeOf(metaPath(key), key.slice(key.lastIndexOf('/') + 1)) };
+    },
+
+    async delete(key) {
+      assertSafeKey(key);
+      try {
+        await rm(objectPath(key), { force: true });
+        await rm(metaPath(key), { force: true });
+      } catch (error) {
+        throw new PressroomError('DEPENDENCY_UNAVAILABLE', `Could not delete ${key} on the local disk.`, { retryable: true, cause: error });
+      }
+    },
+
     async signedGetUrl(key, expiresInSeconds) {
       assertSafeKey(key);
       if (!Number.isSafeInteger(expiresInSeconds) || expiresInSeconds <= 0) {

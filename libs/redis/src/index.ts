@@ -1,3 +1,5 @@
 export * from './redis-status-view.ts';
 export * from './redis-catalog.ts';
 export { unlinkByPrefix } from './unlink-by-prefix.ts';
+export * from './redis-template-view.ts';
+export * from './redis-asset-index.ts';

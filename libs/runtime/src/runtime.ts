@@ -2,6 +2,12 @@ import { join, resolve } from 'node:path';
 import type Router from '@koa/router';
 import {
   ArtifactStorage,
+  AssetStore,
+  createFileAssetIndex,
+  createMemoryTemplateView,
+  createTemplateEventFactory,
+  type TemplateEventFactory,
+  type TemplateView,
   SecretBox,
   createEventFactory,
   createFileCatalog,
@@ -42,6 +48,11 @@ export interface Runtime {
   storage: ArtifactStorage;
   /** Whether the status view lives only in this process (must be rebuilt from the log at start). */
   viewIsVolatile: boolean;
+  /** Templates, every version, built from template events (volatile exactly when `view` is). */
+  templates: TemplateView;
+  templateEvent: TemplateEventFactory;
+  /** The tenants' uploaded fonts and images; `assets.sourceFor(tenantId)` is what a render sees. */
+  assets: AssetStore;
   /** Routes the ingress mounts without authentication (signed local file links). */
   publicRoutes: Router[];
   readiness: ReadinessCheck[];
@@ -56,7 +67,8 @@ export async function openRuntime(config: PressroomConfig, app: string, opts: { 
   const event = createEventFactory({ clock, ids });
   const topics = topicNames(config.topicPrefix);
   const connectionStore = createS3ConnectionStoreFactory();
-  const common = { config, logger, metrics, clock, ids, event, topics };
+  const templateEvent = createTemplateEventFactory({ clock, ids });
+  const common = { config, logger, metrics, clock, ids, event, templateEvent, topics };
 
   if (config.profile === 'embedded') {
     const dataDir = resolve(config.dataDir);
@@ -67,6 +79,9 @@ export async function openRuntime(config: PressroomConfig, app: string, opts: { 
     const catalog = createFileCatalog({ dir: join(dataDir, 'catalog') });
     const files = createLocalObjectStore({ dir: join(dataDir, 'files'), publicBaseUrl: config.publicUrl, signingSecret: secretKey });
     const storage = new ArtifactStorage({ own: files, catalog, secrets, connectionStore });
+    const templates = createMemoryTemplateView();
+    const assetIndex = createFileAssetIndex({ dir: join(dataDir, 'assets') });
+    const assets = new AssetStore({ index: assetIndex, objects: files, clock });
     return {
       ...common,
       log,
@@ -74,6 +89,8 @@ export async function openRuntime(config: PressroomConfig, app: string, opts: { 
       catalog,
       secrets,
       storage,
+      templates,
+      assets,
       viewIsVolatile: true,
       publicRoutes: [localFilesRoute(files)],
       readiness: [
@@ -81,14 +98,14 @@ export async function openRuntime(config: PressroomConfig, app: string, opts: { 
         { name: 'storage', check: () => files.ping() },
       ],
       async close() {
-        await Promise.allSettled([log.close(), view.close(), catalog.close()]);
+        await Promise.allSettled([log.close(), view.close(), catalog.close(), templates.close(), assetIndex.close()]);
       },
     };
   }
 
   // Loaded only here, so the embedded profile never pulls in the Kafka and Redis clients.
   const { createKafkaEventLog } = await import('@pressroom/kafka');
-  const { createRedisCatalog, createRedisStatusView } = await import('@pressroom/redis');
+  const { createRedisAssetIndex, createRedisCatalog, createRedisStatusView, createRedisTemplateView } = await import('@pressroom/redis');
   const secretKey = config.secretKey as string;
   const secrets = new SecretBox(secretKey);
   const log = await createKafkaEventLog({
@@ -102,9 +119,11 @@ export async function openRuntime(config: PressroomConfig, app: string, opts: { 
   });
   // Topics are created on first use anyway; creating them up front only fixes the partition
   // count early. A broker that is down now must not stop the app from starting (readyz says it).
-  await log.ensureTopics([topics.requestedSync, topics.requestedAsync, topics.completed, topics.webhooks]).catch((err: unknown) => {
-    logger.warn('could not create topics at start; they will be created on first use', { err });
-  });
+  await log
+    .ensureTopics([topics.requestedSync, topics.requestedAsync, topics.completed, topics.webhooks, topics.templates])
+    .catch((err: unknown) => {
+      logger.warn('could not create topics at start; they will be created on first use', { err });
+    });
   const redisUrl = config.redisUrl as string;
   const view = createRedisStatusView({ url: redisUrl, keyPrefix: config.redisPrefix, logger });
   const catalog = createRedisCatalog({ url: redisUrl, keyPrefix: config.redisPrefix });
@@ -118,6 +137,9 @@ export async function openRuntime(config: PressroomConfig, app: string, opts: { 
   });
   await own.ensureBucket();
   const storage = new ArtifactStorage({ own, catalog, secrets, connectionStore });
+  const templates = createRedisTemplateView({ url: redisUrl, keyPrefix: config.redisPrefix, logger });
+  const assetIndex = createRedisAssetIndex({ url: redisUrl, keyPrefix: config.redisPrefix, logger });
+  const assets = new AssetStore({ index: assetIndex, objects: own, clock });
   return {
     ...common,
     log,
@@ -125,6 +147,8 @@ export async function openRuntime(config: PressroomConfig, app: string, opts: { 
     catalog,
     secrets,
     storage,
+    templates,
+    assets,
     viewIsVolatile: false,
     publicRoutes: [],
     readiness: [
@@ -133,7 +157,7 @@ export async function openRuntime(config: PressroomConfig, app: string, opts: { 
       { name: 's3', check: () => own.ping() },
     ],
     async close() {
-      await Promise.allSettled([log.close(), view.close(), catalog.close()]);
+      await Promise.allSettled([log.close(), view.close(), catalog.close(), templates.close(), assetIndex.close()]);
     },
   };
 }

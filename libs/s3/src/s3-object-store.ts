@@ -1,4 +1,11 @@
-import { CreateBucketCommand, GetObjectCommand, HeadBucketCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import {
+  CreateBucketCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadBucketCommand,
+  PutObjectCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { ObjectStore } from '@pressroom/core';
 import { PressroomError } from '@pressroom/domain';
@@ -42,6 +49,26 @@ export function createS3ObjectStore(options: S3ObjectStoreOptions): S3ObjectStor
         );
       } catch (error) {
         throw storageError(`PutObject ${bucket}/${key}`, error);
+      }
+    },
+
+    async get(key) {
+      try {
+        const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+        const bytes = out.Body ? await out.Body.transformToByteArray() : new Uint8Array();
+        return { bytes, contentType: out.ContentType ?? 'application/octet-stream' };
+      } catch (error) {
+        if (statusOf(error) === 404 || nameOf(error) === 'NoSuchKey') return undefined;
+        throw storageError(`GetObject ${bucket}/${key}`, error);
+      }
+    },
+
+    async delete(key) {
+      try {
+        await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+      } catch (error) {
+        if (statusOf(error) === 404) return;
+        throw storageError(`DeleteObject ${bucket}/${key}`, error);
       }
     },
 

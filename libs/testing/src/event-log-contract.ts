@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { EventLog, LogRecord, Subscription } from '@pressroom/core';
-import type { PressroomEvent, WebhookDelivered } from '@pressroom/schemas';
+import { eventKey, type EventLog, type LogRecord, type Subscription } from '@pressroom/core';
+import type { LogEvent, WebhookDelivered } from '@pressroom/schemas';
 import { waitFor } from './wait.ts';
 
 /**
@@ -40,7 +40,7 @@ function event(requestId: string, seq: number): WebhookDelivered {
   };
 }
 
-const seqOf = (e: PressroomEvent) => (e as WebhookDelivered).data.durationMs;
+const seqOf = (e: LogEvent) => (e as WebhookDelivered).data.durationMs;
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The behaviour every EventLog adapter must show (see the port's JSDoc). */
@@ -97,7 +97,7 @@ export function eventLogContract(name: string, makeLog: () => Promise<EventLogUn
       // Then each key's events were handled in append order, and records describe themselves
       for (const k of keys) expect(done.get(k)).toEqual([0, 1, 2, 3]);
       for (const r of started) {
-        expect(r).toMatchObject({ topic, key: r.event.requestId });
+        expect(r).toMatchObject({ topic, key: eventKey(r.event) });
         expect(r.offset).toMatch(/^\d+$/);
         expect(Number.isInteger(r.partition) && r.partition >= 0).toBe(true);
       }
@@ -115,7 +115,7 @@ export function eventLogContract(name: string, makeLog: () => Promise<EventLogUn
       await first.cleanup();
       // When another instance reads the topic
       const second = await open();
-      const seen: PressroomEvent[] = [];
+      const seen: LogEvent[] = [];
       const count = await second.log.readAll([second.topics(suffix)], (r) => void seen.push(r.event));
       // Then every event is there, intact
       expect(count).toBe(3);
@@ -250,11 +250,11 @@ export function eventLogContract(name: string, makeLog: () => Promise<EventLogUn
       await t.log.append(topic, [valid]);
       // When an append carries an invalid event, or an unknown version, next to a valid one
       const invalid = { ...event(randomUUID(), 1), tenantId: 'not a tenant id!' };
-      const future = { ...event(randomUUID(), 2), version: 2 } as unknown as PressroomEvent;
+      const future = { ...event(randomUUID(), 2), version: 2 } as unknown as LogEvent;
       await expect(t.log.append(topic, [event(randomUUID(), 3), invalid])).rejects.toMatchObject({ name: 'EventDecodeError' });
       await expect(t.log.append(topic, [future])).rejects.toThrow(/version/);
       // Then only the first event is in the topic
-      const seen: PressroomEvent[] = [];
+      const seen: LogEvent[] = [];
       expect(await t.log.readAll([topic], (r) => void seen.push(r.event))).toBe(1);
       expect(seen).toEqual([valid]);
     });

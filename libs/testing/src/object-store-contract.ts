@@ -137,5 +137,19 @@ export function objectStoreContract(name: string, options: ObjectStoreContractOp
       const store = await open();
       await expect(store.ping()).resolves.toBeUndefined();
     });
+
+    it('reads back the exact bytes and content type with get; delete removes them and is idempotent', async () => {
+      const store = await open();
+      const font = payload();
+      const key = keyFor('.woff2');
+      expect(await store.get(key)).toBeUndefined();
+      await store.put(key, font.bytes, 'font/woff2');
+      const got = await store.get(key);
+      expect(got?.contentType).toBe('font/woff2');
+      expect(Buffer.from(got!.bytes).equals(Buffer.from(font.bytes))).toBe(true);
+      await store.delete(key);
+      expect(await store.get(key)).toBeUndefined();
+      await expect(store.delete(key)).resolves.toBeUndefined();
+    });
   });
 }

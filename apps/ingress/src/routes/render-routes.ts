@@ -1,6 +1,14 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { HtmlAsyncBody, HtmlSyncBody, TemplateAsyncBody, TemplateSyncBody, type Http } from '@pressroom/schemas';
+import {
+  HtmlAsyncBody,
+  HtmlSyncBody,
+  TemplateAsyncBody,
+  TemplatePreviewBody,
+  TemplateSyncBody,
+  UnsavedPreviewBody,
+  type Http,
+} from '@pressroom/schemas';
 import { formatRenderMetadata, statusBody } from '@pressroom/domain';
 import type { ArtifactStorage } from '@pressroom/core';
 import type { Metrics } from '@pressroom/observability';
@@ -14,6 +22,8 @@ const parse = {
   templateAsync: bodyParser(TemplateAsyncBody),
   htmlSync: bodyParser(HtmlSyncBody),
   htmlAsync: bodyParser(HtmlAsyncBody),
+  preview: bodyParser(TemplatePreviewBody),
+  unsaved: bodyParser(UnsavedPreviewBody),
 };
 
 /** Sync failures reuse the error shape; the status says whose fault it was. */
@@ -60,6 +70,40 @@ export function renderRoutes(deps: {
     ctx.set('X-Request-Id', requested.requestId);
     ctx.body = { requestId: requested.requestId };
   }
+
+  /**
+   * A preview goes through the pipeline like a sync render (the ingress never runs template
+   * code) and answers with the bytes themselves. It never falls back to 202: an editor wants
+   * the file or an error, so a preview still running after the sync wait answers 504.
+   */
+  async function preview(ctx: Context, input: RenderInput): Promise<void> {
+    const tenant = tenantOf(ctx);
+    const requested = await deps.requests.submit(tenant, 'sync', input);
+    ctx.set('X-Request-Id', requested.requestId);
+    const entry = await deps.requests.waitForTerminal(requested.requestId, deps.syncTimeoutMs);
+    if (entry?.state === 'SUCCESS' && entry.artifact) {
+      const file = await deps.storage.read(tenant.tenantId, entry.artifact);
+      if (!file) return sendError(ctx, 500, 'INTERNAL', 'The preview was rendered but its file is gone.');
+      ctx.type = file.contentType;
+      ctx.set('Cache-Control', 'private, no-store');
+      ctx.body = Buffer.from(file.bytes);
+      return;
+    }
+    if (entry?.state === 'FAILED' && entry.error) {
+      return sendError(ctx, syncFailureStatus[entry.error.code] ?? 500, entry.error.code, entry.error.message);
+    }
+    return sendError(
+      ctx,
+      504,
+      'PREVIEW_TIMEOUT',
+      `The preview took longer than ${Math.round(deps.syncTimeoutMs / 1000)} seconds; the render goes on (X-Request-Id, status endpoint).`,
+    );
+  }
+
+  router.post('/v1/templates/preview', (ctx) => preview(ctx, { kind: 'unsaved', body: parse.unsaved(ctx.request.body) }));
+  router.post('/v1/templates/:templateId/preview', (ctx) =>
+    preview(ctx, { kind: 'preview', templateId: ctx.params.templateId ?? '', body: parse.preview(ctx.request.body) }),
+  );
 
   router.post('/v1/pdf/sync', (ctx) => sync(ctx, { kind: 'template', body: parse.templateSync(ctx.request.body) }));
   router.post('/v1/pdf/async', (ctx) => async(ctx, { kind: 'template', body: parse.templateAsync(ctx.request.body) }));

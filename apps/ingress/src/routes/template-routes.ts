@@ -1,74 +1,76 @@
 import Router from '@koa/router';
-import { TemplateWriteBody, type Http } from '@pressroom/schemas';
+import { TemplateWriteBody, type Http, type TemplateVersionContent } from '@pressroom/schemas';
 import { notFound } from '@pressroom/domain';
-import type { Catalog, Clock, Ids, Template } from '@pressroom/core';
 import { bodyParser } from '../http/validate.ts';
 import { tenantOf } from '../http/auth.ts';
+import { templateResource, type Templates } from '../templates.ts';
 
 const parseWrite = bodyParser(TemplateWriteBody);
 
-function resource(t: Template): Http.TemplateResource {
-  return {
-    templateId: t.templateId,
-    name: t.name,
-    content: t.content,
-    version: t.version,
-    createdAt: t.createdAt,
-    updatedAt: t.updatedAt,
-  };
+/** A written body is exactly one version's content (no field carries over from the last one). */
+function contentOf(body: Http.TemplateWriteBody): TemplateVersionContent {
+  return body;
 }
 
-/** Template management, per tenant (the spec leaves it out; users need it). */
-export function templateRoutes(deps: { catalog: Catalog; ids: Ids; clock: Clock }): Router {
+function versionParam(raw: string | undefined): number {
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n < 1) throw notFound(`Version ${raw}`);
+  return n;
+}
+
+/** Template management, per tenant; every write is an event, every read comes from the template view. */
+export function templateRoutes(deps: { templates: Templates }): Router {
   const router = new Router({ prefix: '/v1/templates' });
 
   router.post('/', async (ctx) => {
     const body = parseWrite(ctx.request.body);
-    const now = deps.clock.now().toISOString();
-    const template: Template = {
-      tenantId: tenantOf(ctx).tenantId,
-      templateId: `tpl_${deps.ids.next().replace(/-/g, '')}`,
-      name: body.name,
-      content: body.content,
-      version: 1,
-      createdAt: now,
-      updatedAt: now,
-    };
-    await deps.catalog.putTemplate(template);
+    const resource = await deps.templates.create(tenantOf(ctx).tenantId, contentOf(body));
     ctx.status = 201;
-    ctx.set('Location', `/v1/templates/${template.templateId}`);
-    ctx.body = resource(template);
+    ctx.set('Location', `/v1/templates/${resource.templateId}`);
+    ctx.body = resource;
   });
 
   router.get('/', async (ctx) => {
-    const templates = await deps.catalog.listTemplates(tenantOf(ctx).tenantId);
-    ctx.body = { templates: templates.sort((a, b) => a.createdAt.localeCompare(b.createdAt)).map(resource) };
+    const tenantId = tenantOf(ctx).tenantId;
+    const heads = await deps.templates.list(tenantId);
+    const templates = await Promise.all(
+      heads.map(async (h) => {
+        const r = await deps.templates.read(tenantId, h.templateId).catch(() => undefined);
+        return r ? templateResource(r.head, r.version) : undefined;
+      }),
+    );
+    ctx.body = { templates: templates.filter((t) => t !== undefined) };
   });
 
   router.get('/:templateId', async (ctx) => {
-    const t = await deps.catalog.getTemplate(tenantOf(ctx).tenantId, ctx.params.templateId ?? '');
-    if (!t) throw notFound(`Template ${ctx.params.templateId}`);
-    ctx.body = resource(t);
+    const r = await deps.templates.read(tenantOf(ctx).tenantId, ctx.params.templateId ?? '');
+    ctx.body = templateResource(r.head, r.version);
+  });
+
+  router.get('/:templateId/versions', async (ctx) => {
+    const tenantId = tenantOf(ctx).tenantId;
+    const { head } = await deps.templates.read(tenantId, ctx.params.templateId ?? '');
+    const versions = await deps.templates.versions(tenantId, head.templateId);
+    const body: Http.TemplateVersionList = {
+      templateId: head.templateId,
+      latestVersion: head.latestVersion,
+      versions: versions.map((v) => ({ version: v.version, name: v.name, createdAt: v.createdAt })),
+    };
+    ctx.body = body;
+  });
+
+  router.get('/:templateId/versions/:version', async (ctx) => {
+    const r = await deps.templates.read(tenantOf(ctx).tenantId, ctx.params.templateId ?? '', versionParam(ctx.params.version));
+    ctx.body = templateResource(r.head, r.version);
   });
 
   router.put('/:templateId', async (ctx) => {
     const body = parseWrite(ctx.request.body);
-    const current = await deps.catalog.getTemplate(tenantOf(ctx).tenantId, ctx.params.templateId ?? '');
-    if (!current) throw notFound(`Template ${ctx.params.templateId}`);
-    const next: Template = {
-      ...current,
-      name: body.name,
-      content: body.content,
-      version: current.version + 1,
-      updatedAt: deps.clock.now().toISOString(),
-    };
-    await deps.catalog.putTemplate(next);
-    ctx.body = resource(next);
+    ctx.body = await deps.templates.revise(tenantOf(ctx).tenantId, ctx.params.templateId ?? '', contentOf(body));
   });
 
   router.delete('/:templateId', async (ctx) => {
-    const deleted = await deps.catalog.deleteTemplate(tenantOf(ctx).tenantId, ctx.params.templateId ?? '');
-    if (!deleted) throw notFound(`Template ${ctx.params.templateId}`);
+    await deps.templates.remove(tenantOf(ctx).tenantId, ctx.params.templateId ?? '');
     ctx.status = 204;
   });
 

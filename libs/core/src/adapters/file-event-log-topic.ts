@@ -2,8 +2,9 @@ import { EventEmitter } from 'node:events';
 import { open, type FileHandle } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import { logUnavailable } from '@pressroom/domain';
-import type { PressroomEvent } from '@pressroom/schemas';
+import type { LogEvent } from '@pressroom/schemas';
 import { parseEvent } from '../event-codec.ts';
+import { eventKey } from '../ports/event-log.ts';
 import type { Logger } from '../ports/logger.ts';
 
 /**
@@ -22,11 +23,11 @@ const READ_MAX_BYTES = 4 << 20;
 export interface StoredRecord {
   offset: number;
   key: string;
-  event: PressroomEvent;
+  event: LogEvent;
 }
 
-export function encodeLine(offset: number, event: PressroomEvent): Buffer {
-  const body = JSON.stringify({ offset: String(offset), key: event.requestId, event });
+export function encodeLine(offset: number, event: LogEvent): Buffer {
+  const body = JSON.stringify({ offset: String(offset), key: eventKey(event), event });
   const crc = crc32(body).toString(16).padStart(8, '0');
   return Buffer.from(`${body.slice(0, -1)},"crc":"${crc}"}\n`);
 }
@@ -58,7 +59,7 @@ function decodeLine(line: Buffer, expectedOffset: number, path: string): StoredR
 }
 
 interface PendingAppend {
-  events: PressroomEvent[];
+  events: LogEvent[];
   resolve(): void;
   reject(error: unknown): void;
 }
@@ -140,7 +141,7 @@ export class TopicFile extends EventEmitter {
     this.size = at;
   }
 
-  append(events: PressroomEvent[]): Promise<void> {
+  append(events: LogEvent[]): Promise<void> {
     if (this.broken !== undefined) return Promise.reject(logUnavailable(this.broken));
     if (events.length === 0) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {

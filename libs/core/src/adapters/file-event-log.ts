@@ -1,7 +1,7 @@
 import { access, mkdir, open, readdir, readFile, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { logUnavailable } from '@pressroom/domain';
-import type { PressroomEvent } from '@pressroom/schemas';
+import type { LogEvent } from '@pressroom/schemas';
 import { parseEvent } from '../event-codec.ts';
 import type { ConsumeOptions, EventLog, LogRecord, Subscription } from '../ports/event-log.ts';
 import { silentLogger, type Logger } from '../ports/logger.ts';
@@ -96,7 +96,7 @@ export async function createFileEventLog(opts: FileEventLogOptions): Promise<Eve
   }
 
   return {
-    async append(topic: string, events: PressroomEvent[]): Promise<void> {
+    async append(topic: string, events: LogEvent[]): Promise<void> {
       const valid = events.map((e) => parseEvent(e));
       assertOpen();
       let file: TopicFile;

@@ -1,4 +1,4 @@
-import type { PressroomEvent } from '@pressroom/schemas';
+import type { LogEvent } from '@pressroom/schemas';
 
 /** Topic names; a prefix lets tests and tenants of a shared cluster keep their own. */
 export interface TopicNames {
@@ -8,6 +8,8 @@ export interface TopicNames {
   requestedAsync: string;
   completed: string;
   webhooks: string;
+  /** Template events (TemplateCreated/Revised/Deleted), keyed by templateId. */
+  templates: string;
 }
 
 export function topicNames(prefix = 'pressroom'): TopicNames {
@@ -17,7 +19,13 @@ export function topicNames(prefix = 'pressroom'): TopicNames {
     requestedAsync: `${prefix}.render.requested.async`,
     completed: `${prefix}.render.completed`,
     webhooks: `${prefix}.webhook.events`,
+    templates: `${prefix}.templates`,
   };
+}
+
+/** The partition key of an event: requestId for render and webhook events, templateId for template events. */
+export function eventKey(event: LogEvent): string {
+  return 'requestId' in event ? event.requestId : event.templateId;
 }
 
 export interface LogRecord {
@@ -25,9 +33,9 @@ export interface LogRecord {
   partition: number;
   /** Position in the partition, as a decimal string (Kafka offsets exceed 2^53). */
   offset: string;
-  /** Always the event's requestId: one render's events stay in order on one partition. */
+  /** The event's key (see `eventKey`): one render's, or one template's, events stay in order on one partition. */
   key: string;
-  event: PressroomEvent;
+  event: LogEvent;
 }
 
 export interface ConsumeContext {
@@ -69,7 +77,7 @@ export interface Subscription {
  * The adapter owns its connections and releases them in `close`.
  */
 export interface EventLog {
-  append(topic: string, events: PressroomEvent[]): Promise<void>;
+  append(topic: string, events: LogEvent[]): Promise<void>;
   consume(opts: ConsumeOptions): Promise<Subscription>;
   /**
    * Reads every record the topics hold at call time, from the beginning, in per-partition

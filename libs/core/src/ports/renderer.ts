@@ -1,5 +1,5 @@
 import type { FailureCodeValue } from '../failure.ts';
-import type { RenderSource } from '@pressroom/schemas';
+import type { PdfParams, ReadySignal, RenderSource } from '@pressroom/schemas';
 
 export interface PdfInfo {
   title?: string;
@@ -18,7 +18,24 @@ export interface RenderJob {
   timeoutMs: number;
   /** Sync-lane jobs take the next free page before any waiting async job. Default 'async'. */
   lane?: 'sync' | 'async';
+  /** Page setup (merged template + request values). Default: A4, CSS @page wins, backgrounds printed. */
+  pdfParams?: PdfParams;
+  /** Extra readiness condition, waited for within `timeoutMs` after fonts and images. */
+  ready?: ReadySignal;
+  /**
+   * The tenant's assets (fonts, images). The page reaches them only as
+   * `https://assets.pressroom.invalid/<name>`, answered from here, never from the network.
+   */
+  assets?: AssetSource;
 }
+
+/** Where a render finds the tenant's uploaded assets; resolves undefined for an unknown name. */
+export interface AssetSource {
+  get(name: string): Promise<{ bytes: Uint8Array; contentType: string } | undefined>;
+}
+
+/** The reserved origin under which a page sees the tenant's assets (.invalid never resolves). */
+export const ASSET_ORIGIN = 'https://assets.pressroom.invalid';
 
 export interface RenderOutput {
   bytes: Uint8Array;

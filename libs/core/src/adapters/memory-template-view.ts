@@ -1,0 +1,53 @@
+import { evolveTemplateHead, templateVersionOf, type TemplateHead, type TemplateVersionRecord } from '@pressroom/domain';
+import type { TemplateView } from '../ports/template-view.ts';
+
+/**
+ * The embedded profile's template view: in memory, rebuilt from the log at start (the
+ * template projector does it before the ingress serves).
+ */
+export function createMemoryTemplateView(): TemplateView {
+  const heads = new Map<string, TemplateHead>();
+  const versions = new Map<string, Map<number, TemplateVersionRecord>>();
+  const keyOf = (tenantId: string, templateId: string) => JSON.stringify([tenantId, templateId]);
+  const live = (tenantId: string, templateId: string) => {
+    const head = heads.get(keyOf(tenantId, templateId));
+    return head && !head.deleted ? head : undefined;
+  };
+
+  return {
+    async apply(event) {
+      const key = keyOf(event.tenantId, event.templateId);
+      const record = templateVersionOf(event);
+      if (record) {
+        let byVersion = versions.get(key);
+        if (!byVersion) versions.set(key, (byVersion = new Map<number, TemplateVersionRecord>()));
+        if (!byVersion.has(record.version)) byVersion.set(record.version, record);
+      }
+      const next = evolveTemplateHead(heads.get(key), event);
+      if (next) heads.set(key, next);
+    },
+    async head(tenantId, templateId) {
+      return structuredClone(live(tenantId, templateId));
+    },
+    async version(tenantId, templateId, version) {
+      const head = live(tenantId, templateId);
+      if (!head) return undefined;
+      return structuredClone(versions.get(keyOf(tenantId, templateId))?.get(version ?? head.latestVersion));
+    },
+    async versions(tenantId, templateId) {
+      if (!live(tenantId, templateId)) return [];
+      const all = [...(versions.get(keyOf(tenantId, templateId))?.values() ?? [])];
+      return structuredClone(all.sort((a, b) => a.version - b.version));
+    },
+    async list(tenantId) {
+      const all = [...heads.values()].filter((h) => h.tenantId === tenantId && !h.deleted);
+      return structuredClone(all.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.templateId.localeCompare(b.templateId)));
+    },
+    async clear() {
+      heads.clear();
+      versions.clear();
+    },
+    async ping() {},
+    async close() {},
+  };
+}

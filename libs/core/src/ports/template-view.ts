@@ -1,0 +1,29 @@
+import type { TemplateEvent } from '@pressroom/schemas';
+import type { TemplateHead, TemplateVersionRecord } from '@pressroom/domain';
+
+/**
+ * The template view: every version of every template, immutable, plus each template's head
+ * (latest version, name, times, deleted or not), derived only from template events (see
+ * `evolveTemplateHead` in @pressroom/domain), so it can be wiped and rebuilt from the log.
+ *
+ * Adapters guarantee:
+ * - `apply` is idempotent and forward-only, safe to call concurrently from several processes
+ *   (the ingress applies the event it has just appended; the projector applies everything);
+ * - reads are scoped by tenant: another tenant's template is simply absent;
+ * - a deleted template is absent from `get`, `list`, `version` and `versions`.
+ */
+export interface TemplateView {
+  apply(event: TemplateEvent): Promise<void>;
+  /** The head of a live template. */
+  head(tenantId: string, templateId: string): Promise<TemplateHead | undefined>;
+  /** One version of a live template; `version` undefined means the latest. */
+  version(tenantId: string, templateId: string, version?: number): Promise<TemplateVersionRecord | undefined>;
+  /** Every version of a live template, oldest first. */
+  versions(tenantId: string, templateId: string): Promise<TemplateVersionRecord[]>;
+  /** Heads of the tenant's live templates, oldest first. */
+  list(tenantId: string): Promise<TemplateHead[]>;
+  /** Removes everything (before a rebuild from the log). */
+  clear(): Promise<void>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,61 @@
+import type { TemplateEvent, TemplateVersionContent } from '@pressroom/schemas';
+
+/** One immutable version of a template, as the view keeps it. */
+export interface TemplateVersionRecord extends TemplateVersionContent {
+  tenantId: string;
+  templateId: string;
+  version: number;
+  /** When this version was written (its event's occurredAt). */
+  createdAt: string;
+}
+
+/** What the view knows of a template as a whole. A deleted template keeps a tombstone. */
+export interface TemplateHead {
+  tenantId: string;
+  templateId: string;
+  latestVersion: number;
+  name: string;
+  createdAt: string;
+  updatedAt: string;
+  deleted?: boolean;
+}
+
+/**
+ * Evolves a template's head with one event. Pure, idempotent and forward-only: an event for a
+ * version the head has already passed changes nothing, a deletion is final, so replaying the
+ * log (or applying an event twice, from the ingress and from the projector) gives one result.
+ */
+export function evolveTemplateHead(current: TemplateHead | undefined, event: TemplateEvent): TemplateHead | undefined {
+  if (current?.deleted) return current;
+  switch (event.type) {
+    case 'TemplateCreated':
+    case 'TemplateRevised': {
+      if (current && current.latestVersion >= event.data.templateVersion) return current;
+      return {
+        tenantId: event.tenantId,
+        templateId: event.templateId,
+        latestVersion: event.data.templateVersion,
+        name: event.data.name,
+        createdAt: current?.createdAt ?? event.occurredAt,
+        updatedAt: event.occurredAt,
+      };
+    }
+    case 'TemplateDeleted':
+      return {
+        tenantId: event.tenantId,
+        templateId: event.templateId,
+        latestVersion: Math.max(current?.latestVersion ?? 0, event.data.templateVersion),
+        name: current?.name ?? '',
+        createdAt: current?.createdAt ?? event.occurredAt,
+        updatedAt: event.occurredAt,
+        deleted: true,
+      };
+  }
+}
+
+/** The immutable version record an event writes, or undefined for a deletion. */
+export function templateVersionOf(event: TemplateEvent): TemplateVersionRecord | undefined {
+  if (event.type === 'TemplateDeleted') return undefined;
+  const { templateVersion, ...content } = event.data;
+  return { tenantId: event.tenantId, templateId: event.templateId, version: templateVersion, createdAt: event.occurredAt, ...content };
+}

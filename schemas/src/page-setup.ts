@@ -1,0 +1,64 @@
+import Type, { type Static } from 'typebox';
+
+const Length = Type.String({
+  pattern: '^(0|[0-9]+(\\.[0-9]+)?(px|in|cm|mm))$',
+  description: 'A CSS length with unit: px, in, cm or mm (e.g. "12mm").',
+});
+
+/**
+ * Page setup: stored with a template, overridable per request through `pdfParams` on every
+ * render endpoint. Request values win over the template's, field by field (margins per side).
+ */
+export const PdfParams = Type.Object(
+  {
+    format: Type.Optional(
+      Type.Union(
+        // Spelled out: a mapped array loses the literal types (the static type became `undefined`).
+        [
+          Type.Literal('A3'),
+          Type.Literal('A4'),
+          Type.Literal('A5'),
+          Type.Literal('A6'),
+          Type.Literal('Letter'),
+          Type.Literal('Legal'),
+          Type.Literal('Tabloid'),
+        ],
+        {
+          description: 'Paper format; ignored when width and height are given.',
+        },
+      ),
+    ),
+    width: Type.Optional(Length),
+    height: Type.Optional(Length),
+    landscape: Type.Optional(Type.Boolean()),
+    margin: Type.Optional(
+      Type.Object(
+        { top: Type.Optional(Length), right: Type.Optional(Length), bottom: Type.Optional(Length), left: Type.Optional(Length) },
+        { additionalProperties: false },
+      ),
+    ),
+    scale: Type.Optional(Type.Number({ minimum: 0.1, maximum: 2 })),
+    printBackground: Type.Optional(Type.Boolean()),
+    pageRanges: Type.Optional(Type.String({ pattern: '^\\s*\\d+(\\s*-\\s*\\d+)?(\\s*,\\s*\\d+(\\s*-\\s*\\d+)?)*\\s*$', maxLength: 200 })),
+    preferCSSPageSize: Type.Optional(Type.Boolean({ description: 'CSS @page size wins over format/width/height.' })),
+    emulatedMedia: Type.Optional(Type.Union([Type.Literal('print'), Type.Literal('screen')])),
+    hasCover: Type.Optional(Type.Boolean({ description: 'Hide header and footer on the first page.' })),
+  },
+  { additionalProperties: false },
+);
+export type PdfParams = Static<typeof PdfParams>;
+
+/**
+ * When the page is ready to print, within the render's time limit: fonts loaded and images
+ * decoded always; then, optionally, a selector present, a JavaScript expression truthy, or the
+ * network idle.
+ */
+export const ReadySignal = Type.Object(
+  {
+    selector: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+    expression: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })),
+    networkIdle: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+export type ReadySignal = Static<typeof ReadySignal>;
