@@ -12,8 +12,18 @@ const Length = Type.String({
 export const PdfParams = Type.Object(
   {
     format: Type.Optional(
+      // Spelled out, not mapped from an array: a mapped array loses the literal types (the
+      // static type of `format` became `undefined`).
       Type.Union(
-        ['A3', 'A4', 'A5', 'A6', 'Letter', 'Legal', 'Tabloid'].map((f) => Type.Literal(f)),
+        [
+          Type.Literal('A3'),
+          Type.Literal('A4'),
+          Type.Literal('A5'),
+          Type.Literal('A6'),
+          Type.Literal('Letter'),
+          Type.Literal('Legal'),
+          Type.Literal('Tabloid'),
+        ],
         {
           description: 'Paper format; ignored when width and height are given.',
         },

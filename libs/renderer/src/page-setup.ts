@@ -6,7 +6,7 @@ export type PdfParams = NonNullable<RenderJob['pdfParams']>;
 const PX_PER = { px: 1, in: 96, cm: 96 / 2.54, mm: 96 / 25.4 } as const;
 
 /** Paper formats, portrait, in CSS px: ISO sizes from millimetres, US sizes from inches. */
-const PAPER = {
+const PAPER: Record<NonNullable<PdfParams['format']>, { width: number; height: number }> = {
   A3: { width: 297 * PX_PER.mm, height: 420 * PX_PER.mm },
   A4: { width: 210 * PX_PER.mm, height: 297 * PX_PER.mm },
   A5: { width: 148 * PX_PER.mm, height: 210 * PX_PER.mm },
@@ -14,13 +14,7 @@ const PAPER = {
   Letter: { width: 8.5 * PX_PER.in, height: 11 * PX_PER.in },
   Legal: { width: 8.5 * PX_PER.in, height: 14 * PX_PER.in },
   Tabloid: { width: 11 * PX_PER.in, height: 17 * PX_PER.in },
-} as const;
-
-// The schema builds its format union from a mapped array, so the static type of `format` is not
-// the literal union: check the value here.
-function isPaperFormat(format: unknown): format is keyof typeof PAPER {
-  return typeof format === 'string' && Object.hasOwn(PAPER, format);
-}
+};
 
 /** Room reserved for a header or footer when the template gives no margin on that side. */
 export const DEFAULT_BAND = '15mm';
@@ -59,7 +53,7 @@ export function resolvePageSetup(
   params: PdfParams = {},
   bands: { header: boolean; footer: boolean } = { header: false, footer: false },
 ): PageSetup {
-  const format = PAPER[isPaperFormat(params.format) ? params.format : 'A4'];
+  const format = PAPER[params.format ?? 'A4'];
   let width = params.width ? lengthToPx(params.width) : format.width;
   let height = params.height ? lengthToPx(params.height) : format.height;
   if (params.landscape === true && width < height) [width, height] = [height, width];
