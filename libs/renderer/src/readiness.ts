@@ -6,6 +6,12 @@ export type ReadySignal = NonNullable<RenderJob['ready']>;
 /** How often a readiness condition is checked in the page. */
 const POLL_MS = 50;
 
+/**
+ * Kept back from the job's remaining time when waiting for a signal, so that a signal that never
+ * comes fails with a message naming it before the job's own deadline fires.
+ */
+const SIGNAL_RESERVE_MS = 250;
+
 /** The load state setContent waits for: network idle (500 ms without requests) when asked. */
 export function loadStateFor(ready: ReadySignal | undefined): 'load' | 'networkidle' {
   return ready?.networkIdle === true ? 'networkidle' : 'load';
@@ -46,7 +52,7 @@ async function waitForSelector(page: Page, selector: string, remainingMs: () => 
     }
   }, selector);
   if (invalid !== null) throw new RenderFailure('TEMPLATE_ERROR', `ready.selector is not a valid CSS selector: ${invalid}`);
-  const budget = Math.max(1, remainingMs());
+  const budget = Math.max(1, remainingMs() - SIGNAL_RESERVE_MS);
   await page
     .waitForFunction((sel) => document.querySelector(sel) !== null, selector, { polling: POLL_MS, timeout: budget })
     .catch((err: unknown) => {
@@ -59,7 +65,7 @@ async function waitForExpression(page: Page, expression: string, remainingMs: ()
   // variable the expression reads may not exist until the chart script ran); an expression that
   // does not parse makes the whole predicate fail to compile, which ends the wait at once.
   const predicate = `(() => { try { return !!(${expression}\n); } catch { return false; } })()`;
-  const budget = Math.max(1, remainingMs());
+  const budget = Math.max(1, remainingMs() - SIGNAL_RESERVE_MS);
   await page.waitForFunction(predicate, undefined, { polling: POLL_MS, timeout: budget }).catch((err: unknown) => {
     if (err instanceof Error && /SyntaxError/.test(err.message.split('\n')[0] ?? '')) {
       throw new RenderFailure('TEMPLATE_ERROR', `ready.expression does not parse: ${err.message.split('\n')[0] ?? ''}`, { cause: err });
