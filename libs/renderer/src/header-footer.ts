@@ -2,7 +2,7 @@ import { RenderFailure } from '@pressroom/core';
 import { PDFDocument } from 'pdf-lib';
 import type { Page } from 'playwright';
 import { bandSheetsHtml } from './band-sheets.ts';
-import { RUNTIME_GLOBAL, type PageRuntime, type TemplateResults } from './in-page/runtime-contract.ts';
+import { RUNTIME_GLOBAL, type PageRuntime } from './in-page/runtime-contract.ts';
 import type { PageSetup } from './page-setup.ts';
 import { settleFontsAndImages } from './readiness.ts';
 
@@ -46,9 +46,7 @@ export async function stampHeaderFooter(body: PDFDocument, input: StampInput): P
   const first = body.getPage(numbers[0]! - 1).getSize();
 
   await input.freshDocument();
-  const pages = { numbers, total, data: input.data };
-  const header = await evaluateBand(input.page, 'header', input.sources.header, pages);
-  const footer = await evaluateBand(input.page, 'footer', input.sources.footer, pages);
+  const { header, footer } = await evaluateBands(input.page, input.sources, { numbers, total, data: input.data });
   const html = bandSheetsHtml({
     size: { width: (first.width * 96) / 72, height: (first.height * 96) / 72 },
     margin: input.setup.margin,
@@ -86,25 +84,35 @@ interface BandPages {
   data: Record<string, unknown>;
 }
 
+type BandResults = { ok: true; header?: string[]; footer?: string[] } | { ok: false; message: string };
+
 /**
- * Renders one band template once per page in the page's runtime (the data crosses to the page
- * once, not once per page); undefined when there is no template.
+ * Renders the header and footer templates once per page in the page's runtime, in one round trip
+ * (the data crosses to the page once, not once per page).
  */
-async function evaluateBand(
+async function evaluateBands(
   page: Page,
-  band: 'header' | 'footer',
-  source: string | undefined,
+  sources: HeaderFooterSources,
   pages: BandPages,
-): Promise<string[] | undefined> {
-  if (source === undefined || source === '') return undefined;
-  const result = await page.evaluate<TemplateResults, [string, string, BandPages]>(
-    ([name, tpl, { numbers, total, data }]) =>
-      (globalThis as unknown as Record<string, PageRuntime>)[name]!.renderEach(
-        tpl,
-        numbers.map((n) => ({ ...data, $page: n, $pages: total })),
-      ),
-    [RUNTIME_GLOBAL, source, pages],
+): Promise<{ header?: string[]; footer?: string[] }> {
+  const result = await page.evaluate<BandResults, [string, HeaderFooterSources, BandPages]>(
+    ([name, { header, footer }, { numbers, total, data }]) => {
+      const runtime = (globalThis as unknown as Record<string, PageRuntime>)[name]!;
+      const perPage = numbers.map((n) => ({ ...data, $page: n, $pages: total }));
+      const out: { ok: true; header?: string[]; footer?: string[] } = { ok: true };
+      for (const [band, source] of [
+        ['header', header],
+        ['footer', footer],
+      ] as const) {
+        if (!source) continue;
+        const r = runtime.renderEach(source, perPage);
+        if (!r.ok) return { ok: false, message: `${band}: ${r.message}` };
+        out[band] = r.html;
+      }
+      return out;
+    },
+    [RUNTIME_GLOBAL, { header: sources.header, footer: sources.footer }, pages],
   );
-  if (!result.ok) throw new RenderFailure('TEMPLATE_ERROR', `${band}: ${result.message}`);
-  return result.html;
+  if (!result.ok) throw new RenderFailure('TEMPLATE_ERROR', result.message);
+  return result;
 }
