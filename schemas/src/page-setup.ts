@@ -12,8 +12,9 @@ const Length = Type.String({
 export const PdfParams = Type.Object(
   {
     format: Type.Optional(
+      // Spelled out, not mapped from an array: a mapped array loses the literal types (the
+      // static type of `format` became `undefined`).
       Type.Union(
-        // Spelled out: a mapped array loses the literal types (the static type became `undefined`).
         [
           Type.Literal('A3'),
           Type.Literal('A4'),

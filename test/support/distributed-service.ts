@@ -26,7 +26,6 @@ export async function distributedEnv(extra: Record<string, string> = {}) {
     // Its own subjects: a shared registry keeps the schemas (and compatibility rules) of other runs and branches.
     PRESSROOM_SCHEMA_SUBJECT_PREFIX: `e2e-${run}.`,
     PRESSROOM_REDIS_PREFIX: `e2e-${run}:`,
-    PRESSROOM_SCHEMA_SUBJECT_PREFIX: `e2e-${run}.`,
     PRESSROOM_KAFKA_PARTITIONS: '3',
     PRESSROOM_KAFKA_SESSION_TIMEOUT_MS: '6000',
     PRESSROOM_SECRET_KEY: randomBytes(32).toString('hex'),

@@ -11,6 +11,7 @@ import {
   type Subscription,
   type TopicNames,
   type Renderer,
+  type RenderJob,
   type ConsumeContext,
   type AssetSource,
 } from '@pressroom/core';
@@ -28,10 +29,10 @@ export interface RenderWorkerDeps {
   /** Renders at once per lane; the renderer's page pool bounds the total. */
   concurrency: number;
   renderTimeoutMs: number;
-  /** The tenant's uploaded assets, served to the page at ASSET_ORIGIN. */
-  assetsFor?: (tenantId: string) => AssetSource;
   group?: string;
   workerId?: string;
+  /** The uploaded assets (fonts, images) of a tenant, for its renders. Default: none (every asset 404s). */
+  assetsFor?: (tenantId: string) => AssetSource;
 }
 
 /** How often a long render tells the group it is alive (well under any session timeout). */
@@ -102,16 +103,7 @@ async function renderAndStore(deps: RenderWorkerDeps, requested: RenderRequested
   const { data } = requested;
   let bytes: Uint8Array;
   try {
-    const output = await deps.renderer.render({
-      source: data.source,
-      output: data.output,
-      ...(data.pdfMetadata ? { pdfMetadata: data.pdfMetadata } : {}),
-      timeoutMs: deps.renderTimeoutMs,
-      lane: data.mode,
-      ...(data.pdfParams ? { pdfParams: data.pdfParams } : {}),
-      ...(data.ready ? { ready: data.ready } : {}),
-      ...(deps.assetsFor ? { assets: deps.assetsFor(requested.tenantId) } : {}),
-    });
+    const output = await deps.renderer.render(renderJobFor(requested, deps));
     bytes = output.bytes;
   } catch (err) {
     if (err instanceof RenderFailure) return { error: { code: err.code, message: err.message } };
@@ -127,4 +119,22 @@ async function renderAndStore(deps: RenderWorkerDeps, requested: RenderRequested
     return { error: { code: 'STORAGE_ERROR', message: `The file could not be stored: ${(err as Error).message}` } };
   }
   return { artifact: { target: data.storage, key, contentType, bytes: bytes.byteLength } };
+}
+
+/**
+ * The job for a request: its source (the template's header and footer included), output, page
+ * setup and readiness signal as requested, this tenant's assets, and the worker's time limit.
+ */
+export function renderJobFor(requested: RenderRequested, deps: Pick<RenderWorkerDeps, 'renderTimeoutMs' | 'assetsFor'>): RenderJob {
+  const { data } = requested;
+  return {
+    source: data.source,
+    output: data.output,
+    timeoutMs: deps.renderTimeoutMs,
+    lane: data.mode,
+    ...(data.pdfMetadata ? { pdfMetadata: data.pdfMetadata } : {}),
+    ...(data.pdfParams ? { pdfParams: data.pdfParams } : {}),
+    ...(data.ready ? { ready: data.ready } : {}),
+    ...(deps.assetsFor ? { assets: deps.assetsFor(requested.tenantId) } : {}),
+  };
 }

@@ -1,5 +1,5 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
-import type { Logger } from '@pressroom/core';
+import type { AssetSource, Logger } from '@pressroom/core';
 import type { APIResponse, BrowserContext, Route } from 'playwright';
 import type { NetworkPolicy } from './network-policy.ts';
 
@@ -17,6 +17,8 @@ export interface GuardOptions {
   maxRedirects?: number;
   /** Time limit of one fetch made on the page's behalf. */
   fetchTimeoutMs?: number;
+  /** The assets of the job the context is rendering now; none between jobs. */
+  assets?: () => AssetSource | undefined;
 }
 
 /**
@@ -38,6 +40,7 @@ async function handle(route: Route, options: GuardOptions): Promise<void> {
   const url = route.request().url();
   const decision = options.policy.decide(url);
   if (decision.kind === 'pass') return route.continue();
+  if (decision.kind === 'asset') return serveAsset(route, decision.name, options.assets?.());
   if (decision.kind === 'block') {
     options.logger.debug('request blocked', { url: truncate(url), reason: decision.reason });
     return route.abort('blockedbyclient');
@@ -53,6 +56,19 @@ async function handle(route: Route, options: GuardOptions): Promise<void> {
     return route.abort('blockedbyclient');
   }
   return route.fulfill({ response: outcome.response });
+}
+
+/**
+ * Answers a request under ASSET_ORIGIN from the job's assets: 200 with the bytes, or 404. Fonts
+ * are fetched in CORS mode from the page's opaque origin, hence the wildcard; `no-store` keeps
+ * Chromium's memory cache (shared by the documents of a renderer process) from handing one
+ * tenant's asset to the next job that asks for the same name.
+ */
+async function serveAsset(route: Route, name: string, assets: AssetSource | undefined): Promise<void> {
+  const headers = { 'access-control-allow-origin': '*', 'cache-control': 'no-store' };
+  const asset = name && assets ? await assets.get(name) : undefined;
+  if (!asset) return route.fulfill({ status: 404, headers, contentType: 'text/plain', body: `no asset named ${JSON.stringify(name)}` });
+  return route.fulfill({ status: 200, headers, contentType: asset.contentType, body: Buffer.from(asset.bytes) });
 }
 
 export interface FollowDeps<R> {

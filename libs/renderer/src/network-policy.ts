@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { ASSET_ORIGIN } from '@pressroom/core';
 import { isPublicAddress } from '@pressroom/domain';
 
 /** What the network guard does with one request a page makes. */
@@ -7,6 +8,8 @@ export type RequestDecision =
   | { kind: 'pass' }
   /** https to a host the operator allows: fetched by the guard after its addresses are checked. */
   | { kind: 'fetch'; url: URL }
+  /** The tenant's asset `name` under ASSET_ORIGIN: answered from the job's AssetSource, never the network. */
+  | { kind: 'asset'; name: string }
   | { kind: 'block'; reason: string };
 
 /**
@@ -20,6 +23,7 @@ const ALWAYS_BLOCKED_NAMES = ['localhost', 'metadata', 'metadata.google.internal
  * and every other scheme are refused; https is allowed only to hosts in `allowedHosts` (exact,
  * case-insensitive names; no wildcards) and never to loopback, private, link-local or metadata
  * addresses. Plain http is refused even for allowed hosts: a page must not be able to downgrade.
+ * URLs under ASSET_ORIGIN (a reserved .invalid name that no DNS answers) are the job's assets.
  */
 export class NetworkPolicy {
   readonly #allowed: ReadonlySet<string>;
@@ -37,6 +41,7 @@ export class NetworkPolicy {
     }
     if (url.protocol === 'data:' || url.protocol === 'blob:' || url.protocol === 'about:') return { kind: 'pass' };
     if (url.protocol !== 'https:') return { kind: 'block', reason: `scheme ${url.protocol} is not allowed` };
+    if (url.origin === ASSET_ORIGIN) return assetDecision(url);
     if (url.username || url.password) return { kind: 'block', reason: 'credentials in URL' };
     const host = normalizeHost(url.hostname);
     if (isAlwaysBlockedName(host)) return { kind: 'block', reason: `host ${host} is never reachable` };
@@ -74,6 +79,16 @@ function isPublic(address: string): boolean {
     return isPublicAddress(`${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`);
   }
   return isPublicAddress(address);
+}
+
+/** The asset name is the path after the origin, percent-decoded; query and fragment are ignored. */
+function assetDecision(url: URL): RequestDecision {
+  if (url.username || url.password) return { kind: 'block', reason: 'credentials in URL' };
+  try {
+    return { kind: 'asset', name: decodeURIComponent(url.pathname.slice(1)) };
+  } catch {
+    return { kind: 'block', reason: 'undecodable asset name' };
+  }
 }
 
 function isAlwaysBlockedName(host: string): boolean {

@@ -21,6 +21,26 @@ describe('NetworkPolicy.decide', () => {
   });
 
   it.each([
+    ['https://assets.pressroom.invalid/Font.ttf', 'Font.ttf'],
+    ['https://assets.pressroom.invalid/fonts/Inter%20Bold.woff2?v=2#x', 'fonts/Inter Bold.woff2'],
+    ['https://ASSETS.pressroom.invalid/logo.png', 'logo.png'],
+    ['https://assets.pressroom.invalid/', ''],
+  ])('answers %s from the job assets as %j', (url, name) => {
+    expect(policy.decide(url)).toEqual({ kind: 'asset', name });
+  });
+
+  it.each([
+    ['http://assets.pressroom.invalid/Font.ttf', /scheme http:/],
+    ['https://assets.pressroom.invalid:8443/Font.ttf', /not in allowedHosts/],
+    ['https://user:pw@assets.pressroom.invalid/Font.ttf', /credentials/],
+    ['https://assets.pressroom.invalid/%E0%A4%A', /undecodable/],
+  ])('does not treat %s as an asset', (url, reason) => {
+    const decision = policy.decide(url);
+    expect(decision.kind).toBe('block');
+    expect(decision.kind === 'block' && decision.reason).toMatch(reason);
+  });
+
+  it.each([
     ['file:///etc/passwd', /scheme file:/],
     ['http://cdn.example.com/logo.png', /scheme http:/],
     ['ws://cdn.example.com/socket', /scheme ws:/],

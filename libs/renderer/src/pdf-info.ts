@@ -16,6 +16,12 @@ import { PDFDocument } from 'pdf-lib';
  */
 export async function writePdfInfo(pdf: Uint8Array, info: PdfInfo): Promise<Uint8Array> {
   const doc = await PDFDocument.load(pdf, { updateMetadata: false });
+  applyPdfInfo(doc, info);
+  return savePdf(doc);
+}
+
+/** Sets the given fields of the Info dictionary of a loaded document (see writePdfInfo). */
+export function applyPdfInfo(doc: PDFDocument, info: PdfInfo): void {
   if (info.title !== undefined) doc.setTitle(info.title);
   if (info.author !== undefined) doc.setAuthor(info.author);
   if (info.subject !== undefined) doc.setSubject(info.subject);
@@ -23,6 +29,10 @@ export async function writePdfInfo(pdf: Uint8Array, info: PdfInfo): Promise<Uint
   if (info.keywords !== undefined) doc.setKeywords([info.keywords.join(', ')]);
   if (info.creator !== undefined) doc.setCreator(info.creator);
   if (info.producer !== undefined) doc.setProducer(info.producer);
+}
+
+/** Writes a document pdf-lib loaded or changed, without object streams (see writePdfInfo). */
+export function savePdf(doc: PDFDocument): Promise<Uint8Array> {
   return doc.save({ useObjectStreams: false, addDefaultPage: false, updateFieldAppearances: false });
 }
 

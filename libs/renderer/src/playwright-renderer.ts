@@ -14,8 +14,9 @@ import { DeadlineExceeded, withDeadline } from './deadline.ts';
 import { pageRuntimeScript } from './eta-bundle.ts';
 import { NetworkPolicy } from './network-policy.ts';
 import { PagePool, PoolClosedError, type PagePoolStats } from './page-pool.ts';
+import { resolvePageSetup } from './page-setup.ts';
 import { renderOnPage } from './render-on-page.ts';
-import { warmPageLifecycle } from './warm-page.ts';
+import { fitPage, freshDocument, warmPageLifecycle, type WarmPage } from './warm-page.ts';
 
 export interface PlaywrightRendererOptions {
   /** Chromium binary; resolveChromiumPath() picks Debian's headless shell, then chromium, when unset. */
@@ -51,6 +52,7 @@ export async function createPlaywrightRenderer(options: PlaywrightRendererOption
   const logger = (options.logger ?? silentLogger).child({ component: 'renderer' });
   const executablePath = resolveChromiumPath(options.executablePath);
   const host = new BrowserHost({ executablePath, args: chromiumArgs(), logger });
+  const runtimeScript = await pageRuntimeScript();
   const pool = new PagePool({
     size: options.pages,
     recycleAfter: options.recycleAfter,
@@ -58,7 +60,7 @@ export async function createPlaywrightRenderer(options: PlaywrightRendererOption
     lifecycle: warmPageLifecycle({
       host,
       policy: new NetworkPolicy(options.allowedHosts ?? []),
-      runtimeScript: await pageRuntimeScript(),
+      runtimeScript,
       logger,
     }),
   });
@@ -86,12 +88,9 @@ export async function createPlaywrightRenderer(options: PlaywrightRendererOption
     // The limit starts when the job has a page: waiting for one is the caller's back-pressure.
     const deadline = Date.now() + job.timeoutMs;
     let spoiled = true;
+    const wp = lease.page;
     try {
-      const work = renderOnPage(lease.page.page, job, {
-        remainingMs: () => deadline - Date.now(),
-        maxOutputBytes: options.maxOutputBytes,
-      });
-      const output = await withDeadline(work, Math.max(1, job.timeoutMs));
+      const output = await withDeadline(renderJob(wp, job, deadline), Math.max(1, job.timeoutMs));
       spoiled = false;
       succeeded++;
       return output;
@@ -103,8 +102,26 @@ export async function createPlaywrightRenderer(options: PlaywrightRendererOption
       if (failure.code === 'RENDER_ERROR') logger.warn('render failed', { err });
       throw failure;
     } finally {
+      // Requests still in flight from this job find no assets from here on.
+      wp.assets = undefined;
       void lease.release({ discard: spoiled });
     }
+  }
+
+  async function renderJob(wp: WarmPage, job: RenderJob, deadline: number): Promise<RenderOutput> {
+    const src = job.source;
+    const setup = resolvePageSetup(job.pdfParams, {
+      header: src.kind === 'template' && Boolean(src.header),
+      footer: src.kind === 'template' && Boolean(src.footer),
+    });
+    wp.assets = job.assets;
+    await fitPage(wp, setup);
+    return renderOnPage(wp.page, job, {
+      setup,
+      remainingMs: () => deadline - Date.now(),
+      maxOutputBytes: options.maxOutputBytes,
+      freshDocument: () => freshDocument(wp.page, runtimeScript),
+    });
   }
 
   return {

@@ -1,38 +1,62 @@
 import { RenderFailure, type RenderJob, type RenderOutput } from '@pressroom/core';
+import { PDFDocument } from 'pdf-lib';
 import type { Page } from 'playwright';
+import { stampHeaderFooter, type HeaderFooterSources } from './header-footer.ts';
 import { RUNTIME_GLOBAL, type PageRuntime, type TemplateResult } from './in-page/runtime-contract.ts';
-import { hasPdfInfo, writePdfInfo } from './pdf-info.ts';
+import { bodyPdfOptions, type PageSetup } from './page-setup.ts';
+import { applyPdfInfo, hasPdfInfo, savePdf } from './pdf-info.ts';
+import { loadStateFor, waitUntilReady } from './readiness.ts';
 
-export interface PageRenderLimits {
+export interface PageRenderContext {
+  /** The job's page setup (resolvePageSetup); the page already has its viewport and media. */
+  setup: PageSetup;
   /** Milliseconds left of the job's time limit. */
-  remainingMs(): number;
+  remainingMs: () => number;
   maxOutputBytes: number;
+  /** Gives the page a new document with the template runtime (for the header and footer). */
+  freshDocument: () => Promise<void>;
 }
 
 /**
  * One job on a page that freshDocument() has prepared: evaluate the template in the page (never
- * here), load the HTML, wait for fonts and images, then print or capture.
+ * here), load the HTML, wait until it is ready to print (readiness.ts), then print or capture;
+ * a header or footer is then printed and stamped on (header-footer.ts).
  *
- * PNG: the page is 794 px wide (an A4 sheet at 96 dpi) unless the content sets a wider layout,
- * with print CSS applied, and the capture is the full page: a document that would print on several
- * sheets becomes one tall image with their content stacked. @page margins and page breaks do not
- * apply to a screenshot, so the content spans the full sheet width with no gaps between "pages".
+ * PNG: the viewport is the sheet's width (794 px for A4 at 96 dpi) unless the content sets a
+ * wider layout, with the job's media applied, and the capture is the full page: a document that
+ * would print on several sheets becomes one tall image with their content stacked. Margins, page
+ * breaks, headers and footers do not apply to a screenshot.
  */
-export async function renderOnPage(page: Page, job: RenderJob, limits: PageRenderLimits): Promise<RenderOutput> {
-  const html = job.source.kind === 'template' ? await evaluateTemplate(page, job.source.content, job.source.data) : job.source.html;
-  await page.setContent(html, { waitUntil: 'load', timeout: Math.max(1, limits.remainingMs()) });
-  await page.evaluate(async () => {
-    // Lazy images outside the viewport would not load before printing; load them now.
-    for (const img of Array.from(document.images)) if (img.loading === 'lazy') img.loading = 'eager';
-    await document.fonts.ready;
-    await Promise.all(Array.from(document.images, (img) => img.decode().catch(() => undefined)));
-  });
+export async function renderOnPage(page: Page, job: RenderJob, ctx: PageRenderContext): Promise<RenderOutput> {
+  const source = job.source;
+  const html = source.kind === 'template' ? await evaluateTemplate(page, source.content, source.data) : source.html;
+  await page.setContent(html, { waitUntil: loadStateFor(job.ready), timeout: Math.max(1, ctx.remainingMs()) });
+  await waitUntilReady(page, job.ready, () => ctx.remainingMs());
   if (job.output === 'png') {
-    const png = await page.screenshot({ type: 'png', fullPage: true, animations: 'disabled', timeout: Math.max(1, limits.remainingMs()) });
-    return { bytes: checkSize(png, limits.maxOutputBytes), contentType: 'image/png' };
+    const png = await page.screenshot({ type: 'png', fullPage: true, animations: 'disabled', timeout: Math.max(1, ctx.remainingMs()) });
+    return { bytes: checkSize(png, ctx.maxOutputBytes), contentType: 'image/png' };
   }
-  let pdf: Uint8Array = checkSize(await page.pdf({ format: 'A4', printBackground: true, preferCSSPageSize: true }), limits.maxOutputBytes);
-  if (hasPdfInfo(job.pdfMetadata)) pdf = checkSize(await writePdfInfo(pdf, job.pdfMetadata), limits.maxOutputBytes);
+
+  const bands: HeaderFooterSources = source.kind === 'template' ? { header: source.header, footer: source.footer } : {};
+  const stamping = Boolean(bands.header || bands.footer);
+  const fontFaces = stamping ? await collectFontFaces(page) : [];
+  let pdf: Uint8Array = checkSize(await printBody(page, ctx.setup), ctx.maxOutputBytes);
+  if (!stamping && !hasPdfInfo(job.pdfMetadata)) return { bytes: pdf, contentType: 'application/pdf' };
+
+  const doc = await PDFDocument.load(pdf, { updateMetadata: false });
+  if (stamping && source.kind === 'template') {
+    await stampHeaderFooter(doc, {
+      page,
+      sources: bands,
+      data: source.data,
+      setup: ctx.setup,
+      fontFaces,
+      freshDocument: ctx.freshDocument,
+      remainingMs: ctx.remainingMs,
+    });
+  }
+  if (hasPdfInfo(job.pdfMetadata)) applyPdfInfo(doc, job.pdfMetadata);
+  pdf = checkSize(await savePdf(doc), ctx.maxOutputBytes);
   return { bytes: pdf, contentType: 'application/pdf' };
 }
 
@@ -43,6 +67,38 @@ async function evaluateTemplate(page: Page, content: string, data: Record<string
   );
   if (!result.ok) throw new RenderFailure('TEMPLATE_ERROR', result.message);
   return result.html;
+}
+
+/**
+ * Prints the loaded document. Chromium refuses page ranges that select nothing or run backwards;
+ * that is the request's fault, not the page's, so it is a TEMPLATE_ERROR naming the range.
+ */
+async function printBody(page: Page, setup: PageSetup): Promise<Uint8Array> {
+  try {
+    return await page.pdf(bodyPdfOptions(setup));
+  } catch (err) {
+    const first = err instanceof Error ? (err.message.split('\n')[0] ?? '') : '';
+    const m = /Page range[^"]*$/i.exec(first);
+    if (m) throw new RenderFailure('TEMPLATE_ERROR', `pageRanges "${setup.pageRanges}": ${m[0]}`, { cause: err });
+    throw err;
+  }
+}
+
+/** The @font-face rules of the document's readable style sheets, for the header and footer. */
+function collectFontFaces(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const rules: string[] = [];
+    for (const sheet of Array.from(document.styleSheets)) {
+      let list: CSSRuleList;
+      try {
+        list = sheet.cssRules;
+      } catch {
+        continue; // a cross-origin sheet from an allowed host: its rules are not readable
+      }
+      for (const rule of Array.from(list)) if (rule instanceof CSSFontFaceRule) rules.push(rule.cssText);
+    }
+    return rules;
+  });
 }
 
 function checkSize<T extends Uint8Array>(bytes: T, max: number): T {

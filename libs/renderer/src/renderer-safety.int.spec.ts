@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPlaywrightRenderer, type PlaywrightRenderer } from './index.ts';
 import { startCanary, type Canary } from './test-support/canary.ts';
 import { htmlSource, templateSource } from './test-support/fixtures.ts';
-import { pdfText } from './test-support/poppler.ts';
+import { pdfPageTexts, pdfText } from './test-support/poppler.ts';
 
 // Tenant templates and HTML are hostile until proven otherwise: these are the promises of the
 // Renderer port (no Node, no local network, no files, a time limit, a size limit, isolation).
@@ -42,6 +42,114 @@ describe('Playwright renderer safety', () => {
     expect(text).toContain('process=undefined');
     expect(text).toContain('require=undefined');
     expect(text).toContain('global=undefined');
+  });
+
+  it.each([
+    ['the Function constructor', '<%= it.constructor.constructor("return process")().env.HOME %>'],
+    ['process.env', '<%= process.env.HOME %>'],
+    ['require', '<% const fs = require("fs") %><%= fs.readFileSync("/etc/passwd", "utf8") %>'],
+    ['globalThis.process', '<%= globalThis.process.env.HOME %>'],
+  ])('fails cleanly with TEMPLATE_ERROR when template code reaches for Node through %s', async (_how, content) => {
+    // Given template code that needs Node to work
+    // When it renders
+    const err = await renderer.render({ source: templateSource(content, {}), output: 'pdf', timeoutMs: 15_000 }).catch((e: unknown) => e);
+
+    // Then it fails as a template error (nothing of Node exists in the page), and the next job renders
+    expect(err).toBeInstanceOf(RenderFailure);
+    expect(err).toMatchObject({ code: 'TEMPLATE_ERROR', message: expect.stringMatching(/ReferenceError|TypeError/) as unknown });
+    expect(await pdfOf(templateSource('<p>healthy</p>'))).toContain('healthy');
+  });
+
+  it('gives dynamic import() nothing to load, from template code or from a page script', async () => {
+    // Given a template that imports node:fs while it is evaluated, and a page script that tries again
+    const source = templateSource(
+      '<p id="t">pending</p><p id="s">pending</p>' +
+        '<% import("node:fs").then(() => { window.tplResult = "fs loaded" }, () => { window.tplResult = "import refused" }) %>' +
+        '<script>document.getElementById("t").textContent = "template: " + (window.tplResult || "refused before load");' +
+        'import("node:fs").then(() => "fs loaded", () => "import refused").then((r) => { document.getElementById("s").textContent = "script: " + r })</script>',
+      {},
+    );
+
+    // When it renders, waiting for the script's outcome
+    const out = await renderer.render({
+      source,
+      output: 'pdf',
+      ready: { expression: 'document.getElementById("s").textContent !== "pending"' },
+      timeoutMs: 15_000,
+    });
+
+    // Then neither loaded anything
+    const text = await pdfText(out.bytes);
+    expect(text).toContain('script: import refused');
+    expect(text).not.toContain('fs loaded');
+  });
+
+  it('blocks XMLHttpRequest and fetch to loopback from template code, with no hit on the canary', async () => {
+    // Given template code that calls the canary synchronously and asynchronously
+    const base = `http://127.0.0.1:${canary.port}`;
+    const source = templateSource(
+      `<% let sync; try { const x = new XMLHttpRequest(); x.open("GET", "${base}/xhr-sync", false); x.send(); sync = "xhr got " + x.responseText; }` +
+        ` catch (e) { sync = "xhr blocked"; } %><p><%= sync %></p>` +
+        `<% const a = new XMLHttpRequest(); a.open("GET", "${base}/xhr-async"); a.send(); fetch("${base}/fetch-tpl").catch(() => {}) %>` +
+        `<% const b = new XMLHttpRequest(); b.open("GET", "https://localhost:${canary.port}/xhr-tls"); b.send(); %>`,
+      {},
+    );
+
+    // When it renders, and one more render lets stragglers arrive
+    const text = await pdfOf(source);
+    await pdfOf(htmlSource('<p>after</p>'));
+
+    // Then the synchronous call failed inside the page, and the canary saw nothing
+    expect(text).toContain('xhr blocked');
+    expect(text).not.toContain('CANARY-SECRET');
+    expect(canary.hits()).toEqual({ requests: [], connections: 0, upgrades: 0, datagrams: 0 });
+  });
+
+  it('puts header and footer templates under the same rules as the body', async () => {
+    // Given bands that try Node, the canary, a local file and an endless loop
+    const base = `http://127.0.0.1:${canary.port}`;
+    const body = '<p>body one</p><p style="break-before: page">body two</p>';
+    const withBands = (header: string, footer?: string) => ({
+      ...templateSource(body, {}),
+      header,
+      ...(footer === undefined ? {} : { footer }),
+    });
+
+    // When the header reaches for process, Then the render fails as a header template error
+    await expect(
+      renderer.render({
+        source: withBands('<%= it.constructor.constructor("return process")().env.HOME %>'),
+        output: 'pdf',
+        timeoutMs: 15_000,
+      }),
+    ).rejects.toMatchObject({ code: 'TEMPLATE_ERROR', message: expect.stringMatching(/^header: ReferenceError/) as unknown });
+
+    // When the footer loops forever, Then the render times out
+    await expect(
+      renderer.render({ source: withBands('<p>h</p>', '<% while (true) {} %>'), output: 'pdf', timeoutMs: 1_500 }),
+    ).rejects.toMatchObject({
+      code: 'RENDER_TIMEOUT',
+    });
+
+    // When the bands fetch the canary and frame /etc/passwd, Then the PDF has the bands, no file content, and no hit
+    const nosy = await renderer.render({
+      source: withBands(
+        `<% fetch("${base}/header").catch(() => {}) %><img src="${base}/header-img">HEADER <%= typeof process %> <%= typeof require %>`,
+        '<iframe src="file:///etc/passwd" width="400" height="40"></iframe>FOOTER',
+      ),
+      output: 'pdf',
+      timeoutMs: 15_000,
+    });
+    const pages = await pdfPageTexts(nosy.bytes);
+    expect(pages[1]).toContain('HEADER undefined undefined');
+    expect(pages[1]).toContain('FOOTER');
+    expect(pages.join('')).not.toMatch(/root:|nologin/);
+    await pdfOf(htmlSource('<p>after</p>'));
+    expect(canary.hits()).toEqual({ requests: [], connections: 0, upgrades: 0, datagrams: 0 });
+
+    // ... and the renderer is healthy afterwards
+    expect(await pdfOf(templateSource('<p>alive after bands</p>'))).toContain('alive after bands');
+    await expect(renderer.ping()).resolves.toBeUndefined();
   });
 
   it('makes no request, connection, upgrade or datagram to a loopback server', async () => {

@@ -1,10 +1,11 @@
-import type { Logger } from '@pressroom/core';
+import type { AssetSource, Logger } from '@pressroom/core';
 import type { Browser, BrowserContext, Page } from 'playwright';
 import type { BrowserHost } from './browser-host.ts';
 import { withDeadline } from './deadline.ts';
 import { guardNetwork } from './network-guard.ts';
 import type { NetworkPolicy } from './network-policy.ts';
 import type { PageLifecycle } from './page-pool.ts';
+import { viewportFor, type PageSetup } from './page-setup.ts';
 
 /** An A4 sheet at 96 dpi: PNG output is laid out at the width of the printed page. */
 export const A4_VIEWPORT = { width: 794, height: 1123 } as const;
@@ -18,6 +19,10 @@ export interface WarmPage {
   context: BrowserContext;
   page: Page;
   crashed: boolean;
+  /** The assets of the job holding the page; the network guard answers asset requests from it. */
+  assets: AssetSource | undefined;
+  /** The media type the page emulates now (print when opened). */
+  media: 'print' | 'screen';
 }
 
 export interface WarmPageDeps {
@@ -46,9 +51,11 @@ async function openWarmPage(deps: WarmPageDeps): Promise<WarmPage> {
     acceptDownloads: false,
   });
   try {
-    await guardNetwork(context, { policy: deps.policy, logger: deps.logger });
+    const current: { wp?: WarmPage } = {};
+    await guardNetwork(context, { policy: deps.policy, logger: deps.logger, assets: () => current.wp?.assets });
     const page = await context.newPage();
-    const wp: WarmPage = { browser, context, page, crashed: false };
+    const wp: WarmPage = { browser, context, page, crashed: false, assets: undefined, media: 'print' };
+    current.wp = wp;
     // A popup (window.open works in headless Chromium, blocker or not) would outlive the job that
     // opened it, since the reset renews only our page, and a later job could reach it by name:
     // close every other page as soon as it appears, and again at each reset.
@@ -87,12 +94,26 @@ async function resetPage(wp: WarmPage, runtimeScript: string): Promise<void> {
  * been handed back, so it delays only a job that is already waiting for this page, and otherwise
  * costs throughput under saturation.
  */
-async function freshDocument(page: Page, runtimeScript: string): Promise<void> {
+export async function freshDocument(page: Page, runtimeScript: string): Promise<void> {
   await page.goto('about:blank', { waitUntil: 'load', timeout: HOUSEKEEPING_TIMEOUT_MS });
   await page.evaluate((script) => {
     window.name = '';
     (0, eval)(script);
   }, runtimeScript);
+}
+
+/**
+ * Gives the page the job's viewport (the sheet's size, for PNG layout) and media type, changing
+ * only what differs from the last job: most jobs are A4 print and cost nothing here.
+ */
+export async function fitPage(wp: WarmPage, setup: PageSetup): Promise<void> {
+  const viewport = viewportFor(setup);
+  const current = wp.page.viewportSize();
+  if (current?.width !== viewport.width || current.height !== viewport.height) await wp.page.setViewportSize(viewport);
+  if (wp.media !== setup.media) {
+    await wp.page.emulateMedia({ media: setup.media });
+    wp.media = setup.media;
+  }
 }
 
 async function disposeWarmPage(wp: WarmPage, deps: WarmPageDeps): Promise<void> {

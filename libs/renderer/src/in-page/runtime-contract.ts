@@ -2,9 +2,12 @@
 // file must not load Eta into the server process.
 
 export type TemplateResult = { ok: true; html: string } | { ok: false; message: string };
+export type TemplateResults = { ok: true; html: string[] } | { ok: false; message: string };
 
 export interface PageRuntime {
   renderTemplate(content: string, data: Record<string, unknown>): TemplateResult;
+  /** Compiles once and renders once per data object (a running header, once per page). */
+  renderEach(content: string, data: Record<string, unknown>[]): TemplateResults;
 }
 
 /** The global the runtime bundle defines in every page document. */

@@ -2,7 +2,7 @@
 // into a script that the page pool evaluates in every fresh page document. Template code compiled
 // by Eta therefore sees only what any script in that page sees: no process, no require, no files.
 import { Eta } from 'eta/core';
-import { ETA_OPTIONS, RUNTIME_GLOBAL, type PageRuntime, type TemplateResult } from './runtime-contract.ts';
+import { ETA_OPTIONS, RUNTIME_GLOBAL, type PageRuntime, type TemplateResult, type TemplateResults } from './runtime-contract.ts';
 
 const eta = new Eta(ETA_OPTIONS);
 
@@ -14,12 +14,25 @@ function renderTemplate(content: string, data: Record<string, unknown>): Templat
   try {
     return { ok: true, html: eta.renderString(content, data) };
   } catch (e) {
-    const err = e instanceof Error ? e : new Error(String(e));
-    const text = `${err.name}: ${err.message}`.replace(COMPILED_DUMP, '').trim();
-    return { ok: false, message: text.length > MAX_MESSAGE ? `${text.slice(0, MAX_MESSAGE)}…` : text };
+    return { ok: false, message: describe(e) };
   }
 }
 
+function renderEach(content: string, data: Record<string, unknown>[]): TemplateResults {
+  try {
+    const fn = eta.compile(content);
+    return { ok: true, html: data.map((it) => eta.render(fn, it)) };
+  } catch (e) {
+    return { ok: false, message: describe(e) };
+  }
+}
+
+function describe(e: unknown): string {
+  const err = e instanceof Error ? e : new Error(String(e));
+  const text = `${err.name}: ${err.message}`.replace(COMPILED_DUMP, '').trim();
+  return text.length > MAX_MESSAGE ? `${text.slice(0, MAX_MESSAGE)}…` : text;
+}
+
 // The Eta class is exposed too, for templates that want their own instance (partials, options).
-const runtime: PageRuntime & { Eta: typeof Eta } = { Eta, renderTemplate };
+const runtime: PageRuntime & { Eta: typeof Eta } = { Eta, renderTemplate, renderEach };
 (globalThis as unknown as Record<string, PageRuntime>)[RUNTIME_GLOBAL] = runtime;

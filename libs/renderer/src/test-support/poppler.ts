@@ -11,6 +11,66 @@ export async function pdfText(pdf: Uint8Array): Promise<string> {
   return withFile(pdf, async (path) => (await run('pdftotext', ['-enc', 'UTF-8', path, '-'])).stdout);
 }
 
+/** The text of each page, in order (pdftotext separates pages with a form feed). */
+export async function pdfPageTexts(pdf: Uint8Array): Promise<string[]> {
+  const pages = (await pdfText(pdf)).split('\f');
+  return pages.slice(0, -1); // the last form feed ends the last page
+}
+
+export interface PdfFont {
+  name: string;
+  type: string;
+  embedded: boolean;
+}
+
+/** pdffonts' table: every font of every page, form XObjects included. */
+export async function pdfFonts(pdf: Uint8Array): Promise<PdfFont[]> {
+  const { stdout } = await withFile(pdf, (path) => run('pdffonts', [path]));
+  return stdout
+    .split('\n')
+    .slice(2)
+    .filter((line) => line.trim() !== '')
+    .map((line) => {
+      // name, type (may contain spaces), encoding, emb, sub, uni, object id, generation
+      const m = /^(\S+)\s+(.+?)\s+(\S+)\s+(yes|no)\s+(yes|no)\s+(yes|no)\s+\d+\s+\d+$/.exec(line.trim());
+      if (!m?.[1] || !m[2]) throw new Error(`unexpected pdffonts line: ${line}`);
+      return { name: m[1], type: m[2], embedded: m[4] === 'yes' };
+    });
+}
+
+/** pdfimages -list: one row per image drawn, with the page it is on and its pixel size. */
+export async function pdfImages(pdf: Uint8Array): Promise<{ page: number; width: number; height: number }[]> {
+  const { stdout } = await withFile(pdf, (path) => run('pdfimages', ['-list', path]));
+  return stdout
+    .split('\n')
+    .slice(2)
+    .filter((line) => line.trim() !== '')
+    .map((line) => {
+      const [page, , , width, height] = line.trim().split(/\s+/);
+      return { page: Number(page), width: Number(width), height: Number(height) };
+    });
+}
+
+/**
+ * One page rasterised in grey by pdftoppm at `dpi`: `at(xFraction, yFraction)` is the grey level
+ * (0 black, 255 white) at that point of the page, measured from the top left.
+ */
+export async function pdfPageGray(pdf: Uint8Array, page: number, dpi = 30): Promise<{ at(x: number, y: number): number }> {
+  const { stdout } = await withFile(pdf, (path) =>
+    run('pdftoppm', ['-gray', '-r', String(dpi), '-f', String(page), '-l', String(page), path], { encoding: 'buffer' }),
+  );
+  const pgm = stdout as unknown as Buffer;
+  // P5 header: "P5\n<w> <h>\n<max>\n" then one byte per pixel
+  const header = /^P5\s+(\d+)\s+(\d+)\s+(\d+)\s/.exec(pgm.subarray(0, 50).toString('latin1'));
+  if (!header?.[1] || !header[2]) throw new Error('pdftoppm did not write a PGM');
+  const width = Number(header[1]);
+  const height = Number(header[2]);
+  const pixels = pgm.subarray(header[0].length);
+  return {
+    at: (x, y) => pixels[Math.min(height - 1, Math.floor(y * height)) * width + Math.min(width - 1, Math.floor(x * width))] ?? -1,
+  };
+}
+
 /** pdfinfo's fields, e.g. { Title: '…', Pages: '2', 'Page size': '595.276 x 841.89 pts (A4)' }. */
 export async function pdfInfo(pdf: Uint8Array): Promise<Record<string, string>> {
   const { stdout } = await withFile(pdf, (path) => run('pdfinfo', ['-enc', 'UTF-8', path]));

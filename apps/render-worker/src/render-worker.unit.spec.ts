@@ -1,0 +1,69 @@
+import type { AssetSource } from '@pressroom/core';
+import type { RenderRequested } from '@pressroom/schemas';
+import { describe, expect, it } from 'vitest';
+import { renderJobFor } from './render-worker.ts';
+
+function requested(data: Partial<RenderRequested['data']> = {}): RenderRequested {
+  return {
+    eventId: '0190f0e0-0000-7000-8000-000000000001',
+    type: 'RenderRequested',
+    version: 1,
+    occurredAt: '2030-01-01T00:00:00.000Z',
+    requestId: 'req-1',
+    tenantId: 'tenant-a',
+    data: { mode: 'async', source: { kind: 'html', html: '<p>hi</p>' }, output: 'pdf', storage: { kind: 'default' }, ...data },
+  };
+}
+
+describe('renderJobFor', () => {
+  it('passes page setup, readiness, the header and footer and the tenant assets through to the renderer', () => {
+    // Given a template request with every issue-3 field, and an asset factory
+    const source = {
+      kind: 'template' as const,
+      templateId: 't1',
+      templateVersion: 3,
+      content: '<p><%= it.x %></p>',
+      header: '<p>H <%= it.$page %></p>',
+      footer: '<p>F</p>',
+      data: { x: 1 },
+    };
+    const assets: AssetSource = { get: async () => undefined };
+    const askedFor: string[] = [];
+
+    // When the job is built
+    const job = renderJobFor(
+      requested({
+        source,
+        output: 'png',
+        pdfMetadata: { title: 'T' },
+        pdfParams: { format: 'Letter', landscape: true, hasCover: true },
+        ready: { expression: 'window.done' },
+      }),
+      {
+        renderTimeoutMs: 12_000,
+        assetsFor: (tenantId) => {
+          askedFor.push(tenantId);
+          return assets;
+        },
+      },
+    );
+
+    // Then everything arrives, and the assets are the requesting tenant's
+    expect(job).toEqual({
+      source,
+      output: 'png',
+      timeoutMs: 12_000,
+      lane: 'async',
+      pdfMetadata: { title: 'T' },
+      pdfParams: { format: 'Letter', landscape: true, hasCover: true },
+      ready: { expression: 'window.done' },
+      assets,
+    });
+    expect(askedFor).toEqual(['tenant-a']);
+  });
+
+  it('leaves out what the request does not have, and assets when the worker has no store', () => {
+    const job = renderJobFor(requested({ mode: 'sync' }), { renderTimeoutMs: 5_000 });
+    expect(job).toEqual({ source: { kind: 'html', html: '<p>hi</p>' }, output: 'pdf', timeoutMs: 5_000, lane: 'sync' });
+  });
+});

@@ -1,0 +1,110 @@
+import { RenderFailure, type RenderJob } from '@pressroom/core';
+
+export type PdfParams = NonNullable<RenderJob['pdfParams']>;
+
+/** CSS px per unit: CSS fixes 96 px to the inch. */
+const PX_PER = { px: 1, in: 96, cm: 96 / 2.54, mm: 96 / 25.4 } as const;
+
+/** Paper formats, portrait, in CSS px: ISO sizes from millimetres, US sizes from inches. */
+const PAPER: Record<NonNullable<PdfParams['format']>, { width: number; height: number }> = {
+  A3: { width: 297 * PX_PER.mm, height: 420 * PX_PER.mm },
+  A4: { width: 210 * PX_PER.mm, height: 297 * PX_PER.mm },
+  A5: { width: 148 * PX_PER.mm, height: 210 * PX_PER.mm },
+  A6: { width: 105 * PX_PER.mm, height: 148 * PX_PER.mm },
+  Letter: { width: 8.5 * PX_PER.in, height: 11 * PX_PER.in },
+  Legal: { width: 8.5 * PX_PER.in, height: 14 * PX_PER.in },
+  Tabloid: { width: 11 * PX_PER.in, height: 17 * PX_PER.in },
+};
+
+/** Room reserved for a header or footer when the template gives no margin on that side. */
+export const DEFAULT_BAND = '15mm';
+
+export interface Margins {
+  top: string;
+  right: string;
+  bottom: string;
+  left: string;
+}
+
+/** PdfParams with every default applied; lengths stay CSS lengths, the paper is in CSS px. */
+export interface PageSetup {
+  /** The sheet, orientation applied (what page.pdf gets unless CSS @page wins). */
+  paper: { width: number; height: number };
+  margin: Margins;
+  scale: number;
+  printBackground: boolean;
+  /** '' prints every page. */
+  pageRanges: string;
+  preferCSSPageSize: boolean;
+  media: 'print' | 'screen';
+  hasCover: boolean;
+}
+
+/**
+ * Applies the defaults (A4 portrait, no margins, backgrounds printed, CSS @page wins, print
+ * media) and reserves DEFAULT_BAND at the top or bottom when a header or footer needs room and
+ * the params give none. Width or height, when given, replace that side of the format.
+ *
+ * Values are assumed valid per the PdfParams schema (the API checks them at the door); what the
+ * schema cannot see is refused here with TEMPLATE_ERROR rather than left to Chromium: margins
+ * that leave no room for content. A scale outside 0.1-2 is clamped.
+ */
+export function resolvePageSetup(
+  params: PdfParams = {},
+  bands: { header: boolean; footer: boolean } = { header: false, footer: false },
+): PageSetup {
+  const format = PAPER[params.format ?? 'A4'];
+  let width = params.width ? lengthToPx(params.width) : format.width;
+  let height = params.height ? lengthToPx(params.height) : format.height;
+  if (params.landscape === true && width < height) [width, height] = [height, width];
+  const margin: Margins = {
+    top: params.margin?.top ?? (bands.header ? DEFAULT_BAND : '0'),
+    right: params.margin?.right ?? '0',
+    bottom: params.margin?.bottom ?? (bands.footer ? DEFAULT_BAND : '0'),
+    left: params.margin?.left ?? '0',
+  };
+  if (lengthToPx(margin.top) + lengthToPx(margin.bottom) >= height || lengthToPx(margin.left) + lengthToPx(margin.right) >= width) {
+    throw new RenderFailure(
+      'TEMPLATE_ERROR',
+      `The margins (${margin.top} ${margin.right} ${margin.bottom} ${margin.left}) leave no room for content on a ` +
+        `${Math.round(width / PX_PER.mm)} x ${Math.round(height / PX_PER.mm)} mm page.`,
+    );
+  }
+  return {
+    paper: { width, height },
+    margin,
+    scale: Math.min(2, Math.max(0.1, params.scale ?? 1)),
+    printBackground: params.printBackground ?? true,
+    pageRanges: params.pageRanges?.trim() ?? '',
+    preferCSSPageSize: params.preferCSSPageSize ?? true,
+    media: params.emulatedMedia ?? 'print',
+    hasCover: params.hasCover ?? false,
+  };
+}
+
+/** A length of the PdfParams schema ("12mm", "0.5in", "40px", "0") in CSS px. */
+export function lengthToPx(length: string): number {
+  const m = /^\s*([0-9]+(?:\.[0-9]+)?)\s*(px|in|cm|mm)?\s*$/.exec(length);
+  if (!m?.[1]) throw new RangeError(`not a length: ${JSON.stringify(length)}`);
+  const unit = (m[2] ?? 'px') as keyof typeof PX_PER;
+  return Number(m[1]) * PX_PER[unit];
+}
+
+/** What page.pdf() gets for the body (Playwright's PDF options; numbers are CSS px). */
+export function bodyPdfOptions(setup: PageSetup) {
+  return {
+    width: setup.paper.width,
+    height: setup.paper.height,
+    landscape: false,
+    margin: setup.margin,
+    scale: setup.scale,
+    printBackground: setup.printBackground,
+    preferCSSPageSize: setup.preferCSSPageSize,
+    ...(setup.pageRanges ? { pageRanges: setup.pageRanges } : {}),
+  };
+}
+
+/** The viewport a job lays out in: the sheet's width and height, rounded to whole px. */
+export function viewportFor(setup: PageSetup): { width: number; height: number } {
+  return { width: Math.round(setup.paper.width), height: Math.round(setup.paper.height) };
+}

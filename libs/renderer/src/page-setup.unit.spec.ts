@@ -1,0 +1,81 @@
+import { RenderFailure } from '@pressroom/core';
+import { describe, expect, it } from 'vitest';
+import { bodyPdfOptions, DEFAULT_BAND, lengthToPx, resolvePageSetup, viewportFor } from './page-setup.ts';
+
+const MM = 96 / 25.4;
+
+describe('resolvePageSetup', () => {
+  it('defaults to A4 portrait, no margins, backgrounds printed, CSS @page winning, print media', () => {
+    const setup = resolvePageSetup();
+    expect(setup.paper.width).toBeCloseTo(210 * MM, 6);
+    expect(setup.paper.height).toBeCloseTo(297 * MM, 6);
+    expect(setup).toMatchObject({
+      margin: { top: '0', right: '0', bottom: '0', left: '0' },
+      scale: 1,
+      printBackground: true,
+      pageRanges: '',
+      preferCSSPageSize: true,
+      media: 'print',
+      hasCover: false,
+    });
+    expect(viewportFor(setup)).toEqual({ width: 794, height: 1123 });
+  });
+
+  it('turns Letter landscape into an 11 x 8.5 in sheet', () => {
+    const setup = resolvePageSetup({ format: 'Letter', landscape: true });
+    expect(setup.paper).toEqual({ width: 1056, height: 816 });
+    expect(bodyPdfOptions(setup)).toMatchObject({ width: 1056, height: 816, landscape: false });
+  });
+
+  it('lets width and height replace the format, side by side', () => {
+    expect(resolvePageSetup({ format: 'A5', width: '100mm', height: '2in' }).paper).toEqual({ width: 100 * MM, height: 192 });
+    const widthOnly = resolvePageSetup({ format: 'A5', width: '4in' }).paper;
+    expect(widthOnly.width).toBe(384);
+    expect(widthOnly.height).toBeCloseTo(210 * MM, 6);
+    // landscape swaps a portrait custom size too, and leaves a landscape one alone
+    expect(resolvePageSetup({ width: '2in', height: '3in', landscape: true }).paper).toEqual({ width: 288, height: 192 });
+    expect(resolvePageSetup({ width: '3in', height: '2in', landscape: true }).paper).toEqual({ width: 288, height: 192 });
+  });
+
+  it('reserves a band for a header or footer only where the margin is not given', () => {
+    const both = resolvePageSetup({ margin: { left: '1cm' } }, { header: true, footer: true });
+    expect(both.margin).toEqual({ top: DEFAULT_BAND, right: '0', bottom: DEFAULT_BAND, left: '1cm' });
+    const given = resolvePageSetup({ margin: { top: '0', bottom: '30px' } }, { header: true, footer: true });
+    expect(given.margin).toMatchObject({ top: '0', bottom: '30px' });
+  });
+
+  it('refuses margins that leave no room for content, with TEMPLATE_ERROR', () => {
+    const tooTall = () => resolvePageSetup({ format: 'A6', margin: { top: '80mm', bottom: '70mm' } });
+    expect(tooTall).toThrow(RenderFailure);
+    expect(tooTall).toThrow(/leave no room for content on a 105 x 148 mm page/);
+    expect(() => resolvePageSetup({ width: '1in', height: '1in', margin: { left: '48px', right: '48px' } })).toThrow(/no room/);
+    try {
+      tooTall();
+    } catch (err) {
+      expect((err as RenderFailure).code).toBe('TEMPLATE_ERROR');
+    }
+  });
+
+  it('clamps a scale outside what Chromium accepts and passes page ranges through', () => {
+    expect(resolvePageSetup({ scale: 5 }).scale).toBe(2);
+    expect(resolvePageSetup({ scale: 0.01 }).scale).toBe(0.1);
+    expect(bodyPdfOptions(resolvePageSetup({ pageRanges: ' 1-2, 4 ' }))).toMatchObject({ pageRanges: '1-2, 4' });
+    expect(bodyPdfOptions(resolvePageSetup())).not.toHaveProperty('pageRanges');
+  });
+});
+
+describe('lengthToPx', () => {
+  it.each([
+    ['0', 0],
+    ['96px', 96],
+    ['1in', 96],
+    ['2.54cm', 96],
+    ['25.4mm', 96],
+  ])('reads %s as %d px', (length, px) => {
+    expect(lengthToPx(length)).toBeCloseTo(px, 9);
+  });
+
+  it('throws on something that is not a length', () => {
+    expect(() => lengthToPx('12pt')).toThrow(RangeError);
+  });
+});

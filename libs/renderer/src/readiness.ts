@@ -1,0 +1,86 @@
+import { RenderFailure, type RenderJob } from '@pressroom/core';
+import type { Page } from 'playwright';
+
+export type ReadySignal = NonNullable<RenderJob['ready']>;
+
+/** How often a readiness condition is checked in the page. */
+const POLL_MS = 50;
+
+/**
+ * Kept back from the job's remaining time when waiting for a signal, so that a signal that never
+ * comes fails with a message naming it before the job's own deadline fires.
+ */
+const SIGNAL_RESERVE_MS = 250;
+
+/** The load state setContent waits for: network idle (500 ms without requests) when asked. */
+export function loadStateFor(ready: ReadySignal | undefined): 'load' | 'networkidle' {
+  return ready?.networkIdle === true ? 'networkidle' : 'load';
+}
+
+/**
+ * Waits until the loaded page is ready to print, within `remainingMs()`: web fonts loaded and
+ * images decoded; then the optional signal (a CSS selector that matches, then a JavaScript
+ * expression that is truthy); then fonts and images again, for what the signalling script added.
+ * A condition not met in time fails with RENDER_TIMEOUT naming it; a selector or expression that
+ * cannot even be parsed fails with TEMPLATE_ERROR.
+ */
+export async function waitUntilReady(page: Page, ready: ReadySignal | undefined, remainingMs: () => number): Promise<void> {
+  await settleFontsAndImages(page);
+  if (!ready?.selector && !ready?.expression) return;
+  if (ready.selector) await waitForSelector(page, ready.selector, remainingMs);
+  if (ready.expression) await waitForExpression(page, ready.expression, remainingMs);
+  await settleFontsAndImages(page);
+}
+
+/** Loads lazy images, then waits for document.fonts.ready and every image's decode(). */
+export async function settleFontsAndImages(page: Page): Promise<void> {
+  await page.evaluate(async () => {
+    // Lazy images outside the viewport would not load before printing; load them now.
+    for (const img of Array.from(document.images)) if (img.loading === 'lazy') img.loading = 'eager';
+    await document.fonts.ready;
+    await Promise.all(Array.from(document.images, (img) => img.decode().catch(() => undefined)));
+  });
+}
+
+async function waitForSelector(page: Page, selector: string, remainingMs: () => number): Promise<void> {
+  const invalid = await page.evaluate((sel) => {
+    try {
+      document.querySelector(sel);
+      return null;
+    } catch (e) {
+      return e instanceof Error ? e.message : String(e);
+    }
+  }, selector);
+  if (invalid !== null) throw new RenderFailure('TEMPLATE_ERROR', `ready.selector is not a valid CSS selector: ${invalid}`);
+  const budget = Math.max(1, remainingMs() - SIGNAL_RESERVE_MS);
+  await page
+    .waitForFunction((sel) => document.querySelector(sel) !== null, selector, { polling: POLL_MS, timeout: budget })
+    .catch((err: unknown) => {
+      throw notReady(err, `ready.selector ${JSON.stringify(selector)} matched nothing within ${budget} ms`);
+    });
+}
+
+async function waitForExpression(page: Page, expression: string, remainingMs: () => number): Promise<void> {
+  // Evaluated in the page like any script of the template. A throw counts as "not yet" (the
+  // variable the expression reads may not exist until the chart script ran); an expression that
+  // does not parse makes the whole predicate fail to compile, which ends the wait at once.
+  const predicate = `(() => { try { return !!(${expression}\n); } catch { return false; } })()`;
+  const budget = Math.max(1, remainingMs() - SIGNAL_RESERVE_MS);
+  await page.waitForFunction(predicate, undefined, { polling: POLL_MS, timeout: budget }).catch((err: unknown) => {
+    if (err instanceof Error && /SyntaxError/.test(err.message.split('\n')[0] ?? '')) {
+      throw new RenderFailure('TEMPLATE_ERROR', `ready.expression does not parse: ${err.message.split('\n')[0] ?? ''}`, { cause: err });
+    }
+    throw notReady(err, `ready.expression ${JSON.stringify(truncate(expression))} was not truthy within ${budget} ms`);
+  });
+}
+
+function notReady(err: unknown, what: string): unknown {
+  if (err instanceof Error && err.name === 'TimeoutError') {
+    return new RenderFailure('RENDER_TIMEOUT', `The page was not ready to print: ${what}.`, { cause: err });
+  }
+  return err;
+}
+
+function truncate(text: string): string {
+  return text.length > 100 ? `${text.slice(0, 100)}…` : text;
+}
