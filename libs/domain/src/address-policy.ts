@@ -27,11 +27,24 @@ function isPublicV4(a: string): boolean {
 
 function isPublicV6(a: string): boolean {
   if (a === '::' || a === '::1') return false;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(a);
-  if (mapped?.[1]) return isPublicV4(mapped[1]);
+  const embedded = embeddedV4(a);
+  if (embedded) return isPublicV4(embedded);
   if (/^f[cd]/.test(a)) return false; // unique local fc00::/7
   if (/^fe[89ab]/.test(a)) return false; // link-local fe80::/10
   if (/^ff/.test(a)) return false; // multicast
   if (a.startsWith('fd00:ec2::254')) return false; // AWS IMDS over IPv6
   return true;
+}
+
+/**
+ * The IPv4 address inside an IPv4-mapped (::ffff:a.b.c.d, or the hex form ::ffff:7f00:1 that
+ * URL parsers produce) or NAT64 (64:ff9b::/96) IPv6 address, so it is judged as IPv4.
+ */
+function embeddedV4(a: string): string | undefined {
+  const m = /^(?:::ffff:|64:ff9b::)(?:(\d+\.\d+\.\d+\.\d+)|([0-9a-f]{1,4}):([0-9a-f]{1,4}))$/.exec(a);
+  if (!m) return undefined;
+  if (m[1]) return m[1];
+  const hi = parseInt(m[2]!, 16);
+  const lo = parseInt(m[3]!, 16);
+  return [hi >> 8, hi & 255, lo >> 8, lo & 255].join('.');
 }

@@ -21,7 +21,7 @@ describe('isPublicAddress', () => {
     'not-an-ip',
   ])('refuses %s', (a) => expect(isPublicAddress(a)).toBe(false));
 
-  it.each(['93.184.216.34', '8.8.8.8', '172.32.0.1', '2606:4700::1111', '::ffff:8.8.8.8'])('allows %s', (a) =>
+  it.each(['93.184.216.34', '8.8.8.8', '172.32.0.1', '2606:4700::1111', '::ffff:8.8.8.8', '::ffff:808:808'])('allows %s', (a) =>
     expect(isPublicAddress(a)).toBe(true),
   );
 });
