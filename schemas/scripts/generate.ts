@@ -14,6 +14,8 @@ const schemas: Record<string, unknown> = {
   'events/RenderFailed.v1': S.RenderFailed,
   'events/WebhookDelivered.v1': S.WebhookDelivered,
   'events/WebhookFailed.v1': S.WebhookFailed,
+  'events/WebhookAttempted.v1': S.WebhookAttempted,
+  'events/WebhookReplayRequested.v1': S.WebhookReplayRequested,
   'http/TemplateSyncBody': S.TemplateSyncBody,
   'http/TemplateAsyncBody': S.TemplateAsyncBody,
   'http/HtmlSyncBody': S.HtmlSyncBody,
@@ -29,6 +31,10 @@ const schemas: Record<string, unknown> = {
   'http/TenantCreateBody': S.TenantCreateBody,
   'http/S3ConnectionCreateBody': S.S3ConnectionCreateBody,
   'views/StatusViewEntry': S.StatusViewEntry,
+  'views/DeliveryView': S.DeliveryView,
+  'http/WebhookSecretResponse': S.WebhookSecretResponse,
+  'http/WebhookReplayBody': S.WebhookReplayBody,
+  'http/WebhookReplayResponse': S.WebhookReplayResponse,
 };
 
 const check = process.argv.includes('--check');

@@ -14,7 +14,15 @@ describe('event codec', () => {
 
   it('covers every event type with a golden example', () => {
     expect(examples.sort()).toEqual(
-      ['RenderFailed', 'RenderRequested', 'RenderSucceeded', 'WebhookDelivered', 'WebhookFailed'].map((t) => `${t}.v1.json`),
+      [
+        'RenderFailed',
+        'RenderRequested',
+        'RenderSucceeded',
+        'WebhookAttempted',
+        'WebhookDelivered',
+        'WebhookFailed',
+        'WebhookReplayRequested',
+      ].map((t) => `${t}.v1.json`),
     );
   });
 

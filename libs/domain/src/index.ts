@@ -4,3 +4,6 @@ export * from './render-metadata.ts';
 export * from './artifact-key.ts';
 export * from './webhook-body.ts';
 export * from './address-policy.ts';
+export * from './webhook-retry.ts';
+export * from './webhook-target-policy.ts';
+export * from './delivery.ts';
