@@ -1,4 +1,4 @@
-import type { DeliveryView, RenderCompleted, StatusViewEntry, WebhookEvent } from '@pressroom/schemas';
+import type { DeliveryView, PressroomEvent, RenderCompleted, StatusViewEntry, WebhookEvent } from '@pressroom/schemas';
 import { evolveStatus } from './status.ts';
 
 /** Everything the log says about delivering one result: its completion and its webhook events. */
@@ -100,4 +100,18 @@ function uniqueByEventId(events: WebhookEvent[]): WebhookEvent[] {
 /** Whether a 410 among these events means the URL must not be called again (per tenant). */
 export function goneUrlOf(event: WebhookEvent): string | undefined {
   return event.type === 'WebhookAttempted' && event.data.statusCode === 410 ? event.data.url : undefined;
+}
+
+/** Whether an event is a completion whose result goes to a webhook (async renders only). */
+export function deliversWebhook(event: PressroomEvent): event is RenderCompleted {
+  return (event.type === 'RenderSucceeded' || event.type === 'RenderFailed') && event.data.mode === 'async' && Boolean(event.data.webhook);
+}
+
+export function isWebhookEvent(event: PressroomEvent): event is WebhookEvent {
+  return (
+    event.type === 'WebhookAttempted' ||
+    event.type === 'WebhookDelivered' ||
+    event.type === 'WebhookFailed' ||
+    event.type === 'WebhookReplayRequested'
+  );
 }

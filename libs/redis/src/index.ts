@@ -1,3 +1,4 @@
 export * from './redis-status-view.ts';
 export * from './redis-catalog.ts';
 export { unlinkByPrefix } from './unlink-by-prefix.ts';
+export * from './redis-delivery-store.ts';
