@@ -5,6 +5,7 @@ import type {
   ArtifactStorage,
   Catalog,
   Clock,
+  DeliveryStore,
   EventFactory,
   EventLog,
   Ids,
@@ -21,11 +22,13 @@ import { createRenderRequests } from './render-requests.ts';
 import { renderRoutes } from './routes/render-routes.ts';
 import { templateRoutes } from './routes/template-routes.ts';
 import { adminRoutes } from './routes/admin-routes.ts';
+import { webhookRoutes } from './routes/webhook-routes.ts';
 import { openApiDocument } from './openapi.ts';
 
 export interface IngressDeps {
   log: EventLog;
   view: StatusView;
+  deliveries: DeliveryStore;
   catalog: Catalog;
   storage: ArtifactStorage;
   secrets: SecretBox;
@@ -44,6 +47,8 @@ export interface IngressDeps {
     maxBodyBytes: number;
     allowPrivateWebhooks: boolean;
     adminToken: string | undefined;
+    /** Webhook target rules beyond allowPrivateWebhooks, and the secret rotation overlap. */
+    webhooks: { allowHttp: boolean; allowedPorts: number[]; secretOverlapMs: number };
   };
 }
 
@@ -100,7 +105,11 @@ export function buildIngressApp(deps: IngressDeps): Koa {
     app.use(admin.routes());
   }
 
-  const requests = createRenderRequests({ ...deps, allowPrivateWebhooks: deps.settings.allowPrivateWebhooks });
+  const requests = createRenderRequests({
+    ...deps,
+    allowPrivateWebhooks: deps.settings.allowPrivateWebhooks,
+    webhookTargets: { allowHttp: deps.settings.webhooks.allowHttp, allowedPorts: deps.settings.webhooks.allowedPorts },
+  });
   const api = new Router();
   const render = renderRoutes({
     requests,
@@ -112,6 +121,8 @@ export function buildIngressApp(deps: IngressDeps): Koa {
   const templates = templateRoutes(deps);
   api.use(render.routes(), render.allowedMethods());
   api.use(templates.routes(), templates.allowedMethods());
+  const webhooks = webhookRoutes({ ...deps, secretOverlapMs: deps.settings.webhooks.secretOverlapMs });
+  api.use(webhooks.routes(), webhooks.allowedMethods());
   app.use(api.routes());
   return app;
 }

@@ -23,6 +23,7 @@ export interface RenderRequestsDeps {
   ids: Ids;
   event: EventFactory;
   allowPrivateWebhooks: boolean;
+  webhookTargets?: { allowHttp: boolean; allowedPorts: number[] };
 }
 
 /**
@@ -36,7 +37,7 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
     const storage = await storageTarget(tenant, body.s3_bucket, body.s3_key);
     const webhook = 'webhook' in body ? body.webhook : undefined;
     if (webhook) {
-      const problem = await checkWebhookTarget(webhook, { allowPrivate: deps.allowPrivateWebhooks });
+      const problem = await checkWebhookTarget(webhook, { allowPrivate: deps.allowPrivateWebhooks, ...deps.webhookTargets });
       if (problem) throw validationError([problem]);
     }
     const source = await renderSource(tenant, input);

@@ -24,6 +24,11 @@ export async function startIngressServer(rt: Runtime): Promise<Server> {
       maxBodyBytes: config.maxBodyBytes,
       allowPrivateWebhooks: config.allowPrivateWebhooks,
       adminToken: config.adminToken,
+      webhooks: {
+        allowHttp: config.webhooks.allowHttp,
+        allowedPorts: config.webhooks.allowedPorts,
+        secretOverlapMs: config.webhooks.secretOverlapMs,
+      },
     },
   });
   const handle = app.callback();

@@ -6,12 +6,14 @@ import {
   createEventFactory,
   createFileCatalog,
   createFileEventLog,
+  createMemoryDeliveryStore,
   createMemoryStatusView,
   systemClock,
   topicNames,
   uuidV7Ids,
   type Catalog,
   type Clock,
+  type DeliveryStore,
   type EventFactory,
   type EventLog,
   type Ids,
@@ -40,6 +42,8 @@ export interface Runtime {
   catalog: Catalog;
   secrets: SecretBox;
   storage: ArtifactStorage;
+  /** Webhook deliveries view and schedule (volatile like the status view in the embedded profile). */
+  deliveries: DeliveryStore;
   /** Whether the status view lives only in this process (must be rebuilt from the log at start). */
   viewIsVolatile: boolean;
   /** Routes the ingress mounts without authentication (signed local file links). */
@@ -67,6 +71,7 @@ export async function openRuntime(config: PressroomConfig, app: string, opts: { 
     const catalog = createFileCatalog({ dir: join(dataDir, 'catalog') });
     const files = createLocalObjectStore({ dir: join(dataDir, 'files'), publicBaseUrl: config.publicUrl, signingSecret: secretKey });
     const storage = new ArtifactStorage({ own: files, catalog, secrets, connectionStore });
+    const deliveries = createMemoryDeliveryStore();
     return {
       ...common,
       log,
@@ -74,6 +79,7 @@ export async function openRuntime(config: PressroomConfig, app: string, opts: { 
       catalog,
       secrets,
       storage,
+      deliveries,
       viewIsVolatile: true,
       publicRoutes: [localFilesRoute(files)],
       readiness: [
@@ -88,7 +94,7 @@ export async function openRuntime(config: PressroomConfig, app: string, opts: { 
 
   // Loaded only here, so the embedded profile never pulls in the Kafka and Redis clients.
   const { createKafkaEventLog } = await import('@pressroom/kafka');
-  const { createRedisCatalog, createRedisStatusView } = await import('@pressroom/redis');
+  const { createRedisCatalog, createRedisDeliveryStore, createRedisStatusView } = await import('@pressroom/redis');
   const secretKey = config.secretKey as string;
   const secrets = new SecretBox(secretKey);
   const log = await createKafkaEventLog({
@@ -118,6 +124,7 @@ export async function openRuntime(config: PressroomConfig, app: string, opts: { 
   });
   await own.ensureBucket();
   const storage = new ArtifactStorage({ own, catalog, secrets, connectionStore });
+  const deliveries = createRedisDeliveryStore({ url: redisUrl, keyPrefix: config.redisPrefix, logger });
   return {
     ...common,
     log,
@@ -125,6 +132,7 @@ export async function openRuntime(config: PressroomConfig, app: string, opts: { 
     catalog,
     secrets,
     storage,
+    deliveries,
     viewIsVolatile: false,
     publicRoutes: [],
     readiness: [
@@ -133,7 +141,7 @@ export async function openRuntime(config: PressroomConfig, app: string, opts: { 
       { name: 's3', check: () => own.ping() },
     ],
     async close() {
-      await Promise.allSettled([log.close(), view.close(), catalog.close()]);
+      await Promise.allSettled([log.close(), view.close(), catalog.close(), deliveries.close()]);
     },
   };
 }
