@@ -40,9 +40,8 @@ export function startDeliveryLoop(opts: DeliveryLoopOptions): DeliveryLoop {
     while (!stopped) {
       woken = false;
       const free = opts.concurrency - inflight.size;
-      let claimed: string[] = [];
       if (free > 0) {
-        claimed = await opts.claimDue(free).catch((err: unknown) => {
+        const claimed = await opts.claimDue(free).catch((err: unknown) => {
           opts.logger.warn('webhooks: could not read the schedule', { err });
           return [];
         });

@@ -54,7 +54,7 @@ export async function postWebhook(opts: PostWebhookOptions): Promise<AttemptResu
     };
     const req = request(url, options, (res) => {
       const retryAfter = res.headers['retry-after'];
-      finish({ kind: 'response', statusCode: res.statusCode ?? 0, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter });
+      finish({ kind: 'response', statusCode: res.statusCode ?? 0, retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined });
       res.destroy();
     });
     const timer = setTimeout(() => {
