@@ -40,9 +40,11 @@ export function startDeliveryLoop(opts: DeliveryLoopOptions): DeliveryLoop {
     while (!stopped) {
       woken = false;
       const free = opts.concurrency - inflight.size;
+      let scheduleDown = false;
       if (free > 0) {
         const claimed = await opts.claimDue(free).catch((err: unknown) => {
           opts.logger.warn('webhooks: could not read the schedule', { err });
+          scheduleDown = true;
           return [];
         });
         for (const id of claimed) {
@@ -58,7 +60,7 @@ export function startDeliveryLoop(opts: DeliveryLoopOptions): DeliveryLoop {
         if (claimed.length === free) continue; // maybe more are due
       }
       let waitMs = opts.pollMs;
-      if (free > 0) {
+      if (free > 0 && !scheduleDown) {
         const next = await opts.nextDueAt().catch(() => undefined);
         if (next !== undefined) waitMs = Math.min(opts.pollMs, Math.max(0, next - opts.now()));
       }
