@@ -17,6 +17,8 @@ const schemas: Record<string, unknown> = {
   'events/TemplateCreated.v1': S.TemplateCreated,
   'events/TemplateRevised.v1': S.TemplateRevised,
   'events/TemplateDeleted.v1': S.TemplateDeleted,
+  'events/WebhookAttempted.v1': S.WebhookAttempted,
+  'events/WebhookReplayRequested.v1': S.WebhookReplayRequested,
   'http/TemplateSyncBody': S.TemplateSyncBody,
   'http/TemplateAsyncBody': S.TemplateAsyncBody,
   'http/HtmlSyncBody': S.HtmlSyncBody,
@@ -39,6 +41,10 @@ const schemas: Record<string, unknown> = {
   'http/TenantCreateBody': S.TenantCreateBody,
   'http/S3ConnectionCreateBody': S.S3ConnectionCreateBody,
   'views/StatusViewEntry': S.StatusViewEntry,
+  'views/DeliveryView': S.DeliveryView,
+  'http/WebhookSecretResponse': S.WebhookSecretResponse,
+  'http/WebhookReplayBody': S.WebhookReplayBody,
+  'http/WebhookReplayResponse': S.WebhookReplayResponse,
 };
 
 const check = process.argv.includes('--check');

@@ -97,10 +97,23 @@ export const RenderFailed = envelope(
   ),
 );
 
+/** Which delivery of a result this is: the first one (0) or the n-th replay. */
+const WebhookIds = {
+  webhookId: Type.Optional(Type.String({ description: 'The `webhook-id` header: stable for one result, across retries and replays.' })),
+  round: Type.Optional(Type.Integer({ minimum: 0, description: '0 for the first delivery, n for the n-th replay.' })),
+};
+
 export const WebhookDelivered = envelope(
   'WebhookDelivered',
   Type.Object(
-    { url: Type.String(), statusCode: Type.Integer(), durationMs: Type.Number(), renderStatus: Type.String() },
+    {
+      url: Type.String(),
+      statusCode: Type.Integer(),
+      durationMs: Type.Number(),
+      renderStatus: Type.String(),
+      ...WebhookIds,
+      attempts: Type.Optional(Type.Integer({ minimum: 1, description: 'Attempts this round took.' })),
+    },
     { additionalProperties: false },
   ),
 );
@@ -114,18 +127,67 @@ export const WebhookFailed = envelope(
       durationMs: Type.Number(),
       renderStatus: Type.String(),
       reason: Type.String(),
+      ...WebhookIds,
+      attempts: Type.Optional(Type.Integer({ minimum: 0, description: 'Attempts this round made (0: none was allowed).' })),
     },
     { additionalProperties: false },
   ),
 );
 
-export const PressroomEvent = Type.Union([RenderRequested, RenderSucceeded, RenderFailed, WebhookDelivered, WebhookFailed]);
+/** What one attempt led to: delivered, another attempt later, or no more attempts this round. */
+export const WebhookAttemptOutcome = Type.Union([Type.Literal('delivered'), Type.Literal('retrying'), Type.Literal('failed')]);
+
+/** One HTTP attempt to deliver a result, whatever its outcome. Recorded after the attempt ended. */
+export const WebhookAttempted = envelope(
+  'WebhookAttempted',
+  Type.Object(
+    {
+      webhookId: Type.String(),
+      url: Type.String(),
+      round: Type.Integer({ minimum: 0 }),
+      attempt: Type.Integer({ minimum: 1, description: 'Attempt number within the round.' }),
+      renderStatus: Type.String(),
+      startedAt: Type.String({ format: 'date-time' }),
+      statusCode: Type.Optional(Type.Integer()),
+      durationMs: Type.Number({ minimum: 0 }),
+      error: Type.Optional(Type.String({ description: 'Why the attempt did not get a 2xx: timeout, connection error, HTTP status…' })),
+      outcome: WebhookAttemptOutcome,
+      nextAttemptAt: Type.Optional(Type.String({ format: 'date-time', description: 'When the next attempt is due (outcome retrying).' })),
+    },
+    { additionalProperties: false },
+  ),
+);
+
+/** Someone asked to deliver a finished result again (API or ops CLI); the dispatcher acts on it. */
+export const WebhookReplayRequested = envelope(
+  'WebhookReplayRequested',
+  Type.Object(
+    {
+      requestedBy: Type.Union([Type.Literal('api'), Type.Literal('ops')]),
+      replayId: Type.String({ description: 'Shared by every request of one replay call.' }),
+    },
+    { additionalProperties: false },
+  ),
+);
+
+export const PressroomEvent = Type.Union([
+  RenderRequested,
+  RenderSucceeded,
+  RenderFailed,
+  WebhookDelivered,
+  WebhookFailed,
+  WebhookAttempted,
+  WebhookReplayRequested,
+]);
 
 export type RenderRequested = Static<typeof RenderRequested>;
 export type RenderSucceeded = Static<typeof RenderSucceeded>;
 export type RenderFailed = Static<typeof RenderFailed>;
 export type WebhookDelivered = Static<typeof WebhookDelivered>;
 export type WebhookFailed = Static<typeof WebhookFailed>;
+export type WebhookAttempted = Static<typeof WebhookAttempted>;
+export type WebhookReplayRequested = Static<typeof WebhookReplayRequested>;
+export type WebhookEvent = WebhookDelivered | WebhookFailed | WebhookAttempted | WebhookReplayRequested;
 export type PressroomEvent = Static<typeof PressroomEvent>;
 export type RenderCompleted = RenderSucceeded | RenderFailed;
 export type StorageTarget = Static<typeof StorageTarget>;
@@ -146,5 +208,7 @@ export const EventSchemas = {
   TemplateCreated,
   TemplateRevised,
   TemplateDeleted,
+  WebhookAttempted,
+  WebhookReplayRequested,
 } as const;
 export type EventType = keyof typeof EventSchemas;

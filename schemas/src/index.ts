@@ -6,3 +6,4 @@ export * from './page-setup.ts';
 export * from './template-events.ts';
 export * from './assets.ts';
 export * as Http from './http-types.ts';
+export * from './webhooks.ts';

@@ -8,6 +8,7 @@ import type {
   TemplateView,
   Catalog,
   Clock,
+  DeliveryStore,
   EventFactory,
   EventLog,
   Ids,
@@ -27,11 +28,13 @@ import { assetRoutes } from './routes/asset-routes.ts';
 import { integrationRoutes } from './routes/integration-routes.ts';
 import { createTemplates } from './templates.ts';
 import { adminRoutes } from './routes/admin-routes.ts';
+import { webhookRoutes } from './routes/webhook-routes.ts';
 import { openApiDocument } from './openapi.ts';
 
 export interface IngressDeps {
   log: EventLog;
   view: StatusView;
+  deliveries: DeliveryStore;
   catalog: Catalog;
   storage: ArtifactStorage;
   secrets: SecretBox;
@@ -54,6 +57,8 @@ export interface IngressDeps {
     maxAssetBytes: number;
     allowPrivateWebhooks: boolean;
     adminToken: string | undefined;
+    /** Webhook target rules beyond allowPrivateWebhooks, and the secret rotation overlap. */
+    webhooks: { allowHttp: boolean; allowedPorts: number[]; secretOverlapMs: number };
   };
 }
 
@@ -111,7 +116,12 @@ export function buildIngressApp(deps: IngressDeps): Koa {
   }
 
   const templateStore = createTemplates(deps);
-  const requests = createRenderRequests({ ...deps, templates: templateStore, allowPrivateWebhooks: deps.settings.allowPrivateWebhooks });
+  const requests = createRenderRequests({
+    ...deps,
+    templates: templateStore,
+    allowPrivateWebhooks: deps.settings.allowPrivateWebhooks,
+    webhookTargets: { allowHttp: deps.settings.webhooks.allowHttp, allowedPorts: deps.settings.webhooks.allowedPorts },
+  });
   const api = new Router();
   const render = renderRoutes({
     requests,
@@ -127,6 +137,8 @@ export function buildIngressApp(deps: IngressDeps): Koa {
   api.use(templates.routes(), templates.allowedMethods());
   api.use(assets.routes(), assets.allowedMethods());
   api.use(integration.routes(), integration.allowedMethods());
+  const webhooks = webhookRoutes({ ...deps, secretOverlapMs: deps.settings.webhooks.secretOverlapMs });
+  api.use(webhooks.routes(), webhooks.allowedMethods());
   app.use(api.routes());
   return app;
 }

@@ -1,4 +1,5 @@
 import * as S from '@pressroom/schemas';
+import { webhookPaths, webhookSchemas } from './openapi-webhooks.ts';
 
 const json = (schema: unknown) => ({ 'application/json': { schema } });
 const error = (description: string) => ({ description, content: json({ $ref: '#/components/schemas/ErrorBody' }) });
@@ -88,6 +89,7 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
         },
         delete: { summary: 'Delete a template.', responses: { '204': { description: 'Deleted.' }, '404': notFound } },
       },
+      ...webhookPaths,
     },
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
@@ -104,6 +106,7 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
         ErrorBody: S.ErrorBody,
         TemplateWriteBody: S.TemplateWriteBody,
         TemplateResource: S.TemplateResource,
+        ...webhookSchemas,
       },
     },
   };

@@ -59,6 +59,7 @@ export interface RenderRequestsDeps {
   ids: Ids;
   event: EventFactory;
   allowPrivateWebhooks: boolean;
+  webhookTargets?: { allowHttp: boolean; allowedPorts: number[] };
 }
 
 /**
@@ -81,7 +82,7 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
         : await storageTarget(tenant, input.body.s3_bucket, input.body.s3_key);
     const webhook = 'webhook' in body ? body.webhook : undefined;
     if (webhook) {
-      const problem = await checkWebhookTarget(webhook, { allowPrivate: deps.allowPrivateWebhooks });
+      const problem = await checkWebhookTarget(webhook, { allowPrivate: deps.allowPrivateWebhooks, ...deps.webhookTargets });
       if (problem) throw validationError([problem]);
     }
     const { source } = resolved;

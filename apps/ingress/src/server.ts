@@ -25,6 +25,11 @@ export async function startIngressServer(rt: Runtime): Promise<Server> {
       maxAssetBytes: config.maxAssetBytes,
       allowPrivateWebhooks: config.allowPrivateWebhooks,
       adminToken: config.adminToken,
+      webhooks: {
+        allowHttp: config.webhooks.allowHttp,
+        allowedPorts: config.webhooks.allowedPorts,
+        secretOverlapMs: config.webhooks.secretOverlapMs,
+      },
     },
   });
   const handle = app.callback();

@@ -4,6 +4,7 @@ import { eventKey } from '@pressroom/core';
 import { createJsonLogger } from '@pressroom/observability';
 import { createTenant, issueApiKey, registerS3Connection } from '@pressroom/ingress';
 import { rebuildStatusView, rebuildTemplateView } from '@pressroom/status-projector';
+import { ensureWebhookSecrets, rebuildDeliveries, requestWebhookReplay, rotateWebhookSecret } from '@pressroom/core';
 import { readConfig } from './config.ts';
 
 const usage = `pressroom ops — operator commands (uses the same configuration as the service)
@@ -15,6 +16,11 @@ const usage = `pressroom ops — operator commands (uses the same configuration 
   status rebuild                                          wipe the status view and replay the log
   templates rebuild                                       wipe the template view and replay the templates topic
   events [--request <requestId>] [--type <EventType>]     print the log (JSON lines), for audit
+  webhooks secret --tenant <tenantId>                     show the tenant's signing secret(s), created if missing
+  webhooks rotate --tenant <tenantId>                     new signing secret; the old one signs too for the overlap
+  webhooks replay --tenant <tenantId> (--request <requestId> | --from <ISO time> --to <ISO time>)
+                                                          deliver results again (same webhook-id, new signature)
+  webhooks rebuild                                        wipe the deliveries view and schedule, replay the log
 `;
 
 const { positionals, values } = parseArgs({
@@ -33,6 +39,8 @@ const { positionals, values } = parseArgs({
     'secret-access-key': { type: 'string' },
     request: { type: 'string' },
     type: { type: 'string' },
+    from: { type: 'string' },
+    to: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -103,6 +111,28 @@ try {
       });
       break;
     }
+    case 'webhooks secret':
+      out(await ensureWebhookSecrets(rt, need('tenant')));
+      break;
+    case 'webhooks rotate':
+      out(await rotateWebhookSecret(rt, need('tenant'), config.webhooks.secretOverlapMs));
+      break;
+    case 'webhooks replay': {
+      const tenantId = need('tenant');
+      let selector: { requestId: string } | { fromMs: number; toMs: number };
+      if (values.request) selector = { requestId: values.request };
+      else {
+        selector = { fromMs: Date.parse(need('from')), toMs: Date.parse(need('to')) };
+        if (!(selector.fromMs < selector.toMs)) fail('--from and --to must be ISO times, --from before --to');
+      }
+      // The embedded deliveries live in the service's memory: read them from the log here.
+      if (rt.viewIsVolatile) await rebuildDeliveries(rt, { schedule: false });
+      out(await requestWebhookReplay(rt, { tenantId, selector, requestedBy: 'ops' }));
+      break;
+    }
+    case 'webhooks rebuild':
+      out({ eventsApplied: await rebuildDeliveries(rt, { schedule: true }) });
+      break;
     default:
       fail(`unknown command: ${positionals.join(' ')}`);
   }

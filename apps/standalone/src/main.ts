@@ -2,7 +2,7 @@ import { onShutdown, openRenderer, openRuntime } from '@pressroom/runtime';
 import { closeServer, startIngressServer } from '@pressroom/ingress';
 import { startRenderWorker } from '@pressroom/render-worker';
 import { startStatusProjector, startTemplateProjector } from '@pressroom/status-projector';
-import { startWebhookDispatcher } from '@pressroom/webhook-dispatcher';
+import { dispatcherSettings, startWebhookDispatcher } from '@pressroom/webhook-dispatcher';
 import { readConfig } from './config.ts';
 
 // All four apps in one process. This is the composition root, the one app that imports the
@@ -20,7 +20,7 @@ const worker = await startRenderWorker({
   concurrency: config.render.pages,
   renderTimeoutMs: config.render.timeoutMs,
 });
-const dispatcher = await startWebhookDispatcher({ ...rt, timeoutMs: config.webhookTimeoutMs, allowPrivate: config.allowPrivateWebhooks });
+const dispatcher = await startWebhookDispatcher({ ...rt, settings: dispatcherSettings(config), rebuildOnStart: rt.viewIsVolatile });
 const server = await startIngressServer({ ...rt, readiness: [...rt.readiness, { name: 'chromium', check: () => renderer.ping() }] });
 onShutdown(rt.logger, [
   () => closeServer(server),

@@ -1,11 +1,11 @@
 import { onShutdown, openRuntime } from '@pressroom/runtime';
 import { startOpsServer } from '@pressroom/observability';
 import { readConfig } from './config.ts';
-import { startWebhookDispatcher } from './webhook-dispatcher.ts';
+import { dispatcherSettings, startWebhookDispatcher } from './webhook-dispatcher.ts';
 
 const config = readConfig();
 const rt = await openRuntime(config, 'webhook-dispatcher');
-const dispatcher = await startWebhookDispatcher({ ...rt, timeoutMs: config.webhookTimeoutMs, allowPrivate: config.allowPrivateWebhooks });
+const dispatcher = await startWebhookDispatcher({ ...rt, settings: dispatcherSettings(config), rebuildOnStart: rt.viewIsVolatile });
 const ops = await startOpsServer({ port: config.port, registry: rt.metrics.registry, checks: rt.readiness });
 rt.logger.info('webhook dispatcher started');
 onShutdown(rt.logger, [() => dispatcher.stop(), () => rt.close(), async () => ops.close()]);

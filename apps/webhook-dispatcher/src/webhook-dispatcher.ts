@@ -1,89 +1,80 @@
-import { evolveStatus, webhookBody } from '@pressroom/domain';
-import {
-  checkWebhookTarget,
-  type ArtifactStorage,
-  type EventFactory,
-  type EventLog,
-  type Logger,
-  type Subscription,
-  type TopicNames,
-} from '@pressroom/core';
-import type { RenderCompleted } from '@pressroom/schemas';
-import type { Metrics } from '@pressroom/observability';
+import { deliversWebhook, foldDelivery, isWebhookEvent } from '@pressroom/domain';
+import { deliveryTopics, rebuildDeliveries, type PressroomConfig, type Subscription } from '@pressroom/core';
+import { deliverAttempt, type AttemptDeps, type DispatcherSettings } from './deliver-attempt.ts';
+import { startDeliveryLoop } from './delivery-loop.ts';
 
-export interface WebhookDispatcherDeps {
-  log: EventLog;
-  storage: ArtifactStorage;
-  topics: TopicNames;
-  event: EventFactory;
-  logger: Logger;
-  metrics: Metrics;
-  timeoutMs: number;
-  allowPrivate: boolean;
+export type { DispatcherSettings } from './deliver-attempt.ts';
+
+export interface WebhookDispatcherDeps extends Omit<AttemptDeps, 'random'> {
+  random?: () => number;
   group?: string;
+  /** For deliveries that do not outlive the process (embedded): rebuild them from the log first. */
+  rebuildOnStart?: boolean;
 }
 
+/** The dispatcher's settings from the configuration. */
+export function dispatcherSettings(config: PressroomConfig): DispatcherSettings {
+  return {
+    timeoutMs: config.webhookTimeoutMs,
+    policy: { allowPrivate: config.allowPrivateWebhooks, allowHttp: config.webhooks.allowHttp, allowedPorts: config.webhooks.allowedPorts },
+    retry: config.webhooks.retry,
+    concurrency: config.webhooks.concurrency,
+  };
+}
+
+/** How long past its time limit an attempt's lease lasts (signing, recording). */
+const LEASE_MARGIN_MS = 5_000;
+const POLL_MS = 1_000;
+
 /**
- * POSTs the result of every async render to its webhook and records the outcome as
- * WebhookDelivered or WebhookFailed on the log. Retries with back-off, signing and replay
- * build on this (see the webhooks issue); today each result gets one attempt.
+ * Delivers the result of every async render to its webhook, signed (Standard Webhooks),
+ * retried with back-off, every attempt recorded on the log.
+ *
+ * Two parts: a log consumer that only records what must be delivered (completions, replay
+ * requests) in the deliveries store and schedules it, never calling a receiver, so a
+ * partition never waits on one; and a delivery loop that makes due attempts with bounded
+ * concurrency. The schedule lives in the store (Redis, or memory rebuilt from the log), so
+ * retries survive restarts and never block other deliveries.
  */
 export async function startWebhookDispatcher(deps: WebhookDispatcherDeps): Promise<Subscription> {
-  return deps.log.consume({
+  const attemptDeps: AttemptDeps = { ...deps, random: deps.random ?? Math.random };
+  if (deps.rebuildOnStart) await rebuildDeliveries(deps, { schedule: true });
+  const leaseMs = deps.settings.timeoutMs + LEASE_MARGIN_MS;
+  const loop = startDeliveryLoop({
+    claimDue: (limit) => deps.deliveries.claimDue(deps.clock.now().getTime(), leaseMs, limit),
+    nextDueAt: () => deps.deliveries.nextDueAt(),
+    attempt: (requestId) => deliverAttempt(attemptDeps, requestId),
+    now: () => deps.clock.now().getTime(),
+    concurrency: deps.settings.concurrency,
+    pollMs: POLL_MS,
+    logger: deps.logger,
+  });
+  const subscription = await deps.log.consume({
     group: deps.group ?? `${deps.topics.prefix}.webhooks`,
-    topics: [deps.topics.completed],
+    topics: deliveryTopics(deps.topics),
     concurrency: 8,
-    handle: async (record) => {
-      const e = record.event;
-      if ((e.type === 'RenderSucceeded' || e.type === 'RenderFailed') && e.data.mode === 'async' && e.data.webhook) {
-        await deliver(deps, e, e.data.webhook);
+    handle: async ({ event }) => {
+      if (deliversWebhook(event)) {
+        await deps.deliveries.apply(event);
+        const record = await deps.deliveries.get(event.requestId);
+        // A redelivered or duplicate completion finds the delivery scheduled or ended already.
+        if (record && foldDelivery(record).view.state === 'PENDING') {
+          await deps.deliveries.schedule(event.requestId, deps.clock.now().getTime(), { ifAbsent: true });
+          loop.wake();
+        }
+      } else if (event.type === 'WebhookReplayRequested') {
+        await deps.deliveries.apply(event);
+        await deps.deliveries.schedule(event.requestId, deps.clock.now().getTime());
+        loop.wake();
+      } else if (isWebhookEvent(event)) {
+        await deps.deliveries.apply(event); // our own records, for the other processes' views
       }
     },
   });
-}
-
-async function deliver(deps: WebhookDispatcherDeps, completed: RenderCompleted, url: string): Promise<void> {
-  const entry = evolveStatus(undefined, completed);
-  if (!entry) return;
-  const signedUrl = entry.state === 'SUCCESS' && entry.artifact ? await deps.storage.signedUrl(completed.tenantId, entry.artifact) : '';
-  const body = webhookBody(entry, signedUrl);
-  const ids = { requestId: completed.requestId, tenantId: completed.tenantId };
-  const started = performance.now();
-  const outcome = await attempt(deps, url, JSON.stringify(body), completed.eventId);
-  const durationMs = Math.round(performance.now() - started);
-  const recorded = outcome.ok
-    ? deps.event('WebhookDelivered', ids, { url, statusCode: outcome.statusCode, durationMs, renderStatus: body.renderStatus })
-    : deps.event('WebhookFailed', ids, {
-        url,
-        ...(outcome.statusCode !== undefined ? { statusCode: outcome.statusCode } : {}),
-        durationMs,
-        renderStatus: body.renderStatus,
-        reason: outcome.reason,
-      });
-  await deps.log.append(deps.topics.webhooks, [recorded]);
-  deps.metrics.webhookDeliveriesTotal.inc({ outcome: outcome.ok ? 'delivered' : 'failed' });
-  deps.logger.info('webhook attempted', { requestId: completed.requestId, ok: outcome.ok, statusCode: outcome.statusCode, durationMs });
-}
-
-type AttemptOutcome = { ok: true; statusCode: number } | { ok: false; statusCode?: number; reason: string };
-
-async function attempt(deps: WebhookDispatcherDeps, url: string, body: string, webhookId: string): Promise<AttemptOutcome> {
-  // DNS may have changed since the request was accepted: decide again right before connecting.
-  const problem = await checkWebhookTarget(url, { allowPrivate: deps.allowPrivate });
-  if (problem) return { ok: false, reason: `refused: ${problem.message}` };
-  try {
-    const res = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'user-agent': 'Pressroom-Webhooks/1', 'webhook-id': webhookId },
-      body,
-      redirect: 'manual',
-      signal: AbortSignal.timeout(deps.timeoutMs),
-    });
-    await res.body?.cancel();
-    return res.status >= 200 && res.status < 300
-      ? { ok: true, statusCode: res.status }
-      : { ok: false, statusCode: res.status, reason: `HTTP ${res.status}` };
-  } catch (err) {
-    return { ok: false, reason: (err as Error).name === 'TimeoutError' ? 'timeout' : `connection error: ${(err as Error).message}` };
-  }
+  return {
+    async stop() {
+      await subscription.stop();
+      await loop.stop();
+    },
+  };
 }

@@ -37,6 +37,24 @@ export const ConfigSchema = Type.Object({
   ),
   PRESSROOM_ALLOW_PRIVATE_WEBHOOKS: Bool('Allow webhook targets on loopback and private addresses (tests, private networks).', false),
   PRESSROOM_WEBHOOK_TIMEOUT_MS: Int('Time limit of one webhook delivery attempt.', 15000, 1),
+  PRESSROOM_WEBHOOK_ALLOW_HTTP: Bool(
+    'Allow plain http webhook targets on public addresses (https is required otherwise; private targets allowed by PRESSROOM_ALLOW_PRIVATE_WEBHOOKS may use http).',
+    false,
+  ),
+  PRESSROOM_WEBHOOK_ALLOWED_PORTS: Type.String({
+    default: '',
+    pattern: '^[0-9, ]*$',
+    description: 'Comma-separated ports webhook targets may use (any when empty).',
+  }),
+  PRESSROOM_WEBHOOK_RETRY_BASE_MS: Int('Delay before the 2nd webhook attempt; it doubles per attempt (with jitter).', 60000, 1),
+  PRESSROOM_WEBHOOK_RETRY_MAX_MS: Int('Longest delay between two webhook attempts; also caps a receiver’s Retry-After.', 6 * 3600_000, 1),
+  PRESSROOM_WEBHOOK_MAX_ATTEMPTS: Int('Webhook attempts per delivery (or per replay) before it is recorded as failed.', 13, 1),
+  PRESSROOM_WEBHOOK_SECRET_OVERLAP_MS: Int(
+    'After a signing-secret rotation, how long the previous secret keeps signing too.',
+    86400_000,
+    0,
+  ),
+  PRESSROOM_WEBHOOK_CONCURRENCY: Int('Webhook attempts in flight at once per dispatcher.', 32, 1),
   PRESSROOM_RENDER_TIMEOUT_MS: Int('Time limit of one render.', 60000, 100),
   PRESSROOM_RENDER_PAGES: Int('Warm Chromium pages per render worker (renders at once).', 2, 1),
   PRESSROOM_RENDER_RECYCLE_AFTER: Int('Renders after which a page is replaced.', 200, 1),
@@ -86,6 +104,13 @@ export interface PressroomConfig {
   maxAssetBytes: number;
   allowPrivateWebhooks: boolean;
   webhookTimeoutMs: number;
+  webhooks: {
+    allowHttp: boolean;
+    allowedPorts: number[];
+    retry: { baseDelayMs: number; maxDelayMs: number; maxAttempts: number };
+    secretOverlapMs: number;
+    concurrency: number;
+  };
   render: {
     timeoutMs: number;
     pages: number;
@@ -148,6 +173,17 @@ export function loadConfig(env: Record<string, string | undefined>): PressroomCo
     maxAssetBytes: Number(c.PRESSROOM_MAX_ASSET_BYTES),
     allowPrivateWebhooks: c.PRESSROOM_ALLOW_PRIVATE_WEBHOOKS === 'true',
     webhookTimeoutMs: Number(c.PRESSROOM_WEBHOOK_TIMEOUT_MS),
+    webhooks: {
+      allowHttp: c.PRESSROOM_WEBHOOK_ALLOW_HTTP === 'true',
+      allowedPorts: splitList(c.PRESSROOM_WEBHOOK_ALLOWED_PORTS).map(Number),
+      retry: {
+        baseDelayMs: Number(c.PRESSROOM_WEBHOOK_RETRY_BASE_MS),
+        maxDelayMs: Number(c.PRESSROOM_WEBHOOK_RETRY_MAX_MS),
+        maxAttempts: Number(c.PRESSROOM_WEBHOOK_MAX_ATTEMPTS),
+      },
+      secretOverlapMs: Number(c.PRESSROOM_WEBHOOK_SECRET_OVERLAP_MS),
+      concurrency: Number(c.PRESSROOM_WEBHOOK_CONCURRENCY),
+    },
     render: {
       timeoutMs: Number(c.PRESSROOM_RENDER_TIMEOUT_MS),
       pages: Number(c.PRESSROOM_RENDER_PAGES),

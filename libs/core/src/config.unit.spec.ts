@@ -27,4 +27,21 @@ describe('loadConfig', () => {
   it('requires the distributed components when that profile is chosen', () => {
     expect(() => loadConfig({ PRESSROOM_PROFILE: 'distributed' })).toThrow(/KAFKA_BROKERS[\s\S]*REDIS_URL[\s\S]*PRESSROOM_SECRET_KEY/);
   });
+
+  it('reads the webhook settings: a day of retries by default, compressible for tests', () => {
+    expect(loadConfig({}).webhooks).toEqual({
+      allowHttp: false,
+      allowedPorts: [],
+      retry: { baseDelayMs: 60_000, maxDelayMs: 21_600_000, maxAttempts: 13 },
+      secretOverlapMs: 86_400_000,
+      concurrency: 32,
+    });
+    const c = loadConfig({
+      PRESSROOM_WEBHOOK_ALLOWED_PORTS: '443, 8443',
+      PRESSROOM_WEBHOOK_RETRY_BASE_MS: '300',
+      PRESSROOM_WEBHOOK_ALLOW_HTTP: 'true',
+    }).webhooks;
+    expect(c).toMatchObject({ allowHttp: true, allowedPorts: [443, 8443], retry: { baseDelayMs: 300 } });
+    expect(() => loadConfig({ PRESSROOM_WEBHOOK_ALLOWED_PORTS: 'https' })).toThrow(ConfigError);
+  });
 });

@@ -1,25 +1,29 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { isPublicAddress, type FieldProblem } from '@pressroom/domain';
+import { decideWebhookTarget, type FieldProblem, type WebhookTargetPolicy } from '@pressroom/domain';
 
 export type Lookup = (host: string) => Promise<{ address: string }[]>;
-const systemLookup: Lookup = (host) => dnsLookup(host, { all: true, verbatim: true });
+export const systemLookup: Lookup = (host) => dnsLookup(host, { all: true, verbatim: true });
+
+/** The operator's webhook target rules; `allowHttp` and `allowedPorts` default to off and any. */
+export type WebhookTargetOptions = Pick<WebhookTargetPolicy, 'allowPrivate'> & Partial<WebhookTargetPolicy> & { lookup?: Lookup };
+
+export function targetPolicy(opts: WebhookTargetOptions): WebhookTargetPolicy {
+  return { allowPrivate: opts.allowPrivate, allowHttp: opts.allowHttp ?? false, allowedPorts: opts.allowedPorts ?? [] };
+}
 
 /**
- * Decides whether a webhook URL may be called. Checked when the request arrives (400) and
- * again right before each attempt, since DNS can change between the two. Returns the
- * problem, or undefined when the target is acceptable.
+ * Decides whether a webhook URL may be called (the rule is `decideWebhookTarget`). Checked
+ * when the request arrives (400); each attempt checks again at connect time, on the addresses
+ * it actually dials (see `postWebhook`). Returns the problem, or undefined when acceptable.
  */
-export async function checkWebhookTarget(url: string, opts: { allowPrivate: boolean; lookup?: Lookup }): Promise<FieldProblem | undefined> {
+export async function checkWebhookTarget(url: string, opts: WebhookTargetOptions): Promise<FieldProblem | undefined> {
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
     return { field: 'webhook', message: 'must be an absolute URL' };
   }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return { field: 'webhook', message: 'must use https or http' };
-  if (parsed.username || parsed.password) return { field: 'webhook', message: 'must not carry credentials' };
-  if (opts.allowPrivate) return undefined;
   const host = parsed.hostname.replace(/^\[|\]$/g, '');
   let addresses: string[];
   if (isIP(host)) addresses = [host];
@@ -30,8 +34,13 @@ export async function checkWebhookTarget(url: string, opts: { allowPrivate: bool
       return { field: 'webhook', message: `host ${host} does not resolve` };
     }
   }
-  if (addresses.length === 0 || addresses.some((a) => !isPublicAddress(a))) {
-    return { field: 'webhook', message: 'must not point to a loopback, private, link-local or metadata address' };
-  }
-  return undefined;
+  return decideWebhookTarget(
+    {
+      protocol: parsed.protocol,
+      port: parsed.port ? Number(parsed.port) : parsed.protocol === 'http:' ? 80 : 443,
+      hasCredentials: Boolean(parsed.username || parsed.password),
+      addresses,
+    },
+    targetPolicy(opts),
+  );
 }

@@ -9,3 +9,6 @@ export * from './pdf-params.ts';
 export * from './data-validation.ts';
 export * from './template-head.ts';
 export * from './asset-sniff.ts';
+export * from './webhook-retry.ts';
+export * from './webhook-target-policy.ts';
+export * from './delivery.ts';

@@ -3,3 +3,4 @@ export * from './redis-catalog.ts';
 export { unlinkByPrefix } from './unlink-by-prefix.ts';
 export * from './redis-template-view.ts';
 export * from './redis-asset-index.ts';
+export * from './redis-delivery-store.ts';

@@ -1,5 +1,14 @@
 import { PressroomError } from '@pressroom/domain';
-import { silentLogger, type ApiKeyRecord, type Catalog, type Logger, type S3Connection, type Template, type Tenant } from '@pressroom/core';
+import {
+  silentLogger,
+  type ApiKeyRecord,
+  type Catalog,
+  type Logger,
+  type S3Connection,
+  type Template,
+  type Tenant,
+  type WebhookSecrets,
+} from '@pressroom/core';
 import { connectRedis, disconnectRedis } from './connect.ts';
 
 export interface RedisCatalogOptions {
@@ -16,6 +25,7 @@ export interface RedisCatalogOptions {
  *   <prefix>catalog:api-key:<keyHash>              string, ApiKeyRecord as JSON
  *   <prefix>catalog:templates:<tenantId>           hash, templateId → Template as JSON
  *   <prefix>catalog:s3-connections:<tenantId>      hash, connectionId → S3Connection as JSON
+ *   <prefix>catalog:webhook-secrets:<tenantId>     string, WebhookSecrets as JSON (first one by SET NX)
  *
  * Tenant scoping is structural: a tenant's templates and connections live in that tenant's
  * own hash, so a read for another tenant looks in a different key and finds nothing, and
@@ -30,6 +40,7 @@ export function createRedisCatalog(options: RedisCatalogOptions): Catalog {
   const apiKeyKey = (keyHash: string) => `${p}api-key:${keyHash}`;
   const templatesKey = (tenantId: string) => `${p}templates:${tenantId}`;
   const connectionsKey = (tenantId: string) => `${p}s3-connections:${tenantId}`;
+  const webhookSecretsKey = (tenantId: string) => `${p}webhook-secrets:${tenantId}`;
 
   return {
     async putTenant(tenant: Tenant) {
@@ -62,6 +73,18 @@ export function createRedisCatalog(options: RedisCatalogOptions): Catalog {
     },
     async getS3Connection(tenantId, connectionId) {
       return parse<S3Connection>(await guard(redis.hget(connectionsKey(tenantId), connectionId)));
+    },
+    async getWebhookSecrets(tenantId) {
+      return parse<WebhookSecrets>(await guard(redis.get(webhookSecretsKey(tenantId))));
+    },
+    async addWebhookSecrets(secrets: WebhookSecrets) {
+      const key = webhookSecretsKey(secrets.tenantId);
+      const created = await guard(redis.set(key, JSON.stringify(secrets), 'NX'));
+      if (created === 'OK') return secrets;
+      return parse<WebhookSecrets>(await guard(redis.get(key))) ?? secrets;
+    },
+    async putWebhookSecrets(secrets: WebhookSecrets) {
+      await guard(redis.set(webhookSecretsKey(secrets.tenantId), JSON.stringify(secrets)));
     },
     async ping() {
       await guard(redis.ping());

@@ -12,12 +12,14 @@ import {
   createEventFactory,
   createFileCatalog,
   createFileEventLog,
+  createMemoryDeliveryStore,
   createMemoryStatusView,
   systemClock,
   topicNames,
   uuidV7Ids,
   type Catalog,
   type Clock,
+  type DeliveryStore,
   type EventFactory,
   type EventLog,
   type Ids,
@@ -46,6 +48,8 @@ export interface Runtime {
   catalog: Catalog;
   secrets: SecretBox;
   storage: ArtifactStorage;
+  /** Webhook deliveries view and schedule (volatile like the status view in the embedded profile). */
+  deliveries: DeliveryStore;
   /** Whether the status view lives only in this process (must be rebuilt from the log at start). */
   viewIsVolatile: boolean;
   /** Templates, every version, built from template events (volatile exactly when `view` is). */
@@ -82,6 +86,7 @@ export async function openRuntime(config: PressroomConfig, app: string, opts: { 
     const templates = createMemoryTemplateView();
     const assetIndex = createFileAssetIndex({ dir: join(dataDir, 'assets') });
     const assets = new AssetStore({ index: assetIndex, objects: files, clock });
+    const deliveries = createMemoryDeliveryStore();
     return {
       ...common,
       log,
@@ -91,6 +96,7 @@ export async function openRuntime(config: PressroomConfig, app: string, opts: { 
       storage,
       templates,
       assets,
+      deliveries,
       viewIsVolatile: true,
       publicRoutes: [localFilesRoute(files)],
       readiness: [
@@ -98,14 +104,15 @@ export async function openRuntime(config: PressroomConfig, app: string, opts: { 
         { name: 'storage', check: () => files.ping() },
       ],
       async close() {
-        await Promise.allSettled([log.close(), view.close(), catalog.close(), templates.close(), assetIndex.close()]);
+        await Promise.allSettled([log.close(), view.close(), catalog.close(), templates.close(), assetIndex.close(), deliveries.close()]);
       },
     };
   }
 
   // Loaded only here, so the embedded profile never pulls in the Kafka and Redis clients.
   const { createKafkaEventLog } = await import('@pressroom/kafka');
-  const { createRedisAssetIndex, createRedisCatalog, createRedisStatusView, createRedisTemplateView } = await import('@pressroom/redis');
+  const { createRedisAssetIndex, createRedisCatalog, createRedisDeliveryStore, createRedisStatusView, createRedisTemplateView } =
+    await import('@pressroom/redis');
   const secretKey = config.secretKey as string;
   const secrets = new SecretBox(secretKey);
   const log = await createKafkaEventLog({
@@ -140,6 +147,7 @@ export async function openRuntime(config: PressroomConfig, app: string, opts: { 
   const templates = createRedisTemplateView({ url: redisUrl, keyPrefix: config.redisPrefix, logger });
   const assetIndex = createRedisAssetIndex({ url: redisUrl, keyPrefix: config.redisPrefix, logger });
   const assets = new AssetStore({ index: assetIndex, objects: own, clock });
+  const deliveries = createRedisDeliveryStore({ url: redisUrl, keyPrefix: config.redisPrefix, logger });
   return {
     ...common,
     log,
@@ -149,6 +157,7 @@ export async function openRuntime(config: PressroomConfig, app: string, opts: { 
     storage,
     templates,
     assets,
+    deliveries,
     viewIsVolatile: false,
     publicRoutes: [],
     readiness: [
@@ -157,7 +166,7 @@ export async function openRuntime(config: PressroomConfig, app: string, opts: { 
       { name: 's3', check: () => own.ping() },
     ],
     async close() {
-      await Promise.allSettled([log.close(), view.close(), catalog.close(), templates.close(), assetIndex.close()]);
+      await Promise.allSettled([log.close(), view.close(), catalog.close(), templates.close(), assetIndex.close(), deliveries.close()]);
     },
   };
 }

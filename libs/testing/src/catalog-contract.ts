@@ -160,6 +160,25 @@ export function catalogContract(name: string, options: CatalogContractOptions): 
       expect(await second.getS3Connection('acme', 'main')).toEqual(connection('acme', 'main'));
     });
 
+    it('keeps the first webhook secret of a tenant when two are added at once, and replaces it on put', async () => {
+      // Given an empty catalog
+      const catalog = await (await open()).open();
+      const secrets = (tenantId: string, sealedSecret: string) => ({ tenantId, current: { sealedSecret, createdAt: at } });
+      // When two processes add a first secret concurrently
+      const [a, b] = await Promise.all([
+        catalog.addWebhookSecrets(secrets('acme', 's1')),
+        catalog.addWebhookSecrets(secrets('acme', 's2')),
+      ]);
+      // Then both see the same one, and it is stored; another tenant has none
+      expect(a).toEqual(b);
+      expect(await catalog.getWebhookSecrets('acme')).toEqual(a);
+      expect(await catalog.getWebhookSecrets('globex')).toBeUndefined();
+      // And a rotation replaces it
+      const rotated = { tenantId: 'acme', current: { sealedSecret: 's3', createdAt: at }, previous: { sealedSecret: 's1', expiresAt: at } };
+      await catalog.putWebhookSecrets(rotated);
+      expect(await catalog.getWebhookSecrets('acme')).toEqual(rotated);
+    });
+
     it('answers ping', async () => {
       const catalog = await (await open()).open();
       await expect(catalog.ping()).resolves.toBeUndefined();

@@ -3,3 +3,4 @@ export * from './status-view-contract.ts';
 export * from './catalog-contract.ts';
 export * from './object-store-contract.ts';
 export * from './event-log-contract.ts';
+export * from './delivery-store-contract.ts';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rm, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ApiKeyRecord, Catalog, S3Connection, Template, Tenant } from '../ports/catalog.ts';
+import type { ApiKeyRecord, Catalog, S3Connection, Template, Tenant, WebhookSecrets } from '../ports/catalog.ts';
 
 /**
  * The embedded profile's catalog: one JSON file per record under `dir`, loaded into memory
@@ -11,6 +11,7 @@ import type { ApiKeyRecord, Catalog, S3Connection, Template, Tenant } from '../p
  *   <dir>/api-keys/<keyHash>.json
  *   <dir>/templates/<tenantId>/<templateId>.json
  *   <dir>/s3-connections/<tenantId>/<connectionId>.json
+ *   <dir>/webhook-secrets/<tenantId>.json
  *
  * Every id is percent-encoded into its file name (dots too), so no id can name another path.
  * A write goes to a temporary file that is synced and renamed into place, so a crash leaves
@@ -79,6 +80,24 @@ export function createFileCatalog(options: { dir: string }): Catalog {
     async getS3Connection(tenantId, connectionId) {
       return copy((await state()).connections.get(tenantId)?.get(connectionId));
     },
+    async getWebhookSecrets(tenantId) {
+      return copy((await state()).webhookSecrets.get(tenantId));
+    },
+    async addWebhookSecrets(secrets: WebhookSecrets) {
+      const s = await state();
+      return serial(async () => {
+        const existing = s.webhookSecrets.get(secrets.tenantId);
+        if (existing) return copy(existing);
+        await writeJson(join(dir, 'webhook-secrets', fileName(secrets.tenantId)), secrets);
+        s.webhookSecrets.set(secrets.tenantId, copy(secrets));
+        return copy(secrets);
+      });
+    },
+    async putWebhookSecrets(secrets: WebhookSecrets) {
+      const s = await state();
+      await serial(() => writeJson(join(dir, 'webhook-secrets', fileName(secrets.tenantId)), secrets));
+      s.webhookSecrets.set(secrets.tenantId, copy(secrets));
+    },
     async ping() {
       await state();
     },
@@ -93,6 +112,7 @@ interface State {
   apiKeys: Map<string, ApiKeyRecord>;
   templates: Map<string, Map<string, Template>>;
   connections: Map<string, Map<string, S3Connection>>;
+  webhookSecrets: Map<string, WebhookSecrets>;
 }
 
 async function load(dir: string): Promise<State> {
@@ -103,7 +123,8 @@ async function load(dir: string): Promise<State> {
   for (const t of await readNested<Template>(join(dir, 'templates'))) bucket(templates, t.tenantId).set(t.templateId, t);
   const connections = new Map<string, Map<string, S3Connection>>();
   for (const c of await readNested<S3Connection>(join(dir, 's3-connections'))) bucket(connections, c.tenantId).set(c.connectionId, c);
-  return { tenants, apiKeys, templates, connections };
+  const webhookSecrets = new Map((await readAll<WebhookSecrets>(join(dir, 'webhook-secrets'))).map((w) => [w.tenantId, w]));
+  return { tenants, apiKeys, templates, connections, webhookSecrets };
 }
 
 /** Reads every record of one folder; leftovers of an interrupted write (`.tmp`) are removed. */

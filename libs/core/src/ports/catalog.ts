@@ -38,6 +38,14 @@ export interface S3Connection {
   createdAt: string;
 }
 
+/** A tenant's webhook signing secrets (`whsec_…`), stored sealed like S3 secrets. */
+export interface WebhookSecrets {
+  tenantId: string;
+  current: { sealedSecret: string; createdAt: string };
+  /** The secret before the last rotation; it keeps signing until `expiresAt`. */
+  previous?: { sealedSecret: string; expiresAt: string };
+}
+
 /**
  * Tenants, API keys, templates and S3 connections.
  *
@@ -57,6 +65,14 @@ export interface Catalog {
   deleteTemplate(tenantId: string, templateId: string): Promise<boolean>;
   putS3Connection(connection: S3Connection): Promise<void>;
   getS3Connection(tenantId: string, connectionId: string): Promise<S3Connection | undefined>;
+  getWebhookSecrets(tenantId: string): Promise<WebhookSecrets | undefined>;
+  /**
+   * Stores `secrets` only if the tenant has none yet, and resolves with what is stored then:
+   * two processes creating a tenant's first secret at once end up signing with the same one.
+   */
+  addWebhookSecrets(secrets: WebhookSecrets): Promise<WebhookSecrets>;
+  /** Replaces the tenant's secrets (rotation); last writer wins. */
+  putWebhookSecrets(secrets: WebhookSecrets): Promise<void>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

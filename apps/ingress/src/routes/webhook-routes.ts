@@ -1,0 +1,98 @@
+import Router from '@koa/router';
+import { WebhookReplayBody, type DeliveryView, type WebhookReplayResponse, type WebhookSecretResponse } from '@pressroom/schemas';
+import { foldDelivery, notFound, validationError, webhookIdFor } from '@pressroom/domain';
+import {
+  ensureWebhookSecrets,
+  requestWebhookReplay,
+  rotateWebhookSecret,
+  type Catalog,
+  type Clock,
+  type DeliveryStore,
+  type EventFactory,
+  type EventLog,
+  type Ids,
+  type OpenWebhookSecrets,
+  type SecretBox,
+  type StatusView,
+  type TopicNames,
+} from '@pressroom/core';
+import { bodyParser } from '../http/validate.ts';
+import { tenantOf } from '../http/auth.ts';
+
+const parseReplay = bodyParser(WebhookReplayBody);
+
+export interface WebhookRoutesDeps {
+  log: EventLog;
+  view: StatusView;
+  deliveries: DeliveryStore;
+  catalog: Catalog;
+  secrets: SecretBox;
+  topics: TopicNames;
+  event: EventFactory;
+  ids: Ids;
+  clock: Clock;
+  secretOverlapMs: number;
+}
+
+/**
+ * The tenant's webhook tools: its signing secret (created on first use) and rotation, the
+ * record of every delivery of a request, and replays from the log.
+ */
+export function webhookRoutes(deps: WebhookRoutesDeps): Router {
+  const router = new Router();
+  const shown = (open: OpenWebhookSecrets): WebhookSecretResponse => {
+    const previous = open.previous && Date.parse(open.previous.expiresAt) > deps.clock.now().getTime() ? open.previous : undefined;
+    return { secret: open.secret, createdAt: open.createdAt, ...(previous ? { previous } : {}) };
+  };
+
+  router.get('/v1/webhooks/secret', async (ctx) => {
+    ctx.body = shown(await ensureWebhookSecrets(deps, tenantOf(ctx).tenantId));
+  });
+
+  router.post('/v1/webhooks/secret/rotate', async (ctx) => {
+    ctx.body = shown(await rotateWebhookSecret(deps, tenantOf(ctx).tenantId, deps.secretOverlapMs));
+  });
+
+  router.post('/v1/webhooks/replay', async (ctx) => {
+    const body = parseReplay(ctx.request.body);
+    let selector: { requestId: string } | { fromMs: number; toMs: number };
+    if ('requestId' in body) selector = { requestId: body.requestId };
+    else {
+      selector = { fromMs: Date.parse(body.from), toMs: Date.parse(body.to) };
+      if (!(selector.fromMs < selector.toMs)) throw validationError([{ field: 'to', message: 'must be later than from' }]);
+    }
+    const result: WebhookReplayResponse = await requestWebhookReplay(deps, {
+      tenantId: tenantOf(ctx).tenantId,
+      selector,
+      requestedBy: 'api',
+    });
+    ctx.status = 202;
+    ctx.body = result;
+  });
+
+  router.get('/v1/pdf/:requestId/deliveries', async (ctx) => {
+    const tenant = tenantOf(ctx);
+    const requestId = ctx.params.requestId ?? '';
+    const record = await deps.deliveries.get(requestId);
+    if (record && record.tenantId === tenant.tenantId) {
+      ctx.body = foldDelivery(record).view;
+      return;
+    }
+    // An async request that has not finished yet: known, nothing delivered so far.
+    const entry = await deps.view.get(requestId);
+    if (!entry || entry.tenantId !== tenant.tenantId || entry.mode !== 'async') throw notFound(`Deliveries of ${requestId}`);
+    const empty: DeliveryView = {
+      requestId,
+      tenantId: tenant.tenantId,
+      webhookId: webhookIdFor(requestId),
+      state: 'PENDING',
+      round: 0,
+      attempts: [],
+      outcomes: [],
+      replays: [],
+    };
+    ctx.body = empty;
+  });
+
+  return router;
+}

@@ -1,0 +1,138 @@
+import { decideAfterAttempt, foldDelivery, webhookBody, type RetryPolicy, type WebhookTargetPolicy } from '@pressroom/domain';
+import {
+  ensureWebhookSecrets,
+  postWebhook,
+  signWebhook,
+  signingSecrets,
+  type ArtifactStorage,
+  type Catalog,
+  type Clock,
+  type DeliveryStore,
+  type EventFactory,
+  type EventLog,
+  type Logger,
+  type SecretBox,
+  type TopicNames,
+} from '@pressroom/core';
+import type { PressroomEvent } from '@pressroom/schemas';
+import type { Metrics } from '@pressroom/observability';
+
+export interface AttemptDeps {
+  log: EventLog;
+  deliveries: DeliveryStore;
+  storage: ArtifactStorage;
+  catalog: Catalog;
+  secrets: SecretBox;
+  topics: TopicNames;
+  event: EventFactory;
+  clock: Clock;
+  logger: Logger;
+  metrics: Metrics;
+  settings: DispatcherSettings;
+  /** A draw in [0, 1) for the back-off jitter. */
+  random: () => number;
+}
+
+export interface DispatcherSettings {
+  /** Time limit of one attempt (connect, send, response headers). */
+  timeoutMs: number;
+  policy: WebhookTargetPolicy;
+  retry: RetryPolicy;
+  /** Attempts in flight at once in this process. */
+  concurrency: number;
+}
+
+/**
+ * Makes the next attempt of one scheduled delivery, records it, and schedules the one after
+ * (or ends the round). The attempt is recorded only after it ended: a process that dies in
+ * between leaves the schedule entry leased, and the same attempt, with the same webhook-id,
+ * is made again when the lease runs out (or, embedded, when the schedule is rebuilt at start).
+ */
+export async function deliverAttempt(deps: AttemptDeps, requestId: string): Promise<void> {
+  const record = await deps.deliveries.get(requestId);
+  const state = record ? foldDelivery(record) : undefined;
+  const url = state?.view.url;
+  const renderStatus = state?.view.renderStatus;
+  if (!state || !state.result || !url || !renderStatus || state.view.state !== 'PENDING') {
+    await deps.deliveries.unschedule(requestId); // done already, or nothing to deliver
+    return;
+  }
+  const { view, result, nextAttempt: attempt } = state;
+  const ids = { requestId, tenantId: view.tenantId };
+  const common = { url, renderStatus, webhookId: view.webhookId, round: view.round };
+  const log = deps.logger.child({ requestId, tenantId: view.tenantId, webhookId: view.webhookId });
+
+  if (await deps.deliveries.isGone(view.tenantId, url)) {
+    await record_(deps, [
+      deps.event('WebhookFailed', ids, {
+        ...common,
+        durationMs: 0,
+        reason: 'gone: this URL answered 410 earlier, so nothing more is sent to it',
+        attempts: attempt - 1,
+      }),
+    ]);
+    await deps.deliveries.unschedule(requestId);
+    deps.metrics.webhookDeliveriesTotal.inc({ outcome: 'failed' });
+    log.info('webhook not sent: the URL is gone', { url });
+    return;
+  }
+
+  const signedUrl = result.state === 'SUCCESS' && result.artifact ? await deps.storage.signedUrl(view.tenantId, result.artifact) : '';
+  const body = JSON.stringify(webhookBody(result, signedUrl));
+  const secrets = await ensureWebhookSecrets(deps, view.tenantId);
+  const started = deps.clock.now();
+  const timestamp = Math.floor(started.getTime() / 1000);
+  const headers = {
+    'content-type': 'application/json',
+    'user-agent': 'Pressroom-Webhooks/1',
+    'webhook-id': view.webhookId,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': signWebhook({ secrets: signingSecrets(secrets, started), webhookId: view.webhookId, timestamp, body }),
+  };
+  log.info('webhook attempt started', { attempt, round: view.round });
+  const t0 = performance.now();
+  const outcome = await postWebhook({ url, headers, body, timeoutMs: deps.settings.timeoutMs, policy: deps.settings.policy });
+  const durationMs = Math.round(performance.now() - t0);
+  const now = deps.clock.now();
+  const decision = decideAfterAttempt({ result: outcome, attempt, policy: deps.settings.retry, now, random: deps.random() });
+  const statusCode = outcome.kind === 'response' ? outcome.statusCode : undefined;
+  const withStatus = statusCode !== undefined ? { statusCode } : {};
+  const nextAttemptAt = decision.outcome === 'retrying' ? new Date(now.getTime() + decision.delayMs) : undefined;
+
+  const events: PressroomEvent[] = [
+    deps.event('WebhookAttempted', ids, {
+      ...common,
+      attempt,
+      startedAt: started.toISOString(),
+      ...withStatus,
+      durationMs,
+      ...(decision.outcome !== 'delivered' ? { error: decision.error } : {}),
+      outcome: decision.outcome,
+      ...(nextAttemptAt ? { nextAttemptAt: nextAttemptAt.toISOString() } : {}),
+    }),
+  ];
+  if (decision.outcome === 'delivered') {
+    events.push(deps.event('WebhookDelivered', ids, { ...common, statusCode: statusCode ?? 200, durationMs, attempts: attempt }));
+  } else if (decision.outcome === 'failed') {
+    events.push(deps.event('WebhookFailed', ids, { ...common, ...withStatus, durationMs, reason: decision.error, attempts: attempt }));
+  }
+  await record_(deps, events);
+  if (nextAttemptAt) await deps.deliveries.schedule(requestId, nextAttemptAt.getTime());
+  else await deps.deliveries.unschedule(requestId);
+  deps.metrics.webhookDeliveriesTotal.inc({ outcome: decision.outcome });
+  log.info('webhook attempted', {
+    attempt,
+    round: view.round,
+    outcome: decision.outcome,
+    statusCode,
+    durationMs,
+    ...(decision.outcome !== 'delivered' ? { error: decision.error } : {}),
+    ...(nextAttemptAt ? { nextAttemptAt: nextAttemptAt.toISOString() } : {}),
+  });
+}
+
+/** On the log first (the record), then into the view, so the next attempt sees this one. */
+async function record_(deps: AttemptDeps, events: PressroomEvent[]): Promise<void> {
+  await deps.log.append(deps.topics.webhooks, events);
+  for (const e of events) await deps.deliveries.apply(e);
+}

@@ -1,0 +1,117 @@
+import type { DeliveryView, LogEvent, RenderCompleted, StatusViewEntry, WebhookEvent } from '@pressroom/schemas';
+import { evolveStatus } from './status.ts';
+
+/** Everything the log says about delivering one result: its completion and its webhook events. */
+export interface DeliveryRecord {
+  requestId: string;
+  tenantId: string;
+  /** The first completion of the request (first terminal wins, as in the status view). */
+  completion?: RenderCompleted;
+  events: WebhookEvent[];
+}
+
+export interface DeliveryState {
+  view: DeliveryView;
+  /** The status entry of the delivered result; absent until the completion is known. */
+  result?: StatusViewEntry;
+  /** Number of the next attempt in the current round. */
+  nextAttempt: number;
+}
+
+/**
+ * The `webhook-id` of a request's result. Derived from the requestId, so every retry, every
+ * replay and a redelivered duplicate completion carry the same id, and only one result (the
+ * first terminal one) is ever delivered for a request.
+ */
+export function webhookIdFor(requestId: string): string {
+  return `msg_${requestId.replace(/-/g, '')}`;
+}
+
+/**
+ * Folds a delivery record into its view. Pure and order-independent: the round is the number
+ * of replays, and the state of a round is decided only by events of that round, so events
+ * read from two topics in any order, or twice, give the same view.
+ */
+export function foldDelivery(record: DeliveryRecord): DeliveryState {
+  const events = uniqueByEventId(record.events);
+  const replays = events.filter((e) => e.type === 'WebhookReplayRequested');
+  const round = replays.length;
+  const completion = record.completion;
+  const result = completion ? evolveStatus(undefined, completion) : undefined;
+  const view: DeliveryView = {
+    requestId: record.requestId,
+    tenantId: record.tenantId,
+    webhookId: webhookIdFor(record.requestId),
+    ...(completion?.data.webhook ? { url: completion.data.webhook } : {}),
+    ...(result && result.state !== 'ONGOING' ? { renderStatus: result.state } : {}),
+    state: 'PENDING',
+    ...(completion ? { completedAt: completion.occurredAt } : {}),
+    round,
+    attempts: [],
+    outcomes: [],
+    replays: replays.map((e) => ({ at: e.occurredAt, requestedBy: e.data.requestedBy, replayId: e.data.replayId })),
+  };
+  let nextAttempt = 1;
+  let lastAttemptThisRound: { attempt: number; nextAttemptAt?: string } | undefined;
+  for (const e of events) {
+    if (e.type === 'WebhookAttempted') {
+      view.attempts.push({
+        round: e.data.round,
+        attempt: e.data.attempt,
+        startedAt: e.data.startedAt,
+        ...(e.data.statusCode !== undefined ? { statusCode: e.data.statusCode } : {}),
+        durationMs: e.data.durationMs,
+        ...(e.data.error !== undefined ? { error: e.data.error } : {}),
+        outcome: e.data.outcome,
+        ...(e.data.nextAttemptAt !== undefined ? { nextAttemptAt: e.data.nextAttemptAt } : {}),
+      });
+      if (e.data.round === round) {
+        nextAttempt = Math.max(nextAttempt, e.data.attempt + 1);
+        if (!lastAttemptThisRound || e.data.attempt >= lastAttemptThisRound.attempt) {
+          lastAttemptThisRound = { attempt: e.data.attempt, ...(e.data.nextAttemptAt ? { nextAttemptAt: e.data.nextAttemptAt } : {}) };
+        }
+      }
+    } else if (e.type === 'WebhookDelivered' || e.type === 'WebhookFailed') {
+      const r = e.data.round ?? 0;
+      view.outcomes.push({
+        round: r,
+        outcome: e.type === 'WebhookDelivered' ? 'DELIVERED' : 'FAILED',
+        at: e.occurredAt,
+        ...(e.data.statusCode !== undefined ? { statusCode: e.data.statusCode } : {}),
+        ...(e.type === 'WebhookFailed' ? { reason: e.data.reason } : {}),
+      });
+      // The first final outcome of a round wins, like the first terminal event of a render.
+      if (r === round && view.state === 'PENDING') view.state = e.type === 'WebhookDelivered' ? 'DELIVERED' : 'FAILED';
+    }
+  }
+  view.attempts.sort((a, b) => a.round - b.round || a.attempt - b.attempt || a.startedAt.localeCompare(b.startedAt));
+  view.outcomes.sort((a, b) => a.round - b.round || a.at.localeCompare(b.at));
+  if (view.state === 'PENDING' && lastAttemptThisRound?.nextAttemptAt) view.nextAttemptAt = lastAttemptThisRound.nextAttemptAt;
+  return { view, ...(result ? { result } : {}), nextAttempt };
+}
+
+/** Events are sorted by time (ties by id), and a redelivered event counts once. */
+function uniqueByEventId(events: WebhookEvent[]): WebhookEvent[] {
+  const seen = new Map<string, WebhookEvent>();
+  for (const e of events) if (!seen.has(e.eventId)) seen.set(e.eventId, e);
+  return [...seen.values()].sort((a, b) => a.occurredAt.localeCompare(b.occurredAt) || a.eventId.localeCompare(b.eventId));
+}
+
+/** Whether a 410 among these events means the URL must not be called again (per tenant). */
+export function goneUrlOf(event: WebhookEvent): string | undefined {
+  return event.type === 'WebhookAttempted' && event.data.statusCode === 410 ? event.data.url : undefined;
+}
+
+/** Whether an event is a completion whose result goes to a webhook (async renders only). */
+export function deliversWebhook(event: LogEvent): event is RenderCompleted {
+  return (event.type === 'RenderSucceeded' || event.type === 'RenderFailed') && event.data.mode === 'async' && Boolean(event.data.webhook);
+}
+
+export function isWebhookEvent(event: LogEvent): event is WebhookEvent {
+  return (
+    event.type === 'WebhookAttempted' ||
+    event.type === 'WebhookDelivered' ||
+    event.type === 'WebhookFailed' ||
+    event.type === 'WebhookReplayRequested'
+  );
+}

@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import type { RenderCompleted, WebhookEvent } from '@pressroom/schemas';
+import { foldDelivery, goneUrlOf, webhookIdFor } from './delivery.ts';
+
+const requestId = '019a9b5e-7c1a-7d3e-9f10-2b4c6d8e0a10';
+const tenantId = 't1';
+const url = 'https://hooks.example.com/r';
+let n = 0;
+const at = (s: number) => new Date(Date.UTC(2026, 10, 22, 10, 0, s)).toISOString();
+const base = (s: number) => ({ eventId: `e${String(++n).padStart(4, '0')}`, version: 1 as const, occurredAt: at(s), requestId, tenantId });
+
+const succeeded: RenderCompleted = {
+  ...base(1),
+  type: 'RenderSucceeded',
+  data: {
+    mode: 'async',
+    webhook: url,
+    artifact: { target: { kind: 'default' }, key: 't1/x.pdf', contentType: 'application/pdf', bytes: 10 },
+    executionMs: 5,
+    worker: 'w',
+  },
+};
+const attempted = (
+  s: number,
+  round: number,
+  attempt: number,
+  outcome: 'delivered' | 'retrying' | 'failed',
+  statusCode?: number,
+): WebhookEvent => ({
+  ...base(s),
+  type: 'WebhookAttempted',
+  data: {
+    webhookId: webhookIdFor(requestId),
+    url,
+    round,
+    attempt,
+    renderStatus: 'SUCCESS',
+    startedAt: at(s),
+    ...(statusCode ? { statusCode } : {}),
+    durationMs: 3,
+    outcome,
+    ...(outcome === 'retrying' ? { nextAttemptAt: at(s + 10) } : {}),
+  },
+});
+const delivered = (s: number, round: number): WebhookEvent => ({
+  ...base(s),
+  type: 'WebhookDelivered',
+  data: { url, statusCode: 200, durationMs: 3, renderStatus: 'SUCCESS', round, webhookId: webhookIdFor(requestId) },
+});
+const replay = (s: number): WebhookEvent => ({
+  ...base(s),
+  type: 'WebhookReplayRequested',
+  data: { requestedBy: 'api', replayId: `r${s}` },
+});
+
+describe('foldDelivery', () => {
+  it('is PENDING with the next due time while retrying, DELIVERED after the final event', () => {
+    const retrying = foldDelivery({ requestId, tenantId, completion: succeeded, events: [attempted(2, 0, 1, 'retrying', 500)] });
+    expect(retrying.view).toMatchObject({ state: 'PENDING', round: 0, nextAttemptAt: at(12), renderStatus: 'SUCCESS', url });
+    expect(retrying.nextAttempt).toBe(2);
+    const done = foldDelivery({
+      requestId,
+      tenantId,
+      completion: succeeded,
+      events: [attempted(2, 0, 1, 'retrying', 500), attempted(12, 0, 2, 'delivered', 200), delivered(12, 0)],
+    });
+    expect(done.view.state).toBe('DELIVERED');
+    expect(done.view.nextAttemptAt).toBeUndefined();
+    expect(done.view.attempts.map((a) => a.attempt)).toEqual([1, 2]);
+    expect(done.result?.state).toBe('SUCCESS');
+  });
+
+  it('gives the same view whatever the order and however often events arrive', () => {
+    const events = [attempted(2, 0, 1, 'retrying', 500), attempted(12, 0, 2, 'delivered', 200), delivered(12, 0), replay(20)];
+    const a = foldDelivery({ requestId, tenantId, completion: succeeded, events });
+    const b = foldDelivery({ requestId, tenantId, completion: succeeded, events: [...events].reverse().concat(events) });
+    expect(b).toEqual(a);
+  });
+
+  it('starts a new round on replay; a late outcome of the old round does not end it', () => {
+    const s = foldDelivery({
+      requestId,
+      tenantId,
+      completion: succeeded,
+      events: [attempted(2, 0, 1, 'retrying', 503), replay(5), attempted(6, 0, 2, 'delivered', 200), delivered(6, 0)],
+    });
+    expect(s.view).toMatchObject({ round: 1, state: 'PENDING' });
+    expect(s.nextAttempt).toBe(1);
+    expect(s.view.replays).toHaveLength(1);
+    expect(s.view.webhookId).toBe(webhookIdFor(requestId));
+  });
+
+  it('marks a URL gone on 410 only', () => {
+    expect(goneUrlOf(attempted(2, 0, 1, 'failed', 410))).toBe(url);
+    expect(goneUrlOf(attempted(2, 0, 1, 'failed', 404))).toBeUndefined();
+  });
+});

@@ -1,0 +1,141 @@
+import { randomUUID } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { DeliveryStore } from '@pressroom/core';
+import type { RenderFailed, RenderSucceeded, WebhookAttempted } from '@pressroom/schemas';
+
+/**
+ * One isolated deliveries namespace owned by one test. Every store `open()` returns shares
+ * the same data (Redis: a new instance, as another process would have; memory: the same one).
+ */
+export interface DeliveryStoreSpace {
+  open(): Promise<DeliveryStore>;
+  dispose(): Promise<void>;
+}
+
+const tenantId = 'tenant-contract';
+const url = 'https://hooks.example.com/contract';
+
+function succeeded(requestId: string, occurredAt = '2030-01-01T00:00:02.000Z'): RenderSucceeded {
+  return {
+    eventId: randomUUID(),
+    type: 'RenderSucceeded',
+    version: 1,
+    occurredAt,
+    requestId,
+    tenantId,
+    data: {
+      mode: 'async',
+      webhook: url,
+      artifact: { target: { kind: 'default' }, key: `${tenantId}/${requestId}.pdf`, contentType: 'application/pdf', bytes: 1 },
+      executionMs: 5,
+      worker: 'contract',
+    },
+  };
+}
+
+function failed(requestId: string): RenderFailed {
+  return {
+    eventId: randomUUID(),
+    type: 'RenderFailed',
+    version: 1,
+    occurredAt: '2030-01-01T00:00:03.000Z',
+    requestId,
+    tenantId,
+    data: { mode: 'async', webhook: url, error: { code: 'RENDER_ERROR', message: 'late' }, executionMs: 5, worker: 'contract' },
+  };
+}
+
+function attempted(requestId: string, statusCode: number): WebhookAttempted {
+  return {
+    eventId: randomUUID(),
+    type: 'WebhookAttempted',
+    version: 1,
+    occurredAt: '2030-01-01T00:00:04.000Z',
+    requestId,
+    tenantId,
+    data: {
+      webhookId: `msg_${requestId}`,
+      url,
+      round: 0,
+      attempt: 1,
+      renderStatus: 'SUCCESS',
+      startedAt: '2030-01-01T00:00:04.000Z',
+      statusCode,
+      durationMs: 3,
+      outcome: statusCode === 200 ? 'delivered' : 'failed',
+    },
+  };
+}
+
+/** What every DeliveryStore adapter must do (see the port's JSDoc). */
+export function deliveryStoreContract(name: string, options: { createSpace(): Promise<DeliveryStoreSpace> }): void {
+  describe(`DeliveryStore contract: ${name}`, () => {
+    const spaces: DeliveryStoreSpace[] = [];
+    afterEach(async () => {
+      await Promise.all(spaces.splice(0).map((s) => s.dispose()));
+    });
+    const open = async () => {
+      const space = await options.createSpace();
+      spaces.push(space);
+      return space;
+    };
+
+    it('keeps the first completion and stores each webhook event once', async () => {
+      const store = await (await open()).open();
+      const id = randomUUID();
+      const first = succeeded(id);
+      const event = attempted(id, 200);
+      // Given a completion, a later different one, and an attempt delivered twice
+      await store.apply(first);
+      await store.apply(failed(id));
+      await store.apply(event);
+      await store.apply(event);
+      // Then the record holds the first completion and one attempt
+      const record = await store.get(id);
+      expect(record).toMatchObject({ requestId: id, tenantId, completion: first });
+      expect(record?.events).toEqual([event]);
+      expect(await store.get(randomUUID())).toBeUndefined();
+    });
+
+    it('marks a URL gone for its tenant after a 410, and lists completions by time', async () => {
+      const store = await (await open()).open();
+      const [a, b] = [randomUUID(), randomUUID()];
+      await store.apply(succeeded(a, '2030-01-01T00:00:01.000Z'));
+      await store.apply(succeeded(b, '2030-01-01T00:00:05.000Z'));
+      await store.apply(attempted(a, 410));
+      expect(await store.isGone(tenantId, url)).toBe(true);
+      expect(await store.isGone('another-tenant', url)).toBe(false);
+      const ms = (s: number) => Date.parse(`2030-01-01T00:00:0${s}.000Z`);
+      expect(await store.listCompleted(tenantId, ms(0), ms(9))).toEqual([a, b]);
+      expect(await store.listCompleted(tenantId, ms(2), ms(5))).toEqual([]);
+      expect(await store.listCompleted('another-tenant', ms(0), ms(9))).toEqual([]);
+    });
+
+    it('hands a due entry to one claimer only, leases it, and hands it out again when the lease ends', async () => {
+      const space = await open();
+      const [one, two] = [await space.open(), await space.open()];
+      const id = randomUUID();
+      await one.schedule(id, 1000);
+      await one.schedule(id, 50_000, { ifAbsent: true }); // already there: unchanged
+      expect(await one.nextDueAt()).toBe(1000);
+      const claims = await Promise.all([one.claimDue(2000, 10_000, 10), two.claimDue(2000, 10_000, 10)]);
+      expect(claims.flat()).toEqual([id]);
+      expect(await two.claimDue(5000, 10_000, 10)).toEqual([]);
+      expect(await two.claimDue(12_000, 10_000, 10)).toEqual([id]);
+      await two.unschedule(id);
+      expect(await one.nextDueAt()).toBeUndefined();
+    });
+
+    it('forgets everything on clear', async () => {
+      const store = await (await open()).open();
+      const id = randomUUID();
+      await store.apply(succeeded(id));
+      await store.apply(attempted(id, 410));
+      await store.schedule(id, 1);
+      await store.clear();
+      expect(await store.get(id)).toBeUndefined();
+      expect(await store.isGone(tenantId, url)).toBe(false);
+      expect(await store.nextDueAt()).toBeUndefined();
+    });
+  });
+}
