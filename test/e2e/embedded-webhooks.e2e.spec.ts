@@ -214,12 +214,14 @@ describe('embedded profile: webhooks callers can trust', () => {
   });
 
   it('reports a failed render with the documented FAILED body', async () => {
-    const broken = await svc.api.post('/v1/templates', { name: 'broken', content: '<% it.nope.deeper %>' });
+    const broken = await svc.api.post('/v1/templates', { name: 'broken', content: '<p><% throw new Error("broken on purpose") %></p>' });
+    expect(broken.status).toBe(201);
     const res = await svc.api.post('/v1/pdf/async', {
       templateId: broken.json.templateId,
       data: {},
       webhook: receiver.script('/failed-body'),
     });
+    expect(res.status).toBe(200);
     const [call] = await receiver.waitForCalls('/failed-body', 1);
     expect(verifyWithStandardWebhooks(secret, call!)).toEqual({
       requestId: res.json.requestId,
