@@ -44,7 +44,15 @@ describe('embedded profile: errors, authentication and tenant isolation', () => 
     const doc = (await res.json()) as { openapi: string; paths: Record<string, unknown> };
     expect(doc.openapi).toBe('3.1.0');
     expect(Object.keys(doc.paths)).toEqual(
-      expect.arrayContaining(['/v1/pdf/sync', '/v1/pdf/async', '/v1/html-to-pdf/async', '/v1/pdf/status/{requestId}']),
+      expect.arrayContaining([
+        '/v1/pdf/sync',
+        '/v1/pdf/async',
+        '/v1/html-to-pdf/async',
+        '/v1/pdf/status/{requestId}',
+        '/v1/templates/preview',
+        '/v1/assets',
+        '/v1/integration/templates',
+      ]),
     );
   });
 

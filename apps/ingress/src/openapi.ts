@@ -1,5 +1,6 @@
 import * as S from '@pressroom/schemas';
 import { webhookPaths, webhookSchemas } from './openapi-webhooks.ts';
+import { templatePaths, templateSchemas } from './openapi-templates.ts';
 
 const json = (schema: unknown) => ({ 'application/json': { schema } });
 const error = (description: string) => ({ description, content: json({ $ref: '#/components/schemas/ErrorBody' }) });
@@ -90,6 +91,7 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
         delete: { summary: 'Delete a template.', responses: { '204': { description: 'Deleted.' }, '404': notFound } },
       },
       ...webhookPaths,
+      ...templatePaths,
     },
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
@@ -107,6 +109,7 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
         TemplateWriteBody: S.TemplateWriteBody,
         TemplateResource: S.TemplateResource,
         ...webhookSchemas,
+        ...templateSchemas,
       },
     },
   };
