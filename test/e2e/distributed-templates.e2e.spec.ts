@@ -1,6 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { distributedEnv } from '../support/distributed-service.ts';
 import { download } from '../support/api-client.ts';
@@ -8,23 +6,9 @@ import { pdfText } from '../support/pdf-tools.ts';
 import { solidPng } from '../support/fixtures.ts';
 import { listKeys } from '../support/s3.ts';
 import { inject } from 'vitest';
+import { runOps } from '../support/ops-cli.ts';
 
 type Env = Awaited<ReturnType<typeof distributedEnv>>;
-
-function runOps(env: Record<string, string>, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const root = join(import.meta.dirname, '..', '..');
-  return new Promise((resolve) => {
-    const child = spawn(join(root, 'node_modules', '.bin', 'tsx'), [join(root, 'apps', 'ops', 'src', 'main.ts'), ...args], {
-      cwd: root,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 /** Every key of the template view with its hash contents. */
 async function templateViewSnapshot(redisUrl: string, prefix: string): Promise<Record<string, Record<string, string>>> {

@@ -1,6 +1,4 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import { Redis } from 'ioredis';
@@ -13,6 +11,7 @@ import { greetingTemplate, slowHtml } from '../support/fixtures.ts';
 import { listKeys } from '../support/s3.ts';
 import { AppProcess, freePort } from '../support/service-process.ts';
 import { apiClient } from '../support/api-client.ts';
+import { runOps } from '../support/ops-cli.ts';
 
 type Env = Awaited<ReturnType<typeof distributedEnv>>;
 
@@ -43,21 +42,6 @@ async function statusViewSnapshot(redisUrl: string, prefix: string): Promise<Rec
   } finally {
     redis.disconnect();
   }
-}
-
-function runOps(env: Record<string, string>, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const root = join(import.meta.dirname, '..', '..');
-  return new Promise((resolve) => {
-    const child = spawn(join(root, 'node_modules', '.bin', 'tsx'), [join(root, 'apps', 'ops', 'src', 'main.ts'), ...args], {
-      cwd: root,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
 }
 
 describe('distributed profile against real Kafka, Schema Registry, Redis, S3 and Chromium', () => {
