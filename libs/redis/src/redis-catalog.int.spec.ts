@@ -29,23 +29,24 @@ catalogContract('redis', {
 });
 
 describe('RedisCatalog layout', () => {
-  it("keeps a tenant's templates in one hash under its prefix", async () => {
+  it("keeps a tenant's S3 connections in one hash under its prefix", async () => {
     const keyPrefix = `test:${randomUUID()}:`;
     const catalog = createRedisCatalog({ url, keyPrefix });
     const admin = new Redis(url);
     try {
-      const at = '2030-01-01T00:00:00.000Z';
-      await catalog.putTemplate({
+      await catalog.putS3Connection({
         tenantId: 'acme',
-        templateId: 'invoice',
-        name: 'n',
-        content: 'c',
-        version: 1,
-        createdAt: at,
-        updatedAt: at,
+        connectionId: 'main',
+        bucket: 'b',
+        region: 'eu-west-1',
+        accessKeyId: 'AKIAEXAMPLE',
+        sealedSecretAccessKey: 'v1.iv.tag.body',
+        createdAt: '2030-01-01T00:00:00.000Z',
       });
-      expect(await admin.hkeys(`${keyPrefix}catalog:templates:acme`)).toEqual(['invoice']);
-      expect(await admin.ttl(`${keyPrefix}catalog:templates:acme`)).toBe(-1);
+      const key = `${keyPrefix}catalog:s3-connections:acme`;
+      expect(await admin.type(key)).toBe('hash');
+      expect(await admin.hkeys(key)).toEqual(['main']);
+      expect(await admin.ttl(key)).toBe(-1);
     } finally {
       await catalog.close();
       await unlinkByPrefix(admin, keyPrefix);

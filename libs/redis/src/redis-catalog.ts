@@ -5,7 +5,6 @@ import {
   type Catalog,
   type Logger,
   type S3Connection,
-  type Template,
   type Tenant,
   type WebhookSecrets,
 } from '@pressroom/core';
@@ -23,14 +22,13 @@ export interface RedisCatalogOptions {
  *
  *   <prefix>catalog:tenant:<tenantId>              string, Tenant as JSON
  *   <prefix>catalog:api-key:<keyHash>              string, ApiKeyRecord as JSON
- *   <prefix>catalog:templates:<tenantId>           hash, templateId → Template as JSON
  *   <prefix>catalog:s3-connections:<tenantId>      hash, connectionId → S3Connection as JSON
  *   <prefix>catalog:webhook-secrets:<tenantId>     string, WebhookSecrets as JSON (first one by SET NX)
  *
- * Tenant scoping is structural: a tenant's templates and connections live in that tenant's
- * own hash, so a read for another tenant looks in a different key and finds nothing, and
- * `listTemplates` is one HVALS. Each write is a single command, so it is atomic and last
- * writer wins. Nothing expires: this is the record of configuration, not a cache.
+ * Tenant scoping is structural: a tenant's connections live in that tenant's own hash and
+ * its webhook secrets under its own key, so a read for another tenant looks in a different
+ * key and finds nothing. Each write is a single command, so it is atomic and last writer
+ * wins (the first webhook secret excepted, which is SET NX). Nothing expires: this is the record of configuration, not a cache.
  */
 export function createRedisCatalog(options: RedisCatalogOptions): Catalog {
   const logger = options.logger ?? silentLogger;
@@ -38,7 +36,6 @@ export function createRedisCatalog(options: RedisCatalogOptions): Catalog {
   const p = `${options.keyPrefix}catalog:`;
   const tenantKey = (tenantId: string) => `${p}tenant:${tenantId}`;
   const apiKeyKey = (keyHash: string) => `${p}api-key:${keyHash}`;
-  const templatesKey = (tenantId: string) => `${p}templates:${tenantId}`;
   const connectionsKey = (tenantId: string) => `${p}s3-connections:${tenantId}`;
   const webhookSecretsKey = (tenantId: string) => `${p}webhook-secrets:${tenantId}`;
 
@@ -54,19 +51,6 @@ export function createRedisCatalog(options: RedisCatalogOptions): Catalog {
     },
     async findApiKey(keyHash) {
       return parse<ApiKeyRecord>(await guard(redis.get(apiKeyKey(keyHash))));
-    },
-    async putTemplate(template: Template) {
-      await guard(redis.hset(templatesKey(template.tenantId), template.templateId, JSON.stringify(template)));
-    },
-    async getTemplate(tenantId, templateId) {
-      return parse<Template>(await guard(redis.hget(templatesKey(tenantId), templateId)));
-    },
-    async listTemplates(tenantId) {
-      const all = (await guard(redis.hvals(templatesKey(tenantId)))).map((raw) => JSON.parse(raw) as Template);
-      return all.sort((a, b) => a.templateId.localeCompare(b.templateId));
-    },
-    async deleteTemplate(tenantId, templateId) {
-      return (await guard(redis.hdel(templatesKey(tenantId), templateId))) > 0;
     },
     async putS3Connection(connection: S3Connection) {
       await guard(redis.hset(connectionsKey(connection.tenantId), connection.connectionId, JSON.stringify(connection)));

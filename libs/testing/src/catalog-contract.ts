@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ApiKeyRecord, Catalog, S3Connection, Template, Tenant } from '@pressroom/core';
+import type { ApiKeyRecord, Catalog, S3Connection, Tenant } from '@pressroom/core';
 
 /**
  * One isolated catalog storage (a folder, a key prefix) owned by one test. Each `open()`
@@ -20,18 +20,6 @@ const at = '2030-01-01T00:00:00.000Z';
 
 function tenant(tenantId: string): Tenant {
   return { tenantId, name: `Tenant ${tenantId}`, plan: 'standard', createdAt: at };
-}
-
-function template(tenantId: string, templateId: string, version = 1): Template {
-  return {
-    tenantId,
-    templateId,
-    name: `Invoice ${templateId}`,
-    content: `<h1><%= it.title %> v${version}</h1>`,
-    version,
-    createdAt: at,
-    updatedAt: at,
-  };
 }
 
 function connection(tenantId: string, connectionId: string): S3Connection {
@@ -80,63 +68,57 @@ export function catalogContract(name: string, options: CatalogContractOptions): 
       expect(await catalog.findApiKey('b'.repeat(64))).toBeUndefined();
     });
 
-    it('creates, versions, lists and deletes templates', async () => {
+    it('stores S3 connections per tenant, last writer wins', async () => {
       const catalog = await (await open()).open();
-      await catalog.putTemplate(template('acme', 'invoice'));
-      await catalog.putTemplate(template('acme', 'receipt'));
-      // When a template is written again with the version the caller computed
-      await catalog.putTemplate(template('acme', 'invoice', 2));
-      // Then exactly that version is stored, last writer wins
-      expect(await catalog.getTemplate('acme', 'invoice')).toEqual(template('acme', 'invoice', 2));
-      const listed = await catalog.listTemplates('acme');
-      expect(listed.map((t) => t.templateId).sort()).toEqual(['invoice', 'receipt']);
-      expect(await catalog.deleteTemplate('acme', 'receipt')).toBe(true);
-      expect(await catalog.deleteTemplate('acme', 'receipt')).toBe(false);
-      expect(await catalog.getTemplate('acme', 'receipt')).toBeUndefined();
-      expect(await catalog.listTemplates('acme')).toEqual([template('acme', 'invoice', 2)]);
-      expect(await catalog.listTemplates('nobody')).toEqual([]);
+      expect(await catalog.getS3Connection('acme', 'main')).toBeUndefined();
+      await catalog.putS3Connection(connection('acme', 'main'));
+      await catalog.putS3Connection(connection('acme', 'backup'));
+      expect(await catalog.getS3Connection('acme', 'main')).toEqual(connection('acme', 'main'));
+      // When a connection is written again
+      await catalog.putS3Connection({ ...connection('acme', 'main'), bucket: 'rotated' });
+      // Then the last write is what is stored, and the other connection is untouched
+      expect(await catalog.getS3Connection('acme', 'main')).toEqual({ ...connection('acme', 'main'), bucket: 'rotated' });
+      expect(await catalog.getS3Connection('acme', 'backup')).toEqual(connection('acme', 'backup'));
+      expect(await catalog.getS3Connection('nobody', 'main')).toBeUndefined();
     });
 
     it('keeps ids that look like paths or patterns apart', async () => {
       const catalog = await (await open()).open();
-      const odd = ['../x', 'a/b', 'a*', '%2e%2e', '.', 'UPPER', 'upper'];
-      for (const id of odd) await catalog.putTemplate(template('acme', id));
-      for (const id of odd) expect((await catalog.getTemplate('acme', id))?.templateId).toBe(id);
-      expect((await catalog.listTemplates('acme')).length).toBe(odd.length);
-      expect(await catalog.getTemplate('acme', '*')).toBeUndefined();
+      const odd = ['../x', '../../escape', 'a/b', 'a*', '%2e%2e', '.', 'UPPER', 'upper'];
+      for (const id of odd) await catalog.putS3Connection({ ...connection('acme', id), bucket: `bucket-${id}` });
+      for (const id of odd) {
+        const got = await catalog.getS3Connection('acme', id);
+        expect(got?.connectionId).toBe(id);
+        expect(got?.bucket).toBe(`bucket-${id}`);
+      }
+      // A pattern is an id like any other, not a wildcard
+      expect(await catalog.getS3Connection('acme', '*')).toBeUndefined();
+      expect(await catalog.getS3Connection('acme', 'a?')).toBeUndefined();
     });
 
-    it('stores S3 connections per tenant', async () => {
+    it("never shows one tenant another tenant's connections", async () => {
+      // Given acme's connection
       const catalog = await (await open()).open();
-      expect(await catalog.getS3Connection('acme', 'main')).toBeUndefined();
       await catalog.putS3Connection(connection('acme', 'main'));
-      expect(await catalog.getS3Connection('acme', 'main')).toEqual(connection('acme', 'main'));
-      await catalog.putS3Connection({ ...connection('acme', 'main'), bucket: 'rotated' });
-      expect((await catalog.getS3Connection('acme', 'main'))?.bucket).toBe('rotated');
-    });
-
-    it("never shows one tenant another tenant's templates or connections", async () => {
-      // Given acme's template and connection
-      const catalog = await (await open()).open();
-      await catalog.putTemplate(template('acme', 'invoice'));
-      await catalog.putS3Connection(connection('acme', 'main'));
-      // Then globex, asking for the same ids, finds nothing
-      expect(await catalog.getTemplate('globex', 'invoice')).toBeUndefined();
-      expect(await catalog.listTemplates('globex')).toEqual([]);
+      // Then globex, asking for the same id, finds nothing
       expect(await catalog.getS3Connection('globex', 'main')).toBeUndefined();
-      expect(await catalog.deleteTemplate('globex', 'invoice')).toBe(false);
-      // and globex's own template of that id is independent
-      await catalog.putTemplate(template('globex', 'invoice', 7));
-      expect((await catalog.getTemplate('acme', 'invoice'))?.version).toBe(1);
-      expect((await catalog.getTemplate('globex', 'invoice'))?.version).toBe(7);
+      // and globex's own connection of that id is independent
+      await catalog.putS3Connection({ ...connection('globex', 'main'), bucket: 'globex-own' });
+      expect((await catalog.getS3Connection('acme', 'main'))?.bucket).toBe(connection('acme', 'main').bucket);
+      expect((await catalog.getS3Connection('globex', 'main'))?.bucket).toBe('globex-own');
     });
 
     it('returns copies that callers cannot use to change the catalog', async () => {
       const catalog = await (await open()).open();
-      await catalog.putTemplate(template('acme', 'invoice'));
-      const got = await catalog.getTemplate('acme', 'invoice');
-      if (got) got.content = 'changed';
-      expect((await catalog.getTemplate('acme', 'invoice'))?.content).toBe(template('acme', 'invoice').content);
+      const written = connection('acme', 'main');
+      await catalog.putS3Connection(written);
+      // Neither the object that was written
+      written.bucket = 'changed-after-put';
+      // nor one that was read
+      const got = await catalog.getS3Connection('acme', 'main');
+      if (got) got.bucket = 'changed-after-get';
+      // changes what is stored
+      expect((await catalog.getS3Connection('acme', 'main'))?.bucket).toBe(connection('acme', 'main').bucket);
     });
 
     it('keeps everything across a re-open', async () => {
@@ -146,18 +128,17 @@ export function catalogContract(name: string, options: CatalogContractOptions): 
       const key: ApiKeyRecord = { keyHash: 'c'.repeat(64), tenantId: 'acme', label: 'prod', createdAt: at };
       await first.putTenant(tenant('acme'));
       await first.putApiKey(key);
-      await first.putTemplate(template('acme', 'invoice', 3));
-      await first.putTemplate(template('acme', 'gone'));
-      await first.deleteTemplate('acme', 'gone');
       await first.putS3Connection(connection('acme', 'main'));
+      await first.putS3Connection({ ...connection('acme', 'main'), bucket: 'rotated' });
+      await first.putS3Connection(connection('acme', '../../escape'));
       await first.close();
       // When it is opened again
       const second = await space.open();
-      // Then every record is back, and the deleted one stays deleted
+      // Then every record is back, as last written
       expect(await second.getTenant('acme')).toEqual(tenant('acme'));
       expect(await second.findApiKey(key.keyHash)).toEqual(key);
-      expect(await second.listTemplates('acme')).toEqual([template('acme', 'invoice', 3)]);
-      expect(await second.getS3Connection('acme', 'main')).toEqual(connection('acme', 'main'));
+      expect(await second.getS3Connection('acme', 'main')).toEqual({ ...connection('acme', 'main'), bucket: 'rotated' });
+      expect(await second.getS3Connection('acme', '../../escape')).toEqual(connection('acme', '../../escape'));
     });
 
     it('keeps the first webhook secret of a tenant when two are added at once, and replaces it on put', async () => {

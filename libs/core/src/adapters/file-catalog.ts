@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, readFile, rename, rm, unlink } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ApiKeyRecord, Catalog, S3Connection, Template, Tenant, WebhookSecrets } from '../ports/catalog.ts';
+import type { ApiKeyRecord, Catalog, S3Connection, Tenant, WebhookSecrets } from '../ports/catalog.ts';
 
 /**
  * The embedded profile's catalog: one JSON file per record under `dir`, loaded into memory
@@ -9,7 +9,6 @@ import type { ApiKeyRecord, Catalog, S3Connection, Template, Tenant, WebhookSecr
  *
  *   <dir>/tenants/<tenantId>.json
  *   <dir>/api-keys/<keyHash>.json
- *   <dir>/templates/<tenantId>/<templateId>.json
  *   <dir>/s3-connections/<tenantId>/<connectionId>.json
  *   <dir>/webhook-secrets/<tenantId>.json
  *
@@ -48,28 +47,6 @@ export function createFileCatalog(options: { dir: string }): Catalog {
     },
     async findApiKey(keyHash) {
       return copy((await state()).apiKeys.get(keyHash));
-    },
-    async putTemplate(template: Template) {
-      const s = await state();
-      await serial(() => writeJson(join(dir, 'templates', segment(template.tenantId), fileName(template.templateId)), template));
-      bucket(s.templates, template.tenantId).set(template.templateId, copy(template));
-    },
-    async getTemplate(tenantId, templateId) {
-      return copy((await state()).templates.get(tenantId)?.get(templateId));
-    },
-    async listTemplates(tenantId) {
-      const all = [...((await state()).templates.get(tenantId)?.values() ?? [])];
-      return all.sort((a, b) => a.templateId.localeCompare(b.templateId)).map((t) => copy(t));
-    },
-    async deleteTemplate(tenantId, templateId) {
-      const s = await state();
-      return serial(async () => {
-        const templates = s.templates.get(tenantId);
-        if (!templates?.has(templateId)) return false;
-        await rm(join(dir, 'templates', segment(tenantId), fileName(templateId)), { force: true });
-        templates.delete(templateId);
-        return true;
-      });
     },
     async putS3Connection(connection: S3Connection) {
       const s = await state();
@@ -110,7 +87,6 @@ export function createFileCatalog(options: { dir: string }): Catalog {
 interface State {
   tenants: Map<string, Tenant>;
   apiKeys: Map<string, ApiKeyRecord>;
-  templates: Map<string, Map<string, Template>>;
   connections: Map<string, Map<string, S3Connection>>;
   webhookSecrets: Map<string, WebhookSecrets>;
 }
@@ -119,12 +95,10 @@ async function load(dir: string): Promise<State> {
   await mkdir(dir, { recursive: true });
   const tenants = new Map((await readAll<Tenant>(join(dir, 'tenants'))).map((t) => [t.tenantId, t]));
   const apiKeys = new Map((await readAll<ApiKeyRecord>(join(dir, 'api-keys'))).map((k) => [k.keyHash, k]));
-  const templates = new Map<string, Map<string, Template>>();
-  for (const t of await readNested<Template>(join(dir, 'templates'))) bucket(templates, t.tenantId).set(t.templateId, t);
   const connections = new Map<string, Map<string, S3Connection>>();
   for (const c of await readNested<S3Connection>(join(dir, 's3-connections'))) bucket(connections, c.tenantId).set(c.connectionId, c);
   const webhookSecrets = new Map((await readAll<WebhookSecrets>(join(dir, 'webhook-secrets'))).map((w) => [w.tenantId, w]));
-  return { tenants, apiKeys, templates, connections, webhookSecrets };
+  return { tenants, apiKeys, connections, webhookSecrets };
 }
 
 /** Reads every record of one folder; leftovers of an interrupted write (`.tmp`) are removed. */

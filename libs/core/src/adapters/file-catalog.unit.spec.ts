@@ -29,23 +29,24 @@ describe('FileCatalog on disk', () => {
     const dir = await mkdtemp(join(tmpdir(), 'pressroom-catalog-'));
     try {
       const first = createFileCatalog({ dir });
-      await first.putTemplate({
+      const connection = {
         tenantId: 'acme',
-        templateId: '../../escape',
-        name: 'n',
-        content: 'c',
-        version: 1,
+        connectionId: '../../escape',
+        bucket: 'b',
+        region: 'eu-west-1',
+        accessKeyId: 'AKIAEXAMPLE',
+        sealedSecretAccessKey: 'v1.iv.tag.body',
         createdAt: '2030-01-01T00:00:00.000Z',
-        updatedAt: '2030-01-01T00:00:00.000Z',
-      });
+      };
+      await first.putS3Connection(connection);
       await first.close();
-      await writeFile(join(dir, 'templates', 'acme', 'half.json.1234.tmp'), '{"tenantId":');
+      await writeFile(join(dir, 's3-connections', 'acme', 'half.json.1234.tmp'), '{"tenantId":');
       // When the catalog is opened again
       const second = createFileCatalog({ dir });
       // Then the record is read back from a file inside the tenant's folder, and the leftover is gone
-      expect((await second.listTemplates('acme')).map((t) => t.templateId)).toEqual(['../../escape']);
-      expect(await readdir(join(dir, 'templates', 'acme'))).toEqual(['%2E%2E%2F%2E%2E%2Fescape.json']);
-      expect(await readdir(dir)).toEqual(['templates']);
+      expect(await second.getS3Connection('acme', '../../escape')).toEqual(connection);
+      expect(await readdir(join(dir, 's3-connections', 'acme'))).toEqual(['%2E%2E%2F%2E%2E%2Fescape.json']);
+      expect(await readdir(dir)).toEqual(['s3-connections']);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

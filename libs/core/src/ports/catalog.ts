@@ -15,16 +15,6 @@ export interface ApiKeyRecord {
   createdAt: string;
 }
 
-export interface Template {
-  tenantId: string;
-  templateId: string;
-  name: string;
-  content: string;
-  version: number;
-  createdAt: string;
-  updatedAt: string;
-}
-
 /** `secretAccessKey` is stored sealed (AES-256-GCM, see SecretBox); adapters never see it in clear. */
 export interface S3Connection {
   tenantId: string;
@@ -47,22 +37,18 @@ export interface WebhookSecrets {
 }
 
 /**
- * Tenants, API keys, templates and S3 connections.
+ * Tenants, API keys, S3 connections and webhook signing secrets. (Templates are not here:
+ * they live in the event-sourced template view, see `TemplateView`.)
  *
- * Adapters guarantee: every read is scoped by tenant (a template or connection of another
- * tenant is simply absent); writes are last-writer-wins per id; `putTemplate` stores exactly
- * the version it is given (the caller computes versions).
+ * Adapters guarantee: every read is scoped by tenant (an S3 connection or webhook secret of
+ * another tenant is simply absent); writes are last-writer-wins per id, except
+ * `addWebhookSecrets`, where the first writer wins.
  */
 export interface Catalog {
   putTenant(tenant: Tenant): Promise<void>;
   getTenant(tenantId: string): Promise<Tenant | undefined>;
   putApiKey(record: ApiKeyRecord): Promise<void>;
   findApiKey(keyHash: string): Promise<ApiKeyRecord | undefined>;
-  putTemplate(template: Template): Promise<void>;
-  getTemplate(tenantId: string, templateId: string): Promise<Template | undefined>;
-  listTemplates(tenantId: string): Promise<Template[]>;
-  /** Resolves false when there was nothing to delete. */
-  deleteTemplate(tenantId: string, templateId: string): Promise<boolean>;
   putS3Connection(connection: S3Connection): Promise<void>;
   getS3Connection(tenantId: string, connectionId: string): Promise<S3Connection | undefined>;
   getWebhookSecrets(tenantId: string): Promise<WebhookSecrets | undefined>;
