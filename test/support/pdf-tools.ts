@@ -46,3 +46,26 @@ export async function pdfImages(bytes: Uint8Array): Promise<{ page: number; widt
     .filter((c) => c.length > 4)
     .map((c) => ({ page: Number(c[0]), width: Number(c[3]), height: Number(c[4]) }));
 }
+
+/** The text of one page (`pdftotext -f n -l n`), 1-based. */
+export function pdfPageText(bytes: Uint8Array, page: number): Promise<string> {
+  return withFile(
+    bytes,
+    async (p) => (await run('pdftotext', ['-enc', 'UTF-8', '-layout', '-f', String(page), '-l', String(page), p, '-'])).stdout,
+  );
+}
+
+/** `pdffonts`: every font of every page (form XObjects included), with whether it is embedded. */
+export async function pdfFonts(bytes: Uint8Array): Promise<{ name: string; type: string; embedded: boolean }[]> {
+  const out = await withFile(bytes, async (p) => (await run('pdffonts', [p])).stdout);
+  return out
+    .split('\n')
+    .slice(2)
+    .filter((l) => l.trim() !== '')
+    .map((l) => {
+      // name, type (may contain spaces), encoding, emb, sub, uni, object id, generation
+      const m = /^(\S+)\s+(.+?)\s+(\S+)\s+(yes|no)\s+(yes|no)\s+(yes|no)\s+\d+\s+\d+$/.exec(l.trim());
+      if (!m?.[1] || !m[2]) throw new Error(`unexpected pdffonts line: ${l}`);
+      return { name: m[1], type: m[2], embedded: m[4] === 'yes' };
+    });
+}
