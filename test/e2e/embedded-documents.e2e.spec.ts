@@ -237,17 +237,21 @@ describe('embedded profile: real documents (headers and footers, readiness, asse
       await healthy(1);
     });
 
-    it('refuses the unguarded Function-constructor escape at the door: it.constructor reads as a required variable', async () => {
+    it('fails the unguarded Function-constructor escape cleanly: it.constructor is not a variable, and the page has no process', async () => {
       // Given the escape as written, without a test on it.constructor
-      const id = await template(svc.api, { content: '<p><%= it.constructor.constructor("return process")().env.E2E_ENV_SECRET %></p>' });
+      const created = await svc.api.post('/v1/templates', {
+        name: 'escape',
+        content: '<p><%= it.constructor.constructor("return process")().env.E2E_ENV_SECRET %></p>',
+      });
+      expect(created.status, created.text).toBe(201);
+      expect(created.json.variables.names).toEqual([]);
 
-      // When it renders with data that does not carry "constructor" of its own
-      const res = await svc.api.post('/v1/pdf/sync', { templateId: id, data: {} });
+      // When it renders without data
+      const res = await svc.api.post('/v1/pdf/sync', { templateId: created.json.templateId });
 
-      // Then it never reaches the renderer: 400 naming the variable, and nothing of the environment
-      expect(res.status, res.text).toBe(400);
-      expect(res.json.error).toMatchObject({ code: 'VALIDATION_FAILED', details: [{ field: 'data.constructor', message: 'is required' }] });
-      expect(res.text).not.toContain(ENV_SECRET);
+      // Then the render fails cleanly in the page, nothing of the environment leaks, and the worker is healthy
+      expectCleanFailure(res, 422, 'TEMPLATE_ERROR');
+      await healthy(1);
     });
 
     it('renders harmless text when template code calls a loopback server, which sees no hit', async () => {

@@ -28,6 +28,22 @@ interface Node {
 
 const ARRAY_METHODS = new Set(['forEach', 'map', 'filter', 'reduce', 'some', 'every', 'find', 'findIndex', 'flatMap', 'join', 'slice']);
 /** Members that say nothing about the data (`it.name.toUpperCase()` is still just `it.name`). */
+/**
+ * Names that are never data the caller sends: `$…` is supplied by the renderer (`$page` and
+ * `$pages` in headers and footers), and the members every object inherits are not variables.
+ */
+const NOT_DATA = new Set([
+  'constructor',
+  '__proto__',
+  'prototype',
+  'hasOwnProperty',
+  'isPrototypeOf',
+  'propertyIsEnumerable',
+  'toLocaleString',
+  'valueOf',
+]);
+const isNotData = (name: string) => name.startsWith('$') || NOT_DATA.has(name);
+
 const STOP_MEMBERS = new Set([
   'length',
   'toString',
@@ -129,7 +145,7 @@ export function inferDataSchema(sources: (string | undefined)[]): InferredVariab
         kindOfLast = 'array';
         break;
       }
-      if (STOP_MEMBERS.has(member.name) || (isLast && calls)) break;
+      if (STOP_MEMBERS.has(member.name) || isNotData(member.name) || (isLast && calls)) break;
       if (member.optional) optionalAt.add(path.length);
       path.push(member.name);
     }

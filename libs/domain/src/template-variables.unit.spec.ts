@@ -43,6 +43,15 @@ describe('inferDataSchema', () => {
     expect(schema.required).toEqual(['name']);
   });
 
+  it('never asks the caller for what the renderer supplies ($page, $pages) or every object inherits (constructor)', () => {
+    const found = inferDataSchema([
+      '<%= it.customer %> <%= it.constructor.constructor("x") %>',
+      undefined,
+      'Page <%= it.$page %> of <%= it.$pages %>',
+    ]);
+    expect(found.names).toEqual(['customer']);
+  });
+
   it('includes header and footer sources and finds nothing in a template without variables', () => {
     expect(inferDataSchema(['<p>static</p>']).names).toEqual([]);
     expect(inferDataSchema(['<p>body</p>', '<%= it.company %>']).names).toEqual(['company']);
