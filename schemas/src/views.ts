@@ -12,6 +12,10 @@ export const StatusViewEntry = Type.Object(
     state: RenderState,
     mode: RenderMode,
     requestedAt: Type.Optional(Type.String()),
+    /** The template version a template render used (pinned, or the latest when it was requested). */
+    template: Type.Optional(
+      Type.Object({ templateId: Type.String(), templateVersion: Type.Integer({ minimum: 1 }) }, { additionalProperties: false }),
+    ),
     completedAt: Type.Optional(Type.String()),
     artifact: Type.Optional(ArtifactRef),
     executionMs: Type.Optional(Type.Number()),

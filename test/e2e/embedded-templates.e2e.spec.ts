@@ -67,9 +67,13 @@ describe('embedded profile: templates people can build real documents with (API 
     expect(await pdfText(await pdfOf(pinned))).toContain('Version one for Ada');
     expect((await svc.api.post('/v1/pdf/sync', { templateId: id, templateVersion: 7, data: { who: 'x' } })).status).toBe(404);
 
-    // And the render's event records the version it used (ops events prints the log)
+    // And the render records the version it used: its status says so (in headers; the body keeps the contract's shape)
     const requestId = pinned.headers.get('x-request-id');
     expect(requestId).toBeTruthy();
+    const status = await svc.api.get(`/v1/pdf/status/${requestId}`);
+    expect(status.json.renderStatus).toBe('SUCCESS');
+    expect(status.headers.get('x-template-id')).toBe(id);
+    expect(status.headers.get('x-template-version')).toBe('1');
 
     // And after a crash and restart (the view is rebuilt from the log) everything is still there
     await svc.app.kill();

@@ -17,7 +17,12 @@ export function evolveStatus(current: StatusViewEntry | undefined, event: Pressr
         state: 'ONGOING',
         mode: event.data.mode,
       };
-      return { ...base, requestedAt: base.requestedAt ?? event.occurredAt };
+      const source = event.data.source;
+      return {
+        ...base,
+        requestedAt: base.requestedAt ?? event.occurredAt,
+        ...(source.kind === 'template' ? { template: { templateId: source.templateId, templateVersion: source.templateVersion } } : {}),
+      };
     }
     case 'RenderSucceeded':
     case 'RenderFailed': {

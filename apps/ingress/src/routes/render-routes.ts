@@ -115,6 +115,11 @@ export function renderRoutes(deps: {
     const entry = await deps.requests.status(tenant, ctx.params.requestId ?? '');
     if (!entry) return sendError(ctx, 404, 'NOT_FOUND', `Render ${ctx.params.requestId} not found.`);
     const signedUrl = entry.state === 'SUCCESS' && entry.artifact ? await deps.storage.signedUrl(tenant.tenantId, entry.artifact) : '';
+    // The body keeps the contract's shape; which template version the render used goes in headers.
+    if (entry.template) {
+      ctx.set('X-Template-Id', entry.template.templateId);
+      ctx.set('X-Template-Version', String(entry.template.templateVersion));
+    }
     ctx.body = statusBody(entry, signedUrl);
   });
 
