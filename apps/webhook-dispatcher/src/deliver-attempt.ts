@@ -1,4 +1,12 @@
-import { decideAfterAttempt, foldDelivery, webhookBody, type RetryPolicy, type WebhookTargetPolicy } from '@pressroom/domain';
+import {
+  decideAfterAttempt,
+  foldDelivery,
+  webhookBody,
+  type AttemptResult,
+  type DeliveryState,
+  type RetryPolicy,
+  type WebhookTargetPolicy,
+} from '@pressroom/domain';
 import {
   ensureWebhookSecrets,
   postWebhook,
@@ -77,21 +85,18 @@ export async function deliverAttempt(deps: AttemptDeps, requestId: string): Prom
     return;
   }
 
-  const signedUrl = result.state === 'SUCCESS' && result.artifact ? await deps.storage.signedUrl(view.tenantId, result.artifact) : '';
-  const body = JSON.stringify(webhookBody(result, signedUrl));
-  const secrets = await ensureWebhookSecrets(deps, view.tenantId);
   const started = deps.clock.now();
-  const timestamp = Math.floor(started.getTime() / 1000);
-  const headers = {
-    'content-type': 'application/json',
-    'user-agent': 'Pressroom-Webhooks/1',
-    'webhook-id': view.webhookId,
-    'webhook-timestamp': String(timestamp),
-    'webhook-signature': signWebhook({ secrets: signingSecrets(secrets, started), webhookId: view.webhookId, timestamp, body }),
-  };
   log.info('webhook attempt started', { attempt, round: view.round });
   const t0 = performance.now();
-  const outcome = await postWebhook({ url, headers, body, timeoutMs: deps.settings.timeoutMs, policy: deps.settings.policy });
+  let outcome: AttemptResult;
+  try {
+    const request = await prepareRequest(deps, { view, result, started });
+    outcome = await postWebhook({ url, ...request, timeoutMs: deps.settings.timeoutMs, policy: deps.settings.policy });
+  } catch (err) {
+    // Preparing can fail (a deleted S3 connection cannot sign the file link): an attempt like any
+    // other, recorded and retried with back-off until the policy gives up.
+    outcome = { kind: 'not-sent', message: (err as Error).message };
+  }
   const durationMs = Math.round(performance.now() - t0);
   const now = deps.clock.now();
   const decision = decideAfterAttempt({ result: outcome, attempt, policy: deps.settings.retry, now, random: deps.random() });
@@ -129,6 +134,28 @@ export async function deliverAttempt(deps: AttemptDeps, requestId: string): Prom
     ...(decision.outcome !== 'delivered' ? { error: decision.error } : {}),
     ...(nextAttemptAt ? { nextAttemptAt: nextAttemptAt.toISOString() } : {}),
   });
+}
+
+/** The signed body and Standard Webhooks headers of one attempt (a new timestamp each time). */
+async function prepareRequest(
+  deps: AttemptDeps,
+  args: { view: DeliveryState['view']; result: NonNullable<DeliveryState['result']>; started: Date },
+): Promise<{ headers: Record<string, string>; body: string }> {
+  const { view, result, started } = args;
+  const signedUrl = result.state === 'SUCCESS' && result.artifact ? await deps.storage.signedUrl(view.tenantId, result.artifact) : '';
+  const body = JSON.stringify(webhookBody(result, signedUrl));
+  const secrets = await ensureWebhookSecrets(deps, view.tenantId);
+  const timestamp = Math.floor(started.getTime() / 1000);
+  return {
+    body,
+    headers: {
+      'content-type': 'application/json',
+      'user-agent': 'Pressroom-Webhooks/1',
+      'webhook-id': view.webhookId,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': signWebhook({ secrets: signingSecrets(secrets, started), webhookId: view.webhookId, timestamp, body }),
+    },
+  };
 }
 
 /** On the log first (the record), then into the view, so the next attempt sees this one. */

@@ -19,6 +19,8 @@ export type AttemptResult =
   | { kind: 'response'; statusCode: number; retryAfter?: string | undefined }
   | { kind: 'timeout' }
   | { kind: 'connection-error'; message: string }
+  /** Nothing was sent: the request could not be prepared (e.g. the file link could not be signed). */
+  | { kind: 'not-sent'; message: string }
   /** The target was refused before connecting (address or port policy): retrying cannot help. */
   | { kind: 'refused'; message: string };
 
@@ -54,7 +56,12 @@ export function decideAfterAttempt(args: {
   } else if (result.kind === 'refused') {
     return { outcome: 'failed', error: `refused: ${result.message}` };
   } else {
-    error = result.kind === 'timeout' ? 'timeout' : `connection error: ${result.message}`;
+    error =
+      result.kind === 'timeout'
+        ? 'timeout'
+        : result.kind === 'not-sent'
+          ? `not sent: ${result.message}`
+          : `connection error: ${result.message}`;
   }
   if (attempt >= policy.maxAttempts) return { outcome: 'failed', error: `${error}; gave up after ${attempt} attempts` };
   const retryAfter = result.kind === 'response' ? parseRetryAfter(result.retryAfter, args.now) : undefined;

@@ -21,6 +21,19 @@ describe('decideAfterAttempt', () => {
     });
   });
 
+  it('retries with back-off an attempt that could not be prepared, and gives up like any other', () => {
+    const notSent: AttemptResult = { kind: 'not-sent', message: 'S3 connection archive not found.' };
+    expect(decide(notSent, 1, 0.5)).toEqual({
+      outcome: 'retrying',
+      error: 'not sent: S3 connection archive not found.',
+      delayMs: backoffDelayMs(1, policy, 0.5),
+    });
+    expect(decide(notSent, policy.maxAttempts)).toMatchObject({
+      outcome: 'failed',
+      error: expect.stringMatching(/^not sent: .*gave up after 5 attempts$/),
+    });
+  });
+
   it.each([301, 302, 307, 308])('never follows a redirect: %i is a final failure', (s) =>
     expect(decide(response(s))).toMatchObject({ outcome: 'failed', error: expect.stringMatching(/redirect/) }),
   );
