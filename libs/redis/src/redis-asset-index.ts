@@ -1,6 +1,8 @@
-import { PressroomError } from '@pressroom/domain';
 import { silentLogger, type AssetIndex, type AssetRecord, type Logger } from '@pressroom/core';
 import { connectRedis, disconnectRedis } from './connect.ts';
+import { redisGuard } from './guard.ts';
+
+const guard = redisGuard('asset index');
 
 /**
  * The distributed profile's asset index: `<prefix>assets:<tenantId>`, a hash name → AssetRecord
@@ -28,12 +30,4 @@ export function createRedisAssetIndex(options: { url: string; keyPrefix: string;
       await disconnectRedis(redis);
     },
   };
-}
-
-async function guard<T>(command: Promise<T>): Promise<T> {
-  try {
-    return await command;
-  } catch (error) {
-    throw new PressroomError('DEPENDENCY_UNAVAILABLE', 'The asset index (Redis) is unavailable.', { retryable: true, cause: error });
-  }
 }

@@ -1,4 +1,3 @@
-import { PressroomError } from '@pressroom/domain';
 import {
   silentLogger,
   type ApiKeyRecord,
@@ -9,6 +8,9 @@ import {
   type WebhookSecrets,
 } from '@pressroom/core';
 import { connectRedis, disconnectRedis } from './connect.ts';
+import { redisGuard } from './guard.ts';
+
+const guard = redisGuard('catalog');
 
 export interface RedisCatalogOptions {
   url: string;
@@ -81,13 +83,4 @@ export function createRedisCatalog(options: RedisCatalogOptions): Catalog {
 
 function parse<T>(raw: string | null): T | undefined {
   return raw === null ? undefined : (JSON.parse(raw) as T);
-}
-
-/** Turns a Redis failure into the port's error: the catalog is unavailable, retrying may help. */
-async function guard<T>(command: Promise<T>): Promise<T> {
-  try {
-    return await command;
-  } catch (error) {
-    throw new PressroomError('DEPENDENCY_UNAVAILABLE', 'The catalog (Redis) is unavailable.', { retryable: true, cause: error });
-  }
 }

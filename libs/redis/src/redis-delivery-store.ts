@@ -1,8 +1,11 @@
-import { PressroomError, goneUrlOf, isWebhookEvent, type DeliveryRecord } from '@pressroom/domain';
+import { goneUrlOf, isWebhookEvent, type DeliveryRecord } from '@pressroom/domain';
 import { silentLogger, type DeliveryStore, type Logger } from '@pressroom/core';
 import type { RenderCompleted, WebhookEvent } from '@pressroom/schemas';
 import { connectRedis, disconnectRedis } from './connect.ts';
 import { unlinkByPrefix } from './unlink-by-prefix.ts';
+import { redisGuard } from './guard.ts';
+
+const guard = redisGuard('deliveries store');
 
 export interface RedisDeliveryStoreOptions {
   url: string;
@@ -105,16 +108,4 @@ export function createRedisDeliveryStore(options: RedisDeliveryStoreOptions): De
       await disconnectRedis(redis);
     },
   };
-}
-
-/** A Redis failure becomes the port's error: the deliveries are unavailable, retrying may help. */
-async function guard<T>(command: Promise<T>): Promise<T> {
-  try {
-    const result = await command;
-    // A MULTI answers per command; a failed one must not pass for a write.
-    if (Array.isArray(result)) for (const item of result) if (Array.isArray(item) && item[0] instanceof Error) throw item[0];
-    return result;
-  } catch (error) {
-    throw new PressroomError('DEPENDENCY_UNAVAILABLE', 'The deliveries store (Redis) is unavailable.', { retryable: true, cause: error });
-  }
 }

@@ -3,6 +3,9 @@ import { silentLogger, type Logger, type TemplateView } from '@pressroom/core';
 import type { TemplateEvent } from '@pressroom/schemas';
 import { connectRedis, disconnectRedis } from './connect.ts';
 import { unlinkByPrefix } from './unlink-by-prefix.ts';
+import { redisGuard } from './guard.ts';
+
+const guard = redisGuard('template view');
 
 export interface RedisTemplateViewOptions {
   url: string;
@@ -99,13 +102,4 @@ export function createRedisTemplateView(options: RedisTemplateViewOptions): Temp
       await disconnectRedis(redis);
     },
   };
-}
-
-async function guard<T>(command: Promise<T>): Promise<T> {
-  try {
-    return await command;
-  } catch (error) {
-    if (error instanceof PressroomError) throw error;
-    throw new PressroomError('DEPENDENCY_UNAVAILABLE', 'The template view (Redis) is unavailable.', { retryable: true, cause: error });
-  }
 }

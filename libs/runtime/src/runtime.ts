@@ -25,6 +25,8 @@ import {
   type Ids,
   type Logger,
   type ObjectStore,
+  type AssetIndex,
+  type S3ConnectionStoreFactory,
   type PressroomConfig,
   type StatusView,
   type TopicNames,
@@ -82,31 +84,23 @@ export async function openRuntime(config: PressroomConfig, app: string, opts: { 
     const view = createMemoryStatusView();
     const catalog = createFileCatalog({ dir: join(dataDir, 'catalog') });
     const files = createLocalObjectStore({ dir: join(dataDir, 'files'), publicBaseUrl: config.publicUrl, signingSecret: secretKey });
-    const storage = new ArtifactStorage({ own: files, catalog, secrets, connectionStore });
-    const templates = createMemoryTemplateView();
-    const assetIndex = createFileAssetIndex({ dir: join(dataDir, 'assets') });
-    const assets = new AssetStore({ index: assetIndex, objects: files, clock });
-    const deliveries = createMemoryDeliveryStore();
-    return {
-      ...common,
+    return assemble(common, {
       log,
       view,
       catalog,
       secrets,
-      storage,
-      templates,
-      assets,
-      deliveries,
+      own: files,
+      connectionStore,
+      templates: createMemoryTemplateView(),
+      assetIndex: createFileAssetIndex({ dir: join(dataDir, 'assets') }),
+      deliveries: createMemoryDeliveryStore(),
       viewIsVolatile: true,
       publicRoutes: [localFilesRoute(files)],
       readiness: [
         { name: 'log', check: () => log.ping() },
         { name: 'storage', check: () => files.ping() },
       ],
-      async close() {
-        await Promise.allSettled([log.close(), view.close(), catalog.close(), templates.close(), assetIndex.close(), deliveries.close()]);
-      },
-    };
+    });
   }
 
   // Loaded only here, so the embedded profile never pulls in the Kafka and Redis clients.
@@ -143,21 +137,16 @@ export async function openRuntime(config: PressroomConfig, app: string, opts: { 
     forcePathStyle: config.s3.forcePathStyle,
   });
   await own.ensureBucket();
-  const storage = new ArtifactStorage({ own, catalog, secrets, connectionStore });
-  const templates = createRedisTemplateView({ url: redisUrl, keyPrefix: config.redisPrefix, logger });
-  const assetIndex = createRedisAssetIndex({ url: redisUrl, keyPrefix: config.redisPrefix, logger });
-  const assets = new AssetStore({ index: assetIndex, objects: own, clock });
-  const deliveries = createRedisDeliveryStore({ url: redisUrl, keyPrefix: config.redisPrefix, logger });
-  return {
-    ...common,
+  return assemble(common, {
     log,
     view,
     catalog,
     secrets,
-    storage,
-    templates,
-    assets,
-    deliveries,
+    own,
+    connectionStore,
+    templates: createRedisTemplateView({ url: redisUrl, keyPrefix: config.redisPrefix, logger }),
+    assetIndex: createRedisAssetIndex({ url: redisUrl, keyPrefix: config.redisPrefix, logger }),
+    deliveries: createRedisDeliveryStore({ url: redisUrl, keyPrefix: config.redisPrefix, logger }),
     viewIsVolatile: false,
     publicRoutes: [],
     readiness: [
@@ -165,8 +154,29 @@ export async function openRuntime(config: PressroomConfig, app: string, opts: { 
       { name: 'redis', check: () => view.ping() },
       { name: 's3', check: () => own.ping() },
     ],
+  });
+}
+
+/** The parts both profiles derive the same way from their adapters, and one close for all. */
+function assemble(
+  common: Pick<Runtime, 'config' | 'logger' | 'metrics' | 'clock' | 'ids' | 'event' | 'templateEvent' | 'topics'>,
+  parts: Pick<
+    Runtime,
+    'log' | 'view' | 'catalog' | 'secrets' | 'templates' | 'deliveries' | 'viewIsVolatile' | 'publicRoutes' | 'readiness'
+  > & {
+    own: ObjectStore;
+    connectionStore: S3ConnectionStoreFactory;
+    assetIndex: AssetIndex;
+  },
+): Runtime {
+  const { own, connectionStore, assetIndex, ...rest } = parts;
+  return {
+    ...common,
+    ...rest,
+    storage: new ArtifactStorage({ own, catalog: parts.catalog, secrets: parts.secrets, connectionStore }),
+    assets: new AssetStore({ index: assetIndex, objects: own, clock: common.clock }),
     async close() {
-      await Promise.allSettled([log.close(), view.close(), catalog.close(), templates.close(), assetIndex.close(), deliveries.close()]);
+      await Promise.allSettled([parts.log, parts.view, parts.catalog, parts.templates, assetIndex, parts.deliveries].map((c) => c.close()));
     },
   };
 }
