@@ -180,6 +180,18 @@ describe('embedded profile: first start without PRESSROOM_API_KEY, private webho
     'http://169.254.169.254/latest',
     'https://10.0.0.8/hook',
     'http://[::1]/hook',
+    // IPv6 forms that wrap loopback or metadata, and ranges that are not global unicast (issue 7)
+    'https://[::7f00:1]/hook',
+    'https://[::127.0.0.1]/hook',
+    'https://[2002:7f00:1::1]/hook',
+    'https://[2002:a9fe:a9fe::1]/latest',
+    'https://[64:ff9b:1::a9fe:a9fe]/latest',
+    'https://[::ffff:0:7f00:1]/hook',
+    'https://[fec0::1]/hook',
+    'https://[2001:0:4136:e378:8000:63bf:80ff:fffe]/hook',
+    'https://[2001:db8::1]/hook',
+    'https://198.18.0.1/hook',
+    'https://0177.0.0.1/hook',
   ])('refuses the webhook %s with 400', async (webhook) => {
     const dev = apiClient(svc.baseUrl, printedAtFirstStart[0]!);
     const res = await dev.post('/v1/html-to-pdf/async', { html: '<p>x</p>', webhook });
