@@ -84,7 +84,7 @@ try {
       const tenantId = need('tenant');
       if (!(await rt.catalog.getTenant(tenantId))) fail(`no tenant ${tenantId}`);
       out(
-        await registerS3Connection(rt, tenantId, {
+        await registerS3Connection({ ...rt, s3Endpoints: { allowPrivate: config.allowPrivateS3Endpoints } }, tenantId, {
           bucket: need('bucket'),
           region: need('region'),
           accessKeyId: need('access-key-id'),

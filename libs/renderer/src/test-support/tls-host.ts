@@ -59,7 +59,7 @@ export async function startTlsHost(opts: {
   const hits: { path: string; host: string | undefined; servername: string | false }[] = [];
   let connections = 0;
   const server: Server = createServer({ cert: opts.cert.cert, key: opts.cert.key }, (req, res) => {
-    hits.push({ path: req.url ?? '', host: req.headers.host, servername: (req.socket as TLSSocket).servername });
+    hits.push({ path: req.url ?? '', host: req.headers.host, servername: (req.socket as TLSSocket).servername ?? false });
     res.writeHead(200, { 'content-type': opts.contentType ?? 'text/plain', 'access-control-allow-origin': '*' });
     res.end(opts.body);
   });
