@@ -35,7 +35,10 @@ export const ConfigSchema = Type.Object({
     3 * 1024 * 1024,
     1,
   ),
-  PRESSROOM_ALLOW_PRIVATE_WEBHOOKS: Bool('Allow webhook targets on loopback and private addresses (tests, private networks).', false),
+  PRESSROOM_ALLOW_PRIVATE_WEBHOOKS: Bool(
+    'Allow webhook targets on loopback and private addresses (tests, private networks). Metadata and link-local addresses are refused regardless.',
+    false,
+  ),
   PRESSROOM_ALLOW_PRIVATE_S3_ENDPOINTS: Bool(
     'Allow tenant S3 connection endpoints on loopback and private addresses (an S3-compatible server inside the network, tests). Metadata and link-local addresses are refused regardless.',
     false,
