@@ -63,7 +63,7 @@ async function handle(route: Route, options: GuardOptions): Promise<void> {
     policy: options.policy,
     lookup: options.lookup ?? lookupAll,
     maxRedirects: options.maxRedirects ?? 5,
-    fetch: async (next, address, previous) => {
+    fetch: async (next, addresses, previous) => {
       // A 303, or a 301/302 after a POST, turns into a GET without a body, as browsers do.
       if (previous && (previous.status === 303 || ((previous.status === 301 || previous.status === 302) && method === 'POST'))) {
         if (method !== 'HEAD') method = 'GET';
@@ -71,7 +71,7 @@ async function handle(route: Route, options: GuardOptions): Promise<void> {
       }
       return pinnedFetch({
         url: next,
-        address,
+        addresses,
         method,
         headers,
         body,
@@ -107,10 +107,10 @@ export interface FollowDeps<R> {
   lookup: LookupAll;
   maxRedirects: number;
   /**
-   * Fetches `url` by connecting to `address` only (the one this hop vetted); `previous` is the
+   * Fetches `url` by connecting to `addresses` only (the ones this hop vetted); `previous` is the
    * redirect that led here, if any.
    */
-  fetch: (url: URL, address: string, previous?: { status: number }) => Promise<R>;
+  fetch: (url: URL, addresses: readonly string[], previous?: { status: number }) => Promise<R>;
 }
 
 type FetchedResponse = Pick<FetchedResource, 'status' | 'headers'>;
@@ -132,7 +132,7 @@ export async function followAllowed<R extends FetchedResponse>(
     if (!deps.policy.addressesAllowed(addresses)) {
       return { blocked: `${url.hostname} resolves to a non-public address (${addresses.join(', ') || 'none'})` };
     }
-    const response = await deps.fetch(url, addresses[0]!, previous);
+    const response = await deps.fetch(url, addresses, previous);
     const location = response.headers['location'];
     const status = response.status;
     if (status < 300 || status >= 400 || !location) return { response };

@@ -142,8 +142,8 @@ describe('followAllowed', () => {
       policy,
       lookup,
       maxRedirects: 5,
-      fetch: async (url, address) => {
-        fetched.push(`${url.href} via ${address}`);
+      fetch: async (url, addresses) => {
+        fetched.push(`${url.href} via ${addresses.join(' ')}`);
         return url.hostname === 'cdn.example.com' ? response(302, 'https://img.example.net/b') : response(200);
       },
     });
@@ -163,8 +163,8 @@ describe('followAllowed', () => {
       policy,
       lookup: rebinding,
       maxRedirects: 5,
-      fetch: async (_url, address) => {
-        dialled.push(address);
+      fetch: async (_url, addresses) => {
+        dialled.push(...addresses);
         return response(200);
       },
     });

@@ -7,8 +7,11 @@ import type { Readable } from 'node:stream';
 /** One request a page made to an allowed host, to be sent to an address already vetted. */
 export interface PinnedRequest {
   url: URL;
-  /** The vetted address: the socket dials this and nothing else, whatever DNS says by now. */
-  address: string;
+  /**
+   * The vetted addresses: the socket dials these and nothing else, whatever DNS says by now
+   * (several when the name had several, so Node can fall back from one family to the other).
+   */
+  addresses: readonly string[];
   method: string;
   headers: Record<string, string>;
   body?: Buffer | undefined;
@@ -71,11 +74,13 @@ const DROPPED_RESPONSE_HEADERS = new Set([
  * body is decompressed here (bounded too), so the page receives plain bytes.
  */
 export function pinnedFetch(req: PinnedRequest): Promise<FetchedResource> {
-  const family = isIP(req.address);
-  if (family === 0) return Promise.reject(new PinnedFetchError(`${req.address} is not an address`));
+  const vetted = req.addresses.map((address) => ({ address, family: isIP(address) }));
+  if (vetted.length === 0 || vetted.some((a) => a.family === 0)) {
+    return Promise.reject(new PinnedFetchError(`not addresses: ${req.addresses.join(', ')}`));
+  }
   const lookup: LookupFunction = (_hostname, options, callback) => {
-    if (options.all) callback(null, [{ address: req.address, family }]);
-    else callback(null, req.address, family);
+    if (options.all) callback(null, vetted);
+    else callback(null, vetted[0]!.address, vetted[0]!.family);
   };
   const headers: Record<string, string> = { 'accept-encoding': 'gzip, deflate, br' };
   for (const [name, value] of Object.entries(req.headers)) {

@@ -42,7 +42,7 @@ afterAll(async () => {
 const get = (path: string, over: Partial<Parameters<typeof pinnedFetch>[0]> = {}) =>
   pinnedFetch({
     url: new URL(`https://${NAME}:${port}${path}`),
-    address: '127.0.0.1',
+    addresses: ['127.0.0.1'],
     method: 'GET',
     headers: { accept: '*/*', cookie: 'session=tenant-a', 'accept-encoding': 'zstd' },
     timeoutMs: 5_000,
@@ -59,6 +59,12 @@ describe('pinnedFetch', () => {
     expect(res.headers).toMatchObject({ 'content-type': 'text/plain', 'x-kept': 'yes' });
     expect(res.headers['set-cookie']).toBeUndefined();
     expect(seen.at(-1)).toEqual({ path: '/hello', host: `${NAME}:${port}`, servername: NAME, encoding: 'gzip, deflate, br' });
+  });
+
+  it('falls back to the next vetted address when the first cannot be reached', async () => {
+    // 127.0.0.2 has no listener on this port; 127.0.0.1 has
+    const res = await get('/hello', { addresses: ['127.0.0.2', '127.0.0.1'] });
+    expect(res.body.toString()).toBe('hello GET');
   });
 
   it('refuses a certificate it does not trust (no trust root for the test CA)', async () => {
