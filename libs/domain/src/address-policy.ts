@@ -63,6 +63,8 @@ const V6_SCOPES: Record<string, AddressScope> = {
   loopback: 'loopback',
 };
 
+const MAX_ADDRESS_TEXT = 64;
+
 /** Global unicast space (RFC 4291); `unicast` outside it is unassigned and refused. */
 const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3') as [ipaddr.IPv6, number];
 /** Local-use NAT64 (RFC 8215): local by definition, and where it embeds IPv4 depends on the local prefix length. */
@@ -76,6 +78,9 @@ const LOCAL_NAT64 = ipaddr.parseCIDR('64:ff9b:1::/48') as [ipaddr.IPv6, number];
  * judged by that IPv4 address, because that is where the packets may end up.
  */
 export function judgeAddress(text: string): AddressJudgement {
+  // The longest real form (full IPv6 with dotted IPv4 and a zone) is far below this; refusing
+  // longer text keeps the parser's work bounded whatever a caller hands in.
+  if (text.length > MAX_ADDRESS_TEXT) return { scope: 'refused', why: 'not an IP address' };
   if (!ipaddr.isValid(text)) return { scope: 'refused', why: 'not an IP address' };
   const address = ipaddr.parse(text);
   if (address.kind() === 'ipv4') return judgeV4(address as ipaddr.IPv4);
@@ -93,12 +98,12 @@ function judgeV6(address: ipaddr.IPv6): AddressJudgement {
   // A zone (fe80::1%eth0) only makes sense on a link; no outbound target needs one.
   if (address.zoneId) return { scope: 'refused', why: 'scoped address' };
   const text = address.toString();
-  if (METADATA.has(address.toString())) return { scope: 'refused', why: `${address.toString()} is a metadata service` };
+  if (METADATA.has(text)) return { scope: 'refused', why: `${text} is a metadata service` };
   if (address.match(LOCAL_NAT64)) return { scope: 'refused', why: `${text} is local-use NAT64` };
   const embedded = embeddedV4(address);
   if (embedded) {
     const inner = judgeV4(embedded.v4);
-    return { scope: inner.scope, why: `${inner.why} (inside ${embedded.form} ${address.toString()})` };
+    return { scope: inner.scope, why: `${inner.why} (inside ${embedded.form} ${text})` };
   }
   const range = address.range();
   let scope = V6_SCOPES[range] ?? 'refused';

@@ -119,6 +119,7 @@ const table: [string, AddressScope, string][] = [
   ['', 'refused', 'empty'],
   ['1.2.3.4.5', 'refused', 'five parts'],
   ['::ffff:127.0.0.1:80', 'refused', 'with a port'],
+  [`0x${'0'.repeat(70)}7f000001`, 'refused', 'absurdly long (refused before parsing)'],
 ];
 
 describe('judgeAddress', () => {
