@@ -19,10 +19,17 @@ import { loopbackName, privateInterfaceAddress, selfSignedCertificate, startTlsH
 // the system's) would reach the canary. The test resolver stands for the hostile DNS server.
 
 /** Answers each list in turn, then repeats the last: [first answer, every later answer]. */
-function scriptedResolver(...answers: string[][]): LookupAll & { calls(): number } {
+function scriptedResolver(...initial: string[][]): LookupAll & { calls(): number; script(...answers: string[][]): void } {
+  let answers = initial;
   let calls = 0;
   const lookup = async () => answers[Math.min(calls++, answers.length - 1)] ?? [];
-  return Object.assign(lookup, { calls: () => calls });
+  return Object.assign(lookup, {
+    calls: () => calls,
+    script: (...next: string[][]) => {
+      answers = next;
+      calls = 0;
+    },
+  });
 }
 
 const fetchIntoPage = (url: string) =>
@@ -92,7 +99,13 @@ describe('allowed-host fetches are pinned to the vetted address', () => {
       // The allowed host is a real server on this machine's private interface address, on the same
       // port as the loopback canary; the operator opened private addresses (never loopback).
       internal = privateInterfaceAddress();
-      allowed = await startTlsHost({ address: internal, port: canary.port, cert, body: 'ALLOWED-CONTENT' });
+      allowed = await startTlsHost({
+        address: internal,
+        port: canary.port,
+        cert,
+        body: 'ALLOWED-CONTENT',
+        redirects: { '/hop': `https://${name}:${canary.port}/after-hop.txt` },
+      });
       resolver = scriptedResolver([internal], [loopback]);
       renderer = await createPlaywrightRenderer({
         pages: 1,
@@ -128,9 +141,37 @@ describe('allowed-host fetches are pinned to the vetted address', () => {
       expect(canary.connections() - before).toBe(0);
     });
 
-    it('still refuses loopback for an allowed host when private addresses are open', async () => {
-      // Given the name now resolves to loopback from the start (the resolver's later answer)
+    it('vets every redirect hop again: a hop whose name now answers loopback is refused', async () => {
+      // Given the allowed name answers the internal server for the first hop, loopback afterwards
+      resolver.script([internal], [loopback]);
       const before = canary.connections();
+      const hitsBefore = allowed.hits().length;
+
+      // When a page fetches a URL that redirects to the same name
+      const out = await renderer.render({
+        source: htmlSource(fetchIntoPage(`https://${name}:${canary.port}/hop`)),
+        output: 'pdf',
+        ready: { expression: 'document.getElementById("r").textContent !== "pending"' },
+        timeoutMs: 20_000,
+      });
+
+      // Then the first hop was fetched, the second resolved again, refused, and never dialled
+      expect(await pdfText(out.bytes)).toContain('refused');
+      expect(
+        allowed
+          .hits()
+          .slice(hitsBefore)
+          .map((h) => h.path),
+      ).toEqual(['/hop']);
+      expect(resolver.calls()).toBe(2);
+      expect(canary.connections() - before).toBe(0);
+    });
+
+    it('still refuses loopback for an allowed host when private addresses are open', async () => {
+      // Given the name resolves to loopback from the start
+      resolver.script([loopback]);
+      const before = canary.connections();
+      const hitsBefore = allowed.hits().length;
 
       // When a page fetches from it
       const out = await renderer.render({
@@ -143,7 +184,7 @@ describe('allowed-host fetches are pinned to the vetted address', () => {
       // Then the fetch is refused before any connection is made
       expect(await pdfText(out.bytes)).toContain('refused');
       expect(canary.connections() - before).toBe(0);
-      expect(allowed.hits().map((h) => h.path)).toEqual(['/asset.txt']);
+      expect(allowed.hits().length).toBe(hitsBefore);
     });
   });
 });

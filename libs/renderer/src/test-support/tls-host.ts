@@ -55,11 +55,15 @@ export async function startTlsHost(opts: {
   cert: { cert: string; key: string };
   body: string;
   contentType?: string;
+  /** Paths answered with a 302 to the given Location instead of `body`. */
+  redirects?: Record<string, string>;
 }): Promise<TlsHost> {
   const hits: { path: string; host: string | undefined; servername: string | false }[] = [];
   let connections = 0;
   const server: Server = createServer({ cert: opts.cert.cert, key: opts.cert.key }, (req, res) => {
     hits.push({ path: req.url ?? '', host: req.headers.host, servername: (req.socket as TLSSocket).servername ?? false });
+    const location = opts.redirects?.[req.url ?? ''];
+    if (location) return void res.writeHead(302, { location, 'access-control-allow-origin': '*' }).end();
     res.writeHead(200, { 'content-type': opts.contentType ?? 'text/plain', 'access-control-allow-origin': '*' });
     res.end(opts.body);
   });
