@@ -157,7 +157,10 @@ describe('embedded profile: first start without PRESSROOM_API_KEY, private webho
   const printedKeys = () => svc.app.output.flatMap((line) => /^\s+(prk_[A-Za-z0-9_-]{43})\s*$/.exec(line)?.[1] ?? []);
 
   beforeAll(async () => {
-    svc = await startEmbedded({ PRESSROOM_ALLOW_PRIVATE_WEBHOOKS: 'false' }, { withApiKey: false });
+    svc = await startEmbedded(
+      { PRESSROOM_ALLOW_PRIVATE_WEBHOOKS: 'false', PRESSROOM_ALLOW_PRIVATE_S3_ENDPOINTS: 'false' },
+      { withApiKey: false },
+    );
     printedAtFirstStart = printedKeys();
   });
   afterAll(async () => {
@@ -180,10 +183,54 @@ describe('embedded profile: first start without PRESSROOM_API_KEY, private webho
     'http://169.254.169.254/latest',
     'https://10.0.0.8/hook',
     'http://[::1]/hook',
+    // IPv6 forms that wrap loopback or metadata, and ranges that are not global unicast (issue 7)
+    'https://[::7f00:1]/hook',
+    'https://[::127.0.0.1]/hook',
+    'https://[2002:7f00:1::1]/hook',
+    'https://[2002:a9fe:a9fe::1]/latest',
+    'https://[64:ff9b:1::a9fe:a9fe]/latest',
+    'https://[::ffff:0:7f00:1]/hook',
+    'https://[fec0::1]/hook',
+    'https://[2001:0:4136:e378:8000:63bf:80ff:fffe]/hook',
+    'https://[2001:db8::1]/hook',
+    'https://198.18.0.1/hook',
+    'https://0177.0.0.1/hook',
   ])('refuses the webhook %s with 400', async (webhook) => {
     const dev = apiClient(svc.baseUrl, printedAtFirstStart[0]!);
     const res = await dev.post('/v1/html-to-pdf/async', { html: '<p>x</p>', webhook });
     expect(res.status).toBe(400);
     expect(res.json.error.details).toEqual([{ field: 'webhook', message: expect.stringMatching(/loopback|private|resolve/) }]);
+  });
+
+  // Issue 7: tenant S3 endpoints are held to the same address policy as webhooks.
+  it.each([
+    'http://127.0.0.1:19000',
+    'http://169.254.169.254',
+    'https://[2002:a9fe:a9fe::1]',
+    'https://[::ffff:0:7f00:1]',
+    'https://[fd00:ec2::254]',
+    'https://0x7f.1',
+  ])('refuses a tenant S3 connection to %s with 400, and stores nothing', async (endpoint) => {
+    const connectionId = `c${Buffer.from(endpoint).toString('hex').slice(-12)}`;
+    const res = await svc.admin.post('/admin/v1/tenants/default/s3-connections', {
+      connectionId,
+      bucket: 'archive',
+      region: 'us-east-1',
+      endpoint,
+      forcePathStyle: true,
+      accessKeyId: 'k',
+      secretAccessKey: 's',
+    });
+    expect(res.status).toBe(400);
+    expect(res.json.error).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: [
+        { field: 'endpoint', message: expect.stringMatching(/must not point to a loopback, private, link-local or metadata address/) },
+      ],
+    });
+    const dev = apiClient(svc.baseUrl, printedAtFirstStart[0]!);
+    const render = await dev.post('/v1/html-to-pdf/sync', { html: '<p>x</p>', s3_bucket: connectionId });
+    expect(render.status).toBe(400);
+    expect(render.json.error.details).toEqual([{ field: 's3_bucket', message: 'is not one of your S3 connections' }]);
   });
 });

@@ -33,6 +33,8 @@ export async function distributedEnv(extra: Record<string, string> = {}) {
     PRESSROOM_ADMIN_TOKEN: adminToken,
     PRESSROOM_PUBLIC_URL: `http://127.0.0.1:${ingressPort}`,
     PRESSROOM_ALLOW_PRIVATE_WEBHOOKS: 'true',
+    // Tenant S3 connections in the tests point at the local S3Proxy.
+    PRESSROOM_ALLOW_PRIVATE_S3_ENDPOINTS: 'true',
     PRESSROOM_RENDER_PAGES: '1',
     ...extra,
   };

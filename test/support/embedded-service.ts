@@ -18,6 +18,8 @@ export async function startEmbedded(extraEnv: Record<string, string> = {}, opts:
     PRESSROOM_ADMIN_TOKEN: adminToken,
     PRESSROOM_PUBLIC_URL: `http://127.0.0.1:${port}`,
     PRESSROOM_ALLOW_PRIVATE_WEBHOOKS: 'true',
+    // Tenant S3 connections in the tests point at the local S3Proxy.
+    PRESSROOM_ALLOW_PRIVATE_S3_ENDPOINTS: 'true',
     PRESSROOM_LOG_LEVEL: 'info',
     ...extraEnv,
   };

@@ -56,6 +56,8 @@ export interface IngressDeps {
     maxBodyBytes: number;
     maxAssetBytes: number;
     allowPrivateWebhooks: boolean;
+    /** Tenant S3 endpoints may be on loopback and private addresses (default false). */
+    allowPrivateS3Endpoints?: boolean;
     adminToken: string | undefined;
     /** Webhook target rules beyond allowPrivateWebhooks, and the secret rotation overlap. */
     webhooks: { allowHttp: boolean; allowedPorts: number[]; secretOverlapMs: number };
@@ -111,7 +113,11 @@ export function buildIngressApp(deps: IngressDeps): Koa {
   );
 
   if (deps.settings.adminToken) {
-    const admin = adminRoutes({ ...deps, adminToken: deps.settings.adminToken });
+    const admin = adminRoutes({
+      ...deps,
+      adminToken: deps.settings.adminToken,
+      s3Endpoints: { allowPrivate: deps.settings.allowPrivateS3Endpoints ?? false },
+    });
     app.use(admin.routes());
   }
 

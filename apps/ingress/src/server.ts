@@ -24,6 +24,7 @@ export async function startIngressServer(rt: Runtime): Promise<Server> {
       maxBodyBytes: config.maxBodyBytes,
       maxAssetBytes: config.maxAssetBytes,
       allowPrivateWebhooks: config.allowPrivateWebhooks,
+      allowPrivateS3Endpoints: config.allowPrivateS3Endpoints,
       adminToken: config.adminToken,
       webhooks: {
         allowHttp: config.webhooks.allowHttp,

@@ -1,6 +1,16 @@
 import type { Http } from '@pressroom/schemas';
-import { PressroomError } from '@pressroom/domain';
-import { generateApiKey, hashApiKey, type Catalog, type Clock, type Ids, type SecretBox, type Tenant } from '@pressroom/core';
+import { PressroomError, validationError, type S3EndpointPolicy } from '@pressroom/domain';
+import {
+  checkS3Endpoint,
+  generateApiKey,
+  hashApiKey,
+  type Catalog,
+  type Clock,
+  type Ids,
+  type Lookup,
+  type SecretBox,
+  type Tenant,
+} from '@pressroom/core';
 
 interface Deps {
   catalog: Catalog;
@@ -23,11 +33,20 @@ export async function issueApiKey(deps: Deps, tenantId: string, label: string, k
   return key;
 }
 
+/**
+ * Stores a tenant's S3 connection after its endpoint passed the shared address policy (a
+ * connection we would later dial from inside our network must not point at it: metadata,
+ * loopback, private ranges unless the operator opened them). Nothing is stored on a 400.
+ */
 export async function registerS3Connection(
-  deps: Deps & { secrets: SecretBox },
+  deps: Deps & { secrets: SecretBox; s3Endpoints: S3EndpointPolicy & { lookup?: Lookup } },
   tenantId: string,
   body: Http.S3ConnectionCreateBody,
 ): Promise<{ connectionId: string; bucket: string; region: string; endpoint?: string }> {
+  if (body.endpoint !== undefined) {
+    const problem = await checkS3Endpoint(body.endpoint, deps.s3Endpoints);
+    if (problem) throw validationError([problem]);
+  }
   const connectionId = body.connectionId ?? `s3_${deps.ids.next().replace(/-/g, '').slice(-16)}`;
   await deps.catalog.putS3Connection({
     tenantId,

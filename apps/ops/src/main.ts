@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { openRuntime } from '@pressroom/runtime';
 import { eventKey } from '@pressroom/core';
+import { PressroomError } from '@pressroom/domain';
 import { createJsonLogger } from '@pressroom/observability';
 import { createTenant, issueApiKey, registerS3Connection } from '@pressroom/ingress';
 import { rebuildStatusView, rebuildTemplateView } from '@pressroom/status-projector';
@@ -84,7 +85,7 @@ try {
       const tenantId = need('tenant');
       if (!(await rt.catalog.getTenant(tenantId))) fail(`no tenant ${tenantId}`);
       out(
-        await registerS3Connection(rt, tenantId, {
+        await registerS3Connection({ ...rt, s3Endpoints: { allowPrivate: config.allowPrivateS3Endpoints } }, tenantId, {
           bucket: need('bucket'),
           region: need('region'),
           accessKeyId: need('access-key-id'),
@@ -92,6 +93,10 @@ try {
           ...(values.endpoint ? { endpoint: values.endpoint } : {}),
           ...(values['path-style'] ? { forcePathStyle: true } : {}),
           ...(values.id ? { connectionId: values.id } : {}),
+        }).catch((err: unknown) => {
+          // A refused endpoint (address policy) is the operator's input: say why, like the admin API's 400.
+          if (err instanceof PressroomError && err.details) fail(err.details.map((d) => `--${d.field} ${d.message}`).join('\n'));
+          throw err;
         }),
       );
       break;

@@ -35,7 +35,14 @@ export const ConfigSchema = Type.Object({
     3 * 1024 * 1024,
     1,
   ),
-  PRESSROOM_ALLOW_PRIVATE_WEBHOOKS: Bool('Allow webhook targets on loopback and private addresses (tests, private networks).', false),
+  PRESSROOM_ALLOW_PRIVATE_WEBHOOKS: Bool(
+    'Allow webhook targets on loopback and private addresses (tests, private networks). Metadata and link-local addresses are refused regardless.',
+    false,
+  ),
+  PRESSROOM_ALLOW_PRIVATE_S3_ENDPOINTS: Bool(
+    'Allow tenant S3 connection endpoints on loopback and private addresses (an S3-compatible server inside the network, tests). Metadata and link-local addresses are refused regardless.',
+    false,
+  ),
   PRESSROOM_WEBHOOK_TIMEOUT_MS: Int('Time limit of one webhook delivery attempt.', 15000, 1),
   PRESSROOM_WEBHOOK_ALLOW_HTTP: Bool(
     'Allow plain http webhook targets on public addresses (https is required otherwise; private targets allowed by PRESSROOM_ALLOW_PRIVATE_WEBHOOKS may use http).',
@@ -60,6 +67,10 @@ export const ConfigSchema = Type.Object({
   PRESSROOM_RENDER_RECYCLE_AFTER: Int('Renders after which a page is replaced.', 200, 1),
   PRESSROOM_RENDER_MAX_OUTPUT_BYTES: Int('Largest file a render may produce.', 50 * 1024 * 1024, 1024),
   PRESSROOM_RENDER_ALLOWED_HOSTS: Str('Comma-separated hosts a page may fetch over https (none by default).', ''),
+  PRESSROOM_RENDER_ALLOW_PRIVATE_HOSTS: Bool(
+    'Let allowed render hosts resolve to private addresses (RFC 1918, CGNAT, unique-local): asset servers on an internal network. Loopback, link-local and metadata addresses are refused regardless.',
+    false,
+  ),
   CHROMIUM_PATH: Str('Chromium binary. Default: chromium-headless-shell when installed, else chromium.'),
   PRESSROOM_TOPIC_PREFIX: Str('Prefix of the Kafka topics.', 'pressroom'),
   PRESSROOM_KAFKA_PARTITIONS: Int('Partitions of each topic when Pressroom creates it.', 6, 1),
@@ -103,6 +114,7 @@ export interface PressroomConfig {
   maxBodyBytes: number;
   maxAssetBytes: number;
   allowPrivateWebhooks: boolean;
+  allowPrivateS3Endpoints: boolean;
   webhookTimeoutMs: number;
   webhooks: {
     allowHttp: boolean;
@@ -117,6 +129,7 @@ export interface PressroomConfig {
     recycleAfter: number;
     maxOutputBytes: number;
     allowedHosts: string[];
+    allowPrivateHosts: boolean;
     chromiumPath: string | undefined;
   };
   topicPrefix: string;
@@ -172,6 +185,7 @@ export function loadConfig(env: Record<string, string | undefined>): PressroomCo
     maxBodyBytes: Number(c.PRESSROOM_MAX_BODY_BYTES),
     maxAssetBytes: Number(c.PRESSROOM_MAX_ASSET_BYTES),
     allowPrivateWebhooks: c.PRESSROOM_ALLOW_PRIVATE_WEBHOOKS === 'true',
+    allowPrivateS3Endpoints: c.PRESSROOM_ALLOW_PRIVATE_S3_ENDPOINTS === 'true',
     webhookTimeoutMs: Number(c.PRESSROOM_WEBHOOK_TIMEOUT_MS),
     webhooks: {
       allowHttp: c.PRESSROOM_WEBHOOK_ALLOW_HTTP === 'true',
@@ -190,6 +204,7 @@ export function loadConfig(env: Record<string, string | undefined>): PressroomCo
       recycleAfter: Number(c.PRESSROOM_RENDER_RECYCLE_AFTER),
       maxOutputBytes: Number(c.PRESSROOM_RENDER_MAX_OUTPUT_BYTES),
       allowedHosts: splitList(c.PRESSROOM_RENDER_ALLOWED_HOSTS),
+      allowPrivateHosts: c.PRESSROOM_RENDER_ALLOW_PRIVATE_HOSTS === 'true',
       chromiumPath: c.CHROMIUM_PATH,
     },
     topicPrefix: c.PRESSROOM_TOPIC_PREFIX,

@@ -13,6 +13,7 @@ export * from './api-keys.ts';
 export * from './artifact-storage.ts';
 export * from './config.ts';
 export * from './webhook-target.ts';
+export * from './s3-endpoint.ts';
 export * from './adapters/file-event-log.ts';
 export * from './adapters/memory-status-view.ts';
 export * from './adapters/file-catalog.ts';

@@ -32,6 +32,18 @@ describe('postWebhook', () => {
     expect(hits).toBe(before);
   });
 
+  it.each(['::127.0.0.1', '::ffff:0:7f00:1', '64:ff9b::7f00:1', '2002:7f00:1::1'])(
+    'refuses at connect time a host that now resolves to %s (loopback inside an IPv6 form)',
+    async (wrapped) => {
+      let calls = 0;
+      const rebinding: Lookup = async () => [{ address: calls++ === 0 ? '93.184.216.34' : wrapped }];
+      const before = hits;
+      const result = await post(`http://rebind.test:${port}/hook`, strict, rebinding);
+      expect(result).toMatchObject({ kind: 'refused', message: expect.stringContaining(`${wrapped}, which is not allowed`) as unknown });
+      expect(hits).toBe(before);
+    },
+  );
+
   it('refuses a private IP literal without dialling it', async () => {
     const before = hits;
     expect(await post(`http://127.0.0.1:${port}/hook`)).toMatchObject({ kind: 'refused' });

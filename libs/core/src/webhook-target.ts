@@ -1,9 +1,7 @@
-import { lookup as dnsLookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
 import { decideWebhookTarget, type FieldProblem, type WebhookTargetPolicy } from '@pressroom/domain';
+import { hostAddresses, type Lookup } from './url-host.ts';
 
-export type Lookup = (host: string) => Promise<{ address: string }[]>;
-export const systemLookup: Lookup = (host) => dnsLookup(host, { all: true, verbatim: true });
+export { systemLookup, type Lookup } from './url-host.ts';
 
 /** The operator's webhook target rules; `allowHttp` and `allowedPorts` default to off and any. */
 export type WebhookTargetOptions = Pick<WebhookTargetPolicy, 'allowPrivate'> & Partial<WebhookTargetPolicy> & { lookup?: Lookup };
@@ -24,16 +22,8 @@ export async function checkWebhookTarget(url: string, opts: WebhookTargetOptions
   } catch {
     return { field: 'webhook', message: 'must be an absolute URL' };
   }
-  const host = parsed.hostname.replace(/^\[|\]$/g, '');
-  let addresses: string[];
-  if (isIP(host)) addresses = [host];
-  else {
-    try {
-      addresses = (await (opts.lookup ?? systemLookup)(host)).map((a) => a.address);
-    } catch {
-      return { field: 'webhook', message: `host ${host} does not resolve` };
-    }
-  }
+  const addresses = await hostAddresses(parsed, opts.lookup);
+  if (!addresses) return { field: 'webhook', message: `host ${parsed.hostname} does not resolve` };
   return decideWebhookTarget(
     {
       protocol: parsed.protocol,

@@ -1,9 +1,12 @@
-import { isPublicAddress } from './address-policy.ts';
+import { addressPermitted, isPublicAddress, judgeAddress } from './address-policy.ts';
 import type { FieldProblem } from './errors.ts';
 
 /** The operator's rules for webhook targets. */
 export interface WebhookTargetPolicy {
-  /** Loopback, private, link-local, CGNAT and metadata addresses allowed (tests, private networks). */
+  /**
+   * Loopback, private (RFC 1918, CGNAT, unique-local) addresses allowed (tests, private networks).
+   * Metadata, link-local, multicast, reserved and documentation addresses stay refused.
+   */
   allowPrivate: boolean;
   /** Plain http allowed to any target; otherwise only to targets that `allowPrivate` admits. */
   allowHttp: boolean;
@@ -33,15 +36,20 @@ export function decideWebhookTarget(target: WebhookTarget, policy: WebhookTarget
     return problem(`must use one of the ports ${policy.allowedPorts.join(', ')}`);
   }
   if (target.addresses.length === 0) return problem('host does not resolve');
-  const allPublic = target.addresses.every((a) => isPublicAddress(a));
-  if (!allPublic && !policy.allowPrivate) {
-    return problem('must not point to a loopback, private, link-local or metadata address');
+  const refused = target.addresses.find((a) => !addressAllowed(a, policy));
+  if (refused !== undefined) {
+    return problem(`must not point to a loopback, private, link-local or metadata address (${judgeAddress(refused).why})`);
   }
+  const allPublic = target.addresses.every((a) => isPublicAddress(a));
   if (target.protocol === 'http:' && !policy.allowHttp && allPublic) return problem('must use https');
   return undefined;
 }
 
-/** The connect-time rule for one resolved address (DNS may have changed since the request). */
+/**
+ * The rule for one address, at registration and again at connect time on the address the socket
+ * dials (DNS may have changed since the request): the shared address policy, with loopback and
+ * private ranges opened by the operator's private-webhooks setting.
+ */
 export function addressAllowed(address: string, policy: Pick<WebhookTargetPolicy, 'allowPrivate'>): boolean {
-  return policy.allowPrivate || isPublicAddress(address);
+  return addressPermitted(address, { private: policy.allowPrivate, loopback: policy.allowPrivate });
 }

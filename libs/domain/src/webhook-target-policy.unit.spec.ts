@@ -49,4 +49,14 @@ describe('addressAllowed (connect time)', () => {
     expect(addressAllowed('93.184.216.34', { allowPrivate: false })).toBe(true);
     expect(addressAllowed('127.0.0.1', { allowPrivate: true })).toBe(true);
   });
+
+  it('judges IPv6 forms by the IPv4 inside, and never opens metadata or link-local, even for private webhooks', () => {
+    for (const wrapped of ['::7f00:1', '::127.0.0.1', '2002:7f00:1::1', '::ffff:0:7f00:1', '2001:0:4136:e378:8000:63bf:80ff:fffe']) {
+      expect(addressAllowed(wrapped, { allowPrivate: false }), wrapped).toBe(false);
+      expect(addressAllowed(wrapped, { allowPrivate: true }), wrapped).toBe(true);
+    }
+    for (const never of ['169.254.169.254', '2002:a9fe:a9fe::1', 'fd00:ec2::254', '100.100.100.200', 'fe80::1', '64:ff9b:1::7f00:1']) {
+      expect(addressAllowed(never, { allowPrivate: true }), never).toBe(false);
+    }
+  });
 });

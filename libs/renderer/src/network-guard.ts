@@ -1,7 +1,8 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { AssetSource, Logger } from '@pressroom/core';
-import type { APIResponse, BrowserContext, Route } from 'playwright';
+import type { BrowserContext, Route } from 'playwright';
 import type { NetworkPolicy } from './network-policy.ts';
+import { pinnedFetch, type FetchedResource } from './pinned-fetch.ts';
 
 /** Resolves a host name to every address it has (IP literals resolve to themselves). */
 export type LookupAll = (host: string) => Promise<string[]>;
@@ -9,14 +10,23 @@ export type LookupAll = (host: string) => Promise<string[]>;
 export const lookupAll: LookupAll = async (host) =>
   (await dnsLookup(host.replace(/^\[(.*)\]$/, '$1'), { all: true, verbatim: true })).map((a) => a.address);
 
-export interface GuardOptions {
-  policy: NetworkPolicy;
-  logger: Logger;
+/** How allowed hosts are fetched on a page's behalf. */
+export interface AllowedFetchOptions {
+  /** The resolver whose answer is vetted and then dialled (the system's by default). */
   lookup?: LookupAll;
   /** Redirect hops followed for one allowed request; each hop is checked like the first. */
   maxRedirects?: number;
   /** Time limit of one fetch made on the page's behalf. */
   fetchTimeoutMs?: number;
+  /** Largest answer (decompressed) handed to the page for one fetch. */
+  fetchMaxBytes?: number;
+  /** Extra trust roots for allowed-host fetches (tests; deployments use NODE_EXTRA_CA_CERTS). */
+  extraCa?: readonly string[];
+}
+
+export interface GuardOptions extends AllowedFetchOptions {
+  policy: NetworkPolicy;
+  logger: Logger;
   /** The assets of the job the context is rendering now; none between jobs. */
   assets?: () => AssetSource | undefined;
 }
@@ -45,17 +55,38 @@ async function handle(route: Route, options: GuardOptions): Promise<void> {
     options.logger.debug('request blocked', { url: truncate(url), reason: decision.reason });
     return route.abort('blockedbyclient');
   }
+  const request = route.request();
+  let method = request.method();
+  let body = request.postDataBuffer() ?? undefined;
+  const headers = await request.allHeaders();
   const outcome = await followAllowed(decision.url, {
     policy: options.policy,
     lookup: options.lookup ?? lookupAll,
     maxRedirects: options.maxRedirects ?? 5,
-    fetch: (next) => route.fetch({ url: next.href, maxRedirects: 0, timeout: options.fetchTimeoutMs ?? 15_000 }),
+    fetch: async (next, addresses, previous) => {
+      // A 303, or a 301/302 after a POST, turns into a GET without a body, as browsers do.
+      if (previous && (previous.status === 303 || ((previous.status === 301 || previous.status === 302) && method === 'POST'))) {
+        if (method !== 'HEAD') method = 'GET';
+        body = undefined;
+      }
+      return pinnedFetch({
+        url: next,
+        addresses,
+        method,
+        headers,
+        body,
+        timeoutMs: options.fetchTimeoutMs ?? 15_000,
+        maxBytes: options.fetchMaxBytes ?? 25 * 1024 * 1024,
+        extraCa: options.extraCa,
+      });
+    },
   });
   if ('blocked' in outcome) {
     options.logger.debug('request blocked', { url: truncate(url), reason: outcome.blocked });
     return route.abort('blockedbyclient');
   }
-  return route.fulfill({ response: outcome.response });
+  const { status, headers: answerHeaders, body: answerBody } = outcome.response;
+  return route.fulfill({ status, headers: answerHeaders, body: answerBody });
 }
 
 /**
@@ -75,31 +106,37 @@ export interface FollowDeps<R> {
   policy: NetworkPolicy;
   lookup: LookupAll;
   maxRedirects: number;
-  fetch: (url: URL) => Promise<R>;
+  /**
+   * Fetches `url` by connecting to `addresses` only (the ones this hop vetted); `previous` is the
+   * redirect that led here, if any.
+   */
+  fetch: (url: URL, addresses: readonly string[], previous?: { status: number }) => Promise<R>;
 }
 
-type FetchedResponse = Pick<APIResponse, 'status' | 'headers'>;
+type FetchedResponse = Pick<FetchedResource, 'status' | 'headers'>;
 
 /**
  * Fetches an allowed URL without letting a redirect or a DNS answer lead somewhere the policy
- * refuses: before every hop the host's addresses must all be public, and every Location must be
- * allowed by the policy itself. A name that resolves differently between our lookup and the
- * fetch's own (DNS rebinding with a zero TTL) is not covered; allowed hosts are operator-chosen.
+ * refuses: before every hop the host is resolved once, its addresses must all be allowed, and the
+ * fetch connects to the vetted address itself (pinned), so a second DNS answer (rebinding with
+ * a zero TTL) never decides where the socket goes. Every Location must be allowed by the policy.
  */
 export async function followAllowed<R extends FetchedResponse>(
   start: URL,
   deps: FollowDeps<R>,
 ): Promise<{ response: R } | { blocked: string }> {
   let url = start;
+  let previous: { status: number } | undefined;
   for (let hop = 0; ; hop++) {
     const addresses = await deps.lookup(url.hostname).catch(() => []);
-    if (!deps.policy.addressesArePublic(addresses)) {
+    if (!deps.policy.addressesAllowed(addresses)) {
       return { blocked: `${url.hostname} resolves to a non-public address (${addresses.join(', ') || 'none'})` };
     }
-    const response = await deps.fetch(url);
-    const location = response.headers()['location'];
-    const status = response.status();
+    const response = await deps.fetch(url, addresses, previous);
+    const location = response.headers['location'];
+    const status = response.status;
     if (status < 300 || status >= 400 || !location) return { response };
+    previous = { status };
     if (hop >= deps.maxRedirects) return { blocked: `more than ${deps.maxRedirects} redirects` };
     const next = deps.policy.decide(new URL(location, url).href);
     if (next.kind !== 'fetch') return { blocked: `redirect to a refused URL (${next.kind === 'block' ? next.reason : next.kind})` };

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { ASSET_ORIGIN } from '@pressroom/core';
-import { isPublicAddress } from '@pressroom/domain';
+import { addressPermitted, judgeAddress, type AddressOpenings } from '@pressroom/domain';
 
 /** What the network guard does with one request a page makes. */
 export type RequestDecision =
@@ -18,18 +18,29 @@ export type RequestDecision =
  */
 const ALWAYS_BLOCKED_NAMES = ['localhost', 'metadata', 'metadata.google.internal', 'instance-data'];
 
+export interface NetworkPolicyOptions {
+  /**
+   * Allowed hosts may be on private addresses (RFC 1918, CGNAT, unique-local): asset servers on an
+   * internal network. Loopback, link-local and metadata addresses stay refused.
+   */
+  allowPrivate?: boolean;
+}
+
 /**
  * The render network policy of the architecture brief: `data:`, `blob:` and `about:` pass; `file:`
  * and every other scheme are refused; https is allowed only to hosts in `allowedHosts` (exact,
- * case-insensitive names; no wildcards) and never to loopback, private, link-local or metadata
- * addresses. Plain http is refused even for allowed hosts: a page must not be able to downgrade.
+ * case-insensitive names; no wildcards) and only to addresses the shared address policy admits
+ * (global unicast; private too when the operator opens it; never loopback or metadata).
+ * Plain http is refused even for allowed hosts: a page must not be able to downgrade.
  * URLs under ASSET_ORIGIN (a reserved .invalid name that no DNS answers) are the job's assets.
  */
 export class NetworkPolicy {
   readonly #allowed: ReadonlySet<string>;
+  readonly #open: AddressOpenings;
 
-  constructor(allowedHosts: readonly string[] = []) {
+  constructor(allowedHosts: readonly string[] = [], options: NetworkPolicyOptions = {}) {
     this.#allowed = new Set(allowedHosts.map(normalizeHost));
+    this.#open = { private: options.allowPrivate === true, loopback: false };
   }
 
   decide(rawUrl: string): RequestDecision {
@@ -45,14 +56,20 @@ export class NetworkPolicy {
     if (url.username || url.password) return { kind: 'block', reason: 'credentials in URL' };
     const host = normalizeHost(url.hostname);
     if (isAlwaysBlockedName(host)) return { kind: 'block', reason: `host ${host} is never reachable` };
-    if (isIP(host) && !isPublic(host)) return { kind: 'block', reason: `address ${host} is not public` };
+    if (isIP(host) && !this.addressAllowed(host))
+      return { kind: 'block', reason: `address ${host} is not public (${judgeAddress(host).why})` };
     if (!this.#allowed.has(host)) return { kind: 'block', reason: `host ${host} is not in allowedHosts` };
     return { kind: 'fetch', url };
   }
 
-  /** True when every address a name resolved to is public; an empty answer is not. */
-  addressesArePublic(addresses: readonly string[]): boolean {
-    return addresses.length > 0 && addresses.every((a) => isPublic(a));
+  /** One address an allowed host resolved to, judged by the shared address policy. */
+  addressAllowed(address: string): boolean {
+    return addressPermitted(address, this.#open);
+  }
+
+  /** True when every address a name resolved to is allowed; an empty answer is not. */
+  addressesAllowed(addresses: readonly string[]): boolean {
+    return addresses.length > 0 && addresses.every((a) => this.addressAllowed(a));
   }
 }
 
@@ -63,22 +80,6 @@ export function normalizeHost(host: string): string {
     .toLowerCase()
     .replace(/\.$/, '')
     .replace(/^\[(.*)\]$/, '$1');
-}
-
-/**
- * The URL parser writes an IPv4-mapped IPv6 literal in hex (`[::ffff:127.0.0.1]` becomes
- * `::ffff:7f00:1`), a form isPublicAddress does not recognise as mapped; the deprecated
- * IPv4-compatible form (`::7f00:1`) reaches the same IPv4 host on some stacks. Both are judged by
- * the IPv4 address they embed.
- */
-function isPublic(address: string): boolean {
-  const embedded = /^::(?:ffff:)?([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
-  if (embedded?.[1] && embedded[2]) {
-    const hi = parseInt(embedded[1], 16);
-    const lo = parseInt(embedded[2], 16);
-    return isPublicAddress(`${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`);
-  }
-  return isPublicAddress(address);
 }
 
 /** The asset name is the path after the origin, percent-decoded; query and fragment are ignored. */

@@ -71,10 +71,51 @@ describe('NetworkPolicy.decide', () => {
     const mapped = new NetworkPolicy(['::ffff:7f00:1', '::ffff:5db8:d822']);
     expect(mapped.decide('https://[::ffff:7f00:1]/x').kind).toBe('block');
     expect(mapped.decide('https://[::ffff:93.184.216.34]/x').kind).toBe('fetch');
-    expect(mapped.addressesArePublic(['::ffff:7f00:1'])).toBe(false);
-    expect(mapped.addressesArePublic(['::ffff:127.0.0.1'])).toBe(false);
-    expect(mapped.addressesArePublic(['93.184.216.34', '2606:2800:220:1:248:1893:25c8:1946'])).toBe(true);
-    expect(mapped.addressesArePublic([])).toBe(false);
+    expect(mapped.addressesAllowed(['::ffff:7f00:1'])).toBe(false);
+    expect(mapped.addressesAllowed(['::ffff:127.0.0.1'])).toBe(false);
+    expect(mapped.addressesAllowed(['93.184.216.34', '2606:2800:220:1:248:1893:25c8:1946'])).toBe(true);
+    expect(mapped.addressesAllowed([])).toBe(false);
+  });
+
+  // Issue 7: the render allow-list uses the same address policy as webhooks.
+  it.each([
+    '::127.0.0.1',
+    '2002:7f00:1::1',
+    '2002:a9fe:a9fe::1',
+    '64:ff9b:1::a9fe:a9fe',
+    '::ffff:0:7f00:1',
+    'fec0::1',
+    '2001:0:4136:e378:8000:63bf:80ff:fffe',
+    '2001:db8::1',
+    '198.18.0.1',
+    '100.100.100.200',
+  ])('refuses an allowed host that resolves to %s', (address) => {
+    expect(policy.addressesAllowed([address])).toBe(false);
+    expect(policy.addressesAllowed(['93.184.216.34', address])).toBe(false);
+  });
+
+  it.each([
+    'https://[::127.0.0.1]/x',
+    'https://[2002:7f00:1::1]/x',
+    'https://[::ffff:0:a9fe:a9fe]/x',
+    'https://0177.0.0.1/x',
+    'https://2852039166/x',
+  ])('blocks the IP literal %s even when it is listed', (url) => {
+    const listed = new NetworkPolicy([new URL(url).hostname]);
+    const decision = listed.decide(url);
+    expect(decision.kind).toBe('block');
+    expect(decision.kind === 'block' && decision.reason).toMatch(/not public/);
+  });
+
+  it('opens private addresses to allowed hosts only when asked, and never loopback or metadata', () => {
+    const internal = new NetworkPolicy(['assets.internal', '10.0.0.5'], { allowPrivate: true });
+    expect(internal.addressesAllowed(['10.0.0.5'])).toBe(true);
+    expect(internal.addressesAllowed(['fd00::2'])).toBe(true);
+    expect(internal.decide('https://10.0.0.5/x').kind).toBe('fetch');
+    for (const never of ['127.0.0.1', '::1', '::ffff:7f00:1', '169.254.169.254', 'fd00:ec2::254', '100.100.100.200']) {
+      expect(internal.addressesAllowed([never]), never).toBe(false);
+    }
+    expect(policy.addressesAllowed(['10.0.0.5'])).toBe(false);
   });
 
   it('blocks every host when none is allowed (the default)', () => {
@@ -91,8 +132,8 @@ describe('followAllowed', () => {
   };
   const lookup: LookupAll = async (host) => dns[host] ?? [];
   const response = (status: number, location?: string) => ({
-    status: () => status,
-    headers: () => (location ? { location } : {}) as Record<string, string>,
+    status,
+    headers: (location ? { location } : {}) as Record<string, string>,
   });
 
   it('fetches an allowed host and follows redirects between allowed hosts', async () => {
@@ -101,13 +142,35 @@ describe('followAllowed', () => {
       policy,
       lookup,
       maxRedirects: 5,
-      fetch: async (url) => {
-        fetched.push(url.href);
+      fetch: async (url, addresses) => {
+        fetched.push(`${url.href} via ${addresses.join(' ')}`);
         return url.hostname === 'cdn.example.com' ? response(302, 'https://img.example.net/b') : response(200);
       },
     });
-    expect('response' in outcome && outcome.response.status()).toBe(200);
-    expect(fetched).toEqual(['https://cdn.example.com/a', 'https://img.example.net/b']);
+    expect('response' in outcome && outcome.response.status).toBe(200);
+    // Each hop connects to the address it vetted, not to a fresh DNS answer.
+    expect(fetched).toEqual([
+      'https://cdn.example.com/a via 93.184.216.34',
+      'https://img.example.net/b via 2606:2800:220:1:248:1893:25c8:1946',
+    ]);
+  });
+
+  it('resolves each hop once, and dials the vetted answer even if the name would answer loopback next', async () => {
+    let lookups = 0;
+    const rebinding: LookupAll = async () => (lookups++ === 0 ? ['93.184.216.34'] : ['127.0.0.1']);
+    const dialled: string[] = [];
+    const outcome = await followAllowed(new URL('https://cdn.example.com/a'), {
+      policy,
+      lookup: rebinding,
+      maxRedirects: 5,
+      fetch: async (_url, addresses) => {
+        dialled.push(...addresses);
+        return response(200);
+      },
+    });
+    expect('response' in outcome).toBe(true);
+    expect(lookups).toBe(1);
+    expect(dialled).toEqual(['93.184.216.34']);
   });
 
   it.each([

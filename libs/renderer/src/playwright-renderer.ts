@@ -12,6 +12,7 @@ import { chromiumArgs } from './chromium-args.ts';
 import { resolveChromiumPath } from './chromium-path.ts';
 import { DeadlineExceeded, withDeadline } from './deadline.ts';
 import { pageRuntimeScript } from './eta-bundle.ts';
+import type { AllowedFetchOptions } from './network-guard.ts';
 import { NetworkPolicy } from './network-policy.ts';
 import { PagePool, PoolClosedError, type PagePoolStats } from './page-pool.ts';
 import { resolvePageSetup } from './page-setup.ts';
@@ -27,6 +28,10 @@ export interface PlaywrightRendererOptions {
   recycleAfter: number;
   /** Hosts a page may fetch from over https (exact names). Default: none. */
   allowedHosts?: string[];
+  /** Allowed hosts may resolve to private addresses (never loopback or metadata). Default: false. */
+  allowPrivateHosts?: boolean;
+  /** How allowed hosts are fetched (resolver, trust roots, bounds); defaults suit production. */
+  fetching?: AllowedFetchOptions;
   /** Largest file a render may produce; bigger ones fail with OUTPUT_TOO_LARGE. */
   maxOutputBytes: number;
   logger?: Logger;
@@ -59,7 +64,8 @@ export async function createPlaywrightRenderer(options: PlaywrightRendererOption
     logger,
     lifecycle: warmPageLifecycle({
       host,
-      policy: new NetworkPolicy(options.allowedHosts ?? []),
+      policy: new NetworkPolicy(options.allowedHosts ?? [], { allowPrivate: options.allowPrivateHosts ?? false }),
+      ...(options.fetching ? { fetching: options.fetching } : {}),
       runtimeScript,
       logger,
     }),

@@ -2,7 +2,7 @@ import type { AssetSource, Logger } from '@pressroom/core';
 import type { Browser, BrowserContext, Page } from 'playwright';
 import type { BrowserHost } from './browser-host.ts';
 import { withDeadline } from './deadline.ts';
-import { guardNetwork } from './network-guard.ts';
+import { guardNetwork, type AllowedFetchOptions } from './network-guard.ts';
 import type { NetworkPolicy } from './network-policy.ts';
 import type { PageLifecycle } from './page-pool.ts';
 import { viewportFor, type PageSetup } from './page-setup.ts';
@@ -28,6 +28,8 @@ export interface WarmPage {
 export interface WarmPageDeps {
   host: BrowserHost;
   policy: NetworkPolicy;
+  /** How the network guard fetches allowed hosts (resolver, trust roots, bounds); defaults otherwise. */
+  fetching?: AllowedFetchOptions;
   /** The page-side template runtime (see eta-bundle.ts), evaluated in every fresh document. */
   runtimeScript: string;
   logger: Logger;
@@ -52,7 +54,7 @@ async function openWarmPage(deps: WarmPageDeps): Promise<WarmPage> {
   });
   try {
     const current: { wp?: WarmPage } = {};
-    await guardNetwork(context, { policy: deps.policy, logger: deps.logger, assets: () => current.wp?.assets });
+    await guardNetwork(context, { ...deps.fetching, policy: deps.policy, logger: deps.logger, assets: () => current.wp?.assets });
     const page = await context.newPage();
     const wp: WarmPage = { browser, context, page, crashed: false, assets: undefined, media: 'print' };
     current.wp = wp;

@@ -7,6 +7,7 @@ export async function openRenderer(config: PressroomConfig, logger: Logger): Pro
     pages: config.render.pages,
     recycleAfter: config.render.recycleAfter,
     allowedHosts: config.render.allowedHosts,
+    allowPrivateHosts: config.render.allowPrivateHosts,
     maxOutputBytes: config.render.maxOutputBytes,
     logger,
   });
