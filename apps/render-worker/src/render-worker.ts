@@ -62,12 +62,14 @@ export async function startRenderWorker(deps: RenderWorkerDeps): Promise<Subscri
     const { tenantId, data } = record.event;
     // Waiting for a turn can be long: the group must still see this member alive.
     const beat = setInterval(() => void ctx.heartbeat().catch(() => {}), HEARTBEAT_EVERY_MS);
+    const waitStarted = performance.now();
     let release: () => void;
     try {
       release = await slots.acquire(data.mode, tenantId, capOf(data.plan));
     } finally {
       clearInterval(beat);
     }
+    deps.metrics.renderWaitSeconds.observe({ lane: data.mode }, (performance.now() - waitStarted) / 1000);
     try {
       await handleRecord(deps, worker, record, ctx);
     } finally {

@@ -65,7 +65,7 @@ export const ConfigSchema = Type.Object({
   }),
   PRESSROOM_RENDER_READ_AHEAD: Int(
     'Render requests a worker holds per lane (read ahead, waiting for their turn): how far it can look past a tenant at its cap to serve others.',
-    32,
+    64,
     1,
   ),
   PRESSROOM_RENDER_RECYCLE_AFTER: Int('Renders after which a page is replaced.', 200, 1),
