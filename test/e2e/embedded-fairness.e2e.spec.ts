@@ -25,6 +25,9 @@ describe('embedded profile: fair capacity across tenants', () => {
   let calm: ApiClient;
   const receiver = new WebhookReceiver();
   const syncWaitMs = 15_000;
+  /** The hostile tenant's requests, and the calm tenant's flood-time one, for the crash case. */
+  const hostileIds: string[] = [];
+  let calmId = '';
 
   const tenant = async (tenantId: string) => {
     expect((await svc.admin.post('/admin/v1/tenants', { tenantId, name: tenantId, plan: 'standard' })).status).toBe(201);
@@ -79,11 +82,41 @@ describe('embedded profile: fair capacity across tenants', () => {
 
     // Then it gets its file, not a 202 after the sync wait
     expect(res.status).toBe(200);
+    calmId = res.headers.get('x-request-id') ?? '';
     const file = await download(res.json.signedUrl);
     expect(isPdf(file.bytes)).toBe(true);
     console.info(`calm tenant's sync render: ${quietMs} ms alone, ${floodMs} ms during the hostile flood (sync wait ${syncWaitMs} ms)`);
 
     // And the hostile tenant's own sync renders are what waits (202 after the sync wait)
-    expect((await Promise.all(hostileSync)).map((r) => ('status' in r ? r.status : r.message))).toEqual([202, 202]);
+    const syncAnswers = await Promise.all(hostileSync);
+    expect(syncAnswers.map((r) => ('status' in r ? r.status : r.message))).toEqual([202, 202]);
+    for (const r of [...syncAnswers, ...accepted]) if ('json' in r) hostileIds.push(r.json.requestId as string);
   });
+
+  it('loses none of the requests it read ahead when killed mid-flood: after a restart every one ends', async () => {
+    // Given the flood above still running or waiting (the calm tenant's render committed or not)
+    expect(hostileIds).toHaveLength(6);
+    // When the process is killed and comes back with a shorter render time limit
+    await svc.app.kill();
+    svc.app.env.PRESSROOM_RENDER_TIMEOUT_MS = '8000';
+    await svc.app.start();
+    // Then every hostile request ends: the never-ending ones fail on the time limit, the slow ones succeed
+    const outcomes = await waitFor(
+      async () => {
+        const states = await Promise.all(hostileIds.map(async (id) => (await hostile.get(`/v1/pdf/status/${id}`)).json));
+        return states.every((st) => st.renderStatus !== 'ONGOING') ? states : undefined;
+      },
+      { timeoutMs: 150_000, intervalMs: 1_000, description: 'every hostile request to end' },
+    );
+    expect(outcomes.map((o) => (o.renderStatus === 'SUCCESS' ? 'SUCCESS' : o.error.code))).toEqual([
+      'RENDER_TIMEOUT',
+      'RENDER_TIMEOUT',
+      'RENDER_TIMEOUT',
+      'RENDER_TIMEOUT',
+      'SUCCESS',
+      'SUCCESS',
+    ]);
+    // And the calm tenant's render is still there (rendered again at most, never lost)
+    expect((await calm.get(`/v1/pdf/status/${calmId}`)).json.renderStatus).toBe('SUCCESS');
+  }, 240_000);
 });
