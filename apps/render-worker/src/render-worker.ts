@@ -34,7 +34,10 @@ export interface RenderWorkerDeps {
    * read-ahead). Above `concurrency`, the worker reads past a tenant at its cap to serve others.
    */
   readAhead?: number;
-  /** A tenant's plan cap on renders in flight (see `planRenderCap`); default: no cap below the lane's slots. */
+  /**
+   * A tenant's plan cap on renders in flight (see `planRenderCap`). Either way the cap never
+   * exceeds `concurrency - 1` (`tenantRenderCap`); without it, that is the cap of every tenant.
+   */
   capForPlan?: (plan: string | undefined) => number;
   renderTimeoutMs: number;
   group?: string;
