@@ -76,6 +76,11 @@ export const RenderRequested = envelope(
       /** A preview for an editor: the caller reads the bytes back at once (no webhook, no link). */
       preview: Type.Optional(Type.Boolean()),
       storage: StorageTarget,
+      /**
+       * The tenant's plan when the request was accepted: the worker's per-tenant cap on renders
+       * in flight follows it, without a catalog lookup. Absent on older records (the smallest cap).
+       */
+      plan: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     },
     { additionalProperties: false },
   ),

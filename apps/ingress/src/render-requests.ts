@@ -102,6 +102,8 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
         ...(resolved.ready ? { ready: resolved.ready } : {}),
         ...(preview ? { preview: true } : {}),
         storage,
+        // Carried on the event so the worker applies the tenant's render cap without a lookup.
+        plan: tenant.plan,
       },
     );
     const topic = mode === 'sync' ? deps.topics.requestedSync : deps.topics.requestedAsync;

@@ -1,3 +1,4 @@
+import { planRenderCap } from '@pressroom/domain';
 import { onShutdown, openRenderer, openRuntime } from '@pressroom/runtime';
 import { startOpsServer } from '@pressroom/observability';
 import { readConfig } from './config.ts';
@@ -11,6 +12,8 @@ const worker = await startRenderWorker({
   renderer,
   assetsFor: (tenantId) => rt.assets.sourceFor(tenantId),
   concurrency: config.render.pages,
+  readAhead: config.render.readAhead,
+  capForPlan: (plan) => planRenderCap(config.render.tenantCaps, plan),
   renderTimeoutMs: config.render.timeoutMs,
 });
 const ops = await startOpsServer({

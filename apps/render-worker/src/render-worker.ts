@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { artifactKey, contentTypeFor } from '@pressroom/domain';
+import { artifactKey, contentTypeFor, tenantRenderCap } from '@pressroom/domain';
 import {
   RenderFailure,
   type ArtifactStorage,
@@ -17,6 +17,7 @@ import {
 } from '@pressroom/core';
 import type { RenderRequested } from '@pressroom/schemas';
 import type { Metrics } from '@pressroom/observability';
+import { RenderSlots } from './render-slots.ts';
 
 export interface RenderWorkerDeps {
   log: EventLog;
@@ -28,6 +29,16 @@ export interface RenderWorkerDeps {
   metrics: Metrics;
   /** Renders at once per lane; the renderer's page pool bounds the total. */
   concurrency: number;
+  /**
+   * Requests held per lane, started or waiting for their turn (default: `concurrency`, i.e. no
+   * read-ahead). Above `concurrency`, the worker reads past a tenant at its cap to serve others.
+   */
+  readAhead?: number;
+  /**
+   * A tenant's plan cap on renders in flight (see `planRenderCap`). Either way the cap never
+   * exceeds `concurrency - 1` (`tenantRenderCap`); without it, that is the cap of every tenant.
+   */
+  capForPlan?: (plan: string | undefined) => number;
   renderTimeoutMs: number;
   group?: string;
   workerId?: string;
@@ -47,23 +58,49 @@ const HEARTBEAT_EVERY_MS = 2000;
 export async function startRenderWorker(deps: RenderWorkerDeps): Promise<Subscription> {
   const group = deps.group ?? `${deps.topics.prefix}.renderer`;
   const worker = deps.workerId ?? `${hostname()}:${process.pid}`;
-  const handle = (record: LogRecord, ctx: ConsumeContext) => handleRecord(deps, worker, record, ctx);
+  const slots = new RenderSlots(deps.concurrency);
+  const capOf = (plan: string | undefined) => tenantRenderCap(deps.capForPlan?.(plan) ?? deps.concurrency, deps.concurrency);
+  const handle = async (record: LogRecord, ctx: ConsumeContext) => {
+    if (record.event.type !== 'RenderRequested') return;
+    const { tenantId, data } = record.event;
+    // Waiting for a turn can be long: the group must still see this member alive.
+    const beat = setInterval(() => void ctx.heartbeat().catch(() => {}), HEARTBEAT_EVERY_MS);
+    const waitStarted = performance.now();
+    let release: () => void;
+    try {
+      release = await slots.acquire(data.mode, tenantId, capOf(data.plan));
+    } finally {
+      clearInterval(beat);
+    }
+    deps.metrics.renderWaitSeconds.observe({ lane: data.mode }, (performance.now() - waitStarted) / 1000);
+    try {
+      await handleRecord(deps, worker, record, ctx);
+    } finally {
+      release();
+    }
+  };
   // Two lanes, two subscriptions: a flood of async work never sits in front of a sync caller.
+  // Each reads ahead of its renders, so the fair scheduler has other tenants' requests to choose.
+  const readAhead = Math.max(deps.concurrency, deps.readAhead ?? deps.concurrency);
   const sync = await deps.log.consume({
     group: `${group}.sync`,
     topics: [deps.topics.requestedSync],
-    concurrency: deps.concurrency,
+    concurrency: readAhead,
     handle,
   });
   const async = await deps.log.consume({
     group: `${group}.async`,
     topics: [deps.topics.requestedAsync],
-    concurrency: deps.concurrency,
+    concurrency: readAhead,
     handle,
   });
   return {
     async stop() {
-      await Promise.all([sync.stop(), async.stop()]);
+      // Stop reading first, then turn away what waits for a slot (uncommitted: the next start
+      // renders it), and let the renders in progress finish.
+      const stopping = Promise.all([sync.stop(), async.stop()]);
+      slots.close();
+      await stopping;
     },
   };
 }

@@ -1,3 +1,4 @@
+import { planRenderCap } from '@pressroom/domain';
 import { onShutdown, openRenderer, openRuntime } from '@pressroom/runtime';
 import { closeServer, startIngressServer } from '@pressroom/ingress';
 import { startRenderWorker } from '@pressroom/render-worker';
@@ -18,6 +19,8 @@ const worker = await startRenderWorker({
   renderer,
   assetsFor: (tenantId) => rt.assets.sourceFor(tenantId),
   concurrency: config.render.pages,
+  readAhead: config.render.readAhead,
+  capForPlan: (plan) => planRenderCap(config.render.tenantCaps, plan),
   renderTimeoutMs: config.render.timeoutMs,
 });
 const dispatcher = await startWebhookDispatcher({ ...rt, settings: dispatcherSettings(config), rebuildOnStart: rt.viewIsVolatile });

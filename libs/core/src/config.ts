@@ -64,6 +64,17 @@ export const ConfigSchema = Type.Object({
   PRESSROOM_WEBHOOK_CONCURRENCY: Int('Webhook attempts in flight at once per dispatcher.', 32, 1),
   PRESSROOM_RENDER_TIMEOUT_MS: Int('Time limit of one render.', 60000, 100),
   PRESSROOM_RENDER_PAGES: Int('Warm Chromium pages per render worker (renders at once).', 2, 1),
+  PRESSROOM_RENDER_TENANT_CAPS: Type.String({
+    default: 'standard=1,high=2',
+    pattern: '^ *([A-Za-z0-9_-]+ *= *[0-9]+ *(, *[A-Za-z0-9_-]+ *= *[0-9]+ *)*)?$',
+    description:
+      'Renders in flight per tenant and render worker, by plan (`plan=n`, comma-separated). A plan not listed gets the smallest cap listed. Never more than pages − 1 (with more than one page), so one tenant never holds every page.',
+  }),
+  PRESSROOM_RENDER_READ_AHEAD: Int(
+    'Render requests a worker holds per lane (read ahead, waiting for their turn): how far it can look past a tenant at its cap to serve others.',
+    64,
+    1,
+  ),
   PRESSROOM_RENDER_RECYCLE_AFTER: Int('Renders after which a page is replaced.', 200, 1),
   PRESSROOM_RENDER_MAX_OUTPUT_BYTES: Int('Largest file a render may produce.', 50 * 1024 * 1024, 1024),
   PRESSROOM_RENDER_ALLOWED_HOSTS: Str('Comma-separated hosts a page may fetch over https (none by default).', ''),
@@ -126,6 +137,9 @@ export interface PressroomConfig {
   render: {
     timeoutMs: number;
     pages: number;
+    /** Cap on renders in flight per tenant, by plan name. */
+    tenantCaps: Record<string, number>;
+    readAhead: number;
     recycleAfter: number;
     maxOutputBytes: number;
     allowedHosts: string[];
@@ -201,6 +215,13 @@ export function loadConfig(env: Record<string, string | undefined>): PressroomCo
     render: {
       timeoutMs: Number(c.PRESSROOM_RENDER_TIMEOUT_MS),
       pages: Number(c.PRESSROOM_RENDER_PAGES),
+      tenantCaps: Object.fromEntries(
+        splitList(c.PRESSROOM_RENDER_TENANT_CAPS).map((pair) => {
+          const [plan = '', cap = ''] = pair.split('=');
+          return [plan.trim(), Number(cap.trim())];
+        }),
+      ),
+      readAhead: Number(c.PRESSROOM_RENDER_READ_AHEAD),
       recycleAfter: Number(c.PRESSROOM_RENDER_RECYCLE_AFTER),
       maxOutputBytes: Number(c.PRESSROOM_RENDER_MAX_OUTPUT_BYTES),
       allowedHosts: splitList(c.PRESSROOM_RENDER_ALLOWED_HOSTS),

@@ -44,4 +44,12 @@ describe('loadConfig', () => {
     expect(c).toMatchObject({ allowHttp: true, allowedPorts: [443, 8443], retry: { baseDelayMs: 300 } });
     expect(() => loadConfig({ PRESSROOM_WEBHOOK_ALLOWED_PORTS: 'https' })).toThrow(ConfigError);
   });
+
+  it('reads the per-plan render caps and the read-ahead', () => {
+    expect(loadConfig({}).render).toMatchObject({ tenantCaps: { standard: 1, high: 2 }, readAhead: 64 });
+    const c = loadConfig({ PRESSROOM_RENDER_TENANT_CAPS: 'standard = 2, high=6,trial=1', PRESSROOM_RENDER_READ_AHEAD: '100' }).render;
+    expect(c).toMatchObject({ tenantCaps: { standard: 2, high: 6, trial: 1 }, readAhead: 100 });
+    expect(() => loadConfig({ PRESSROOM_RENDER_TENANT_CAPS: 'standard' })).toThrow(/PRESSROOM_RENDER_TENANT_CAPS/);
+    expect(() => loadConfig({ PRESSROOM_RENDER_TENANT_CAPS: 'high=-1' })).toThrow(ConfigError);
+  });
 });

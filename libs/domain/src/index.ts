@@ -13,3 +13,4 @@ export * from './webhook-retry.ts';
 export * from './webhook-target-policy.ts';
 export * from './delivery.ts';
 export * from './s3-endpoint-policy.ts';
+export * from './fair-scheduler.ts';

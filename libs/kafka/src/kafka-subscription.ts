@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import kafkajs, { type EachMessagePayload, type Kafka } from 'kafkajs';
+import type { EachMessagePayload, Kafka } from 'kafkajs';
 import { eventKey, type ConsumeContext, type ConsumeOptions, type Logger, type Subscription } from '@pressroom/core';
 import type { EventCodec } from './registry-codec.ts';
 import { KAFKA_RETRY } from './kafkajs-settings.ts';
+import { PartitionProgress } from './partition-progress.ts';
 
-const { KafkaJSError } = kafkajs;
 const RETRY_FIRST_MS = 100;
 const RETRY_MAX_MS = 5_000;
 
@@ -23,23 +23,31 @@ export interface SubscriptionDeps {
 }
 
 /**
- * One kafkajs consumer per `consume` call.
+ * One kafkajs consumer per `consume` call, reading ahead within each partition.
  *
- * - `partitionsConsumedConcurrently = concurrency`: partitions run in parallel, each one
- *   record at a time, so a key's records (one partition) keep their order.
- * - Offsets: kafkajs resolves a record's offset only after `eachMessage` resolves and commits
- *   resolved offsets only (at most every second, at the end of each batch, on rebalance and on
- *   stop). So a position is committed only after `handle` resolved.
+ * - Up to `concurrency` records run at once, across partitions and within one: `eachMessage`
+ *   only takes a record (waiting while the member is full, or while a record of the same key
+ *   runs, so a key's records keep their order) and returns; the handler runs on its own. A
+ *   slow record therefore does not hold back the records behind it on its partition.
+ * - Offsets: kafkajs's auto-commit is off (it would commit what was taken, not what was
+ *   handled). This member commits, per partition, the lowest record taken and not yet handled
+ *   (`PartitionProgress`), after each completion (coalesced) and on stop: out-of-order
+ *   completion, in-order commits. A crash re-handles what was unfinished or behind it, never
+ *   loses a record.
  * - A rejected `handle` is retried here, after a back-off, heartbeating in between; the error
  *   never reaches kafkajs, whose own path is unsafe: a TypeError (any bug) is "not retriable"
- *   and stops the consumer for good. If the group rebalances meanwhile, the heartbeat throws,
- *   kafkajs rejoins and the record goes, uncommitted, to its partition's next owner.
+ *   and stops the consumer for good. On stop, a record in back-off stays uncommitted.
+ * - On a rebalance, progress of partitions this member lost is dropped (their records go,
+ *   uncommitted, to the next owner; one still running here may run twice: at-least-once), and
+ *   a record kafkajs delivers again from the committed position while it runs (or ran) here is
+ *   skipped.
  * - `ctx.heartbeat()` is kafkajs's (rate-limited to the heartbeat interval); it never throws:
- *   a rebalance it reports is acted on by kafkajs after `handle` returns.
+ *   a rebalance it reports is acted on by kafkajs after the current `eachMessage` returns.
  */
 export async function startSubscription(deps: SubscriptionDeps, opts: ConsumeOptions): Promise<Subscription> {
   const { kafka, codec, timings } = deps;
   const logger = deps.logger.child({ group: opts.group });
+  const concurrency = Math.max(1, opts.concurrency ?? 1);
   const consumer = kafka.consumer({
     groupId: opts.group,
     sessionTimeout: timings.sessionTimeoutMs,
@@ -49,35 +57,115 @@ export async function startSubscription(deps: SubscriptionDeps, opts: ConsumeOpt
     retry: { ...KAFKA_RETRY, retries: 8, restartOnFailure: async () => true },
   });
   const stopping = new AbortController();
-  consumer.on(consumer.events.GROUP_JOIN, ({ payload }) =>
+  /** Progress of the partitions assigned to this member, by `topic:partition`. */
+  const progress = new Map<string, { topic: string; partition: number; p: PartitionProgress }>();
+  const tasks = new Set<Promise<void>>();
+  /** Partitions assigned to this member (`topic:partition`) since its last join. */
+  let assigned = new Set<string>();
+  /** Wakes `eachMessage` calls waiting to take a record. */
+  let wake = () => {};
+  let changed = new Promise<void>((resolve) => (wake = resolve));
+  const notify = () => {
+    wake();
+    changed = new Promise<void>((resolve) => (wake = resolve));
+  };
+  stopping.signal.addEventListener('abort', notify);
+
+  consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
     logger.info('kafka: consumer joined its group', {
       memberId: payload.memberId,
       isLeader: payload.isLeader,
       assignment: payload.memberAssignment,
-    }),
-  );
+    });
+    assigned = new Set(Object.entries(payload.memberAssignment).flatMap(([t, ps]) => ps.map((n) => `${t}:${n}`)));
+    for (const id of progress.keys()) if (!assigned.has(id)) progress.delete(id);
+  });
   consumer.on(consumer.events.REBALANCING, ({ payload }) => logger.info('kafka: group is rebalancing', { memberId: payload.memberId }));
   consumer.on(consumer.events.CRASH, ({ payload }) =>
     logger.error('kafka: consumer crashed', { error: String(payload.error), restart: payload.restart }),
   );
 
+  function progressOf(topic: string, partition: number): PartitionProgress {
+    const id = `${topic}:${partition}`;
+    let entry = progress.get(id);
+    if (!entry) {
+      entry = { topic, partition, p: new PartitionProgress() };
+      progress.set(id, entry);
+    }
+    return entry.p;
+  }
+
+  // Commits are coalesced: one at a time, the next one carries every position moved meanwhile.
+  let committing: Promise<void> | undefined;
+  let commitAgain = false;
+  function commit(): Promise<void> {
+    if (committing) {
+      commitAgain = true;
+      return committing;
+    }
+    committing = (async () => {
+      do {
+        commitAgain = false;
+        // Only partitions still assigned: a stale position must never overwrite the new owner's.
+        const owned = [...progress.entries()].filter(([id]) => assigned.has(id)).map(([, entry]) => entry);
+        const due = owned.flatMap(({ topic, partition, p }) => {
+          const position = p.toCommit();
+          return position === undefined ? [] : [{ topic, partition, p, position }];
+        });
+        if (due.length === 0) continue;
+        try {
+          await consumer.commitOffsets(due.map(({ topic, partition, position }) => ({ topic, partition, offset: position.toString() })));
+          for (const { p, position } of due) p.committed(position);
+        } catch (e) {
+          // Not fatal: the position is committed with a later completion, or the records are handled again.
+          logger.warn('kafka: could not commit positions', { error: String(e) });
+        }
+      } while (commitAgain && !stopping.signal.aborted);
+    })().finally(() => (committing = undefined));
+    return committing;
+  }
+
   async function eachMessage(payload: EachMessagePayload): Promise<void> {
     const { topic, partition, message } = payload;
-    const heartbeat = () => payload.heartbeat();
     const ctx: ConsumeContext = {
       heartbeat: async () => {
         try {
-          await heartbeat();
+          await payload.heartbeat();
         } catch (e) {
           logger.debug('kafka: heartbeat reported a rebalance; handled after this record', { error: String(e) });
         }
       },
     };
+    const offset = BigInt(message.offset);
+    const key = message.key?.toString() ?? '';
+    let p = progressOf(topic, partition);
+    if (p.seen(offset)) return;
+    // Bounded read-ahead, one record of a key at a time. While waiting, the member stays alive.
+    while (!stopping.signal.aborted && (tasks.size >= concurrency || p.keyBusy(key))) {
+      await Promise.race([changed, sleep(timings.heartbeatIntervalMs)]);
+      await ctx.heartbeat();
+      p = progressOf(topic, partition);
+    }
+    // Not taken (stopping, or the partition went to another member meanwhile): never committed by
+    // this member, and nothing after it on its partition is taken either.
+    if (stopping.signal.aborted || !assigned.has(`${topic}:${partition}`)) return;
+    p.take(offset, key);
+    const task = handleRecord(payload, ctx, p, offset, key).finally(() => {
+      tasks.delete(task);
+      notify();
+      void commit();
+    });
+    tasks.add(task);
+  }
+
+  async function handleRecord(payload: EachMessagePayload, ctx: ConsumeContext, p: PartitionProgress, offset: bigint, key: string) {
+    const { topic, partition, message } = payload;
     for (let attempt = 1; ; attempt++) {
       try {
         if (!message.value) throw new Error('record has no value');
         const event = await codec.decode(message.value);
         await opts.handle({ topic, partition, offset: message.offset, key: message.key?.toString() ?? eventKey(event), event }, ctx);
+        p.finish(offset, key);
         return;
       } catch (e) {
         const delay = Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** (attempt - 1));
@@ -86,10 +174,11 @@ export async function startSubscription(deps: SubscriptionDeps, opts: ConsumeOpt
         if (attempt >= 5) logger.error('kafka: record not handled; it will be delivered again', fields);
         else logger.warn('kafka: record not handled; it will be delivered again', fields);
         if (!(await backOff(delay, stopping.signal))) {
-          // Leaves the offset unresolved: kafkajs commits what came before and stops.
-          throw new KafkaJSError('subscription stopping; the record stays uncommitted', { retriable: true });
+          // Stays open in its partition's progress: the committed position stays at or before it.
+          p.release(key);
+          return;
         }
-        await heartbeat();
+        await ctx.heartbeat();
       }
     }
   }
@@ -98,9 +187,8 @@ export async function startSubscription(deps: SubscriptionDeps, opts: ConsumeOpt
     await consumer.connect();
     await consumer.subscribe({ topics: opts.topics, fromBeginning: opts.fromBeginning ?? true });
     await consumer.run({
-      autoCommit: true,
-      autoCommitInterval: 1_000,
-      partitionsConsumedConcurrently: Math.max(1, opts.concurrency ?? 1),
+      autoCommit: false,
+      partitionsConsumedConcurrently: concurrency,
       eachMessage,
     });
   } catch (e) {
@@ -113,6 +201,10 @@ export async function startSubscription(deps: SubscriptionDeps, opts: ConsumeOpt
     stop() {
       stopped ??= (async () => {
         stopping.abort();
+        // Handlers in flight finish (or give up in back-off); then the final positions, while still a member.
+        while (tasks.size > 0) await Promise.allSettled([...tasks]);
+        await committing;
+        await commit();
         await consumer.disconnect();
       })();
       return stopped;

@@ -20,6 +20,13 @@ export function createMetrics() {
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60],
       registers: [registry],
     }),
+    renderWaitSeconds: new Histogram({
+      name: 'pressroom_render_wait_seconds',
+      help: 'Time a render request read by a worker waited for its turn (a free slot, its tenant under its cap), by lane.',
+      labelNames: ['lane'] as const,
+      buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 120],
+      registers: [registry],
+    }),
     rendersTotal: new Counter({
       name: 'pressroom_renders_total',
       help: 'Renders by outcome and failure code.',

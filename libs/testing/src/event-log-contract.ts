@@ -215,6 +215,64 @@ export function eventLogContract(name: string, makeLog: () => Promise<EventLogUn
       expect(handledAfter).toEqual([2, 3]);
     });
 
+    it('handles records past a slow one (out of order), and commits only up to the lowest unfinished', async () => {
+      const first = await open();
+      const suffix = `ahead-${short()}`;
+      const group = first.topics(`group.ahead-${short()}`);
+      // Given 24 records of distinct keys (on every partition, some behind record 0 on its own)
+      const events = Array.from({ length: 24 }, (_, seq) => event(randomUUID(), seq));
+      await first.log.append(first.topics(suffix), events);
+      // When record 0's handler hangs, with concurrency 8
+      let releaseSlow!: (outcome: Error | undefined) => void;
+      const slow = new Promise<Error | undefined>((resolve) => (releaseSlow = resolve));
+      const handledBefore = new Map<number, LogRecord>();
+      let slowRecord: LogRecord | undefined;
+      const sub = await consume(first.log, {
+        group,
+        topics: [first.topics(suffix)],
+        concurrency: 8,
+        handle: async (r) => {
+          if (seqOf(r.event) === 0) {
+            slowRecord = r;
+            const failure = await slow;
+            if (failure) throw failure;
+          }
+          handledBefore.set(seqOf(r.event), r);
+        },
+      });
+      // Then every other record is handled while 0 still runs
+      await waitFor(() => handledBefore.size === 23, { timeoutMs: waitMs, description: '23 records past the slow one' }).catch(
+        (e: Error) => {
+          releaseSlow(undefined); // lets the cleanup stop the member
+          throw e;
+        },
+      );
+      expect(handledBefore.has(0)).toBe(false);
+      // When the member stops with record 0 unfinished (its handler gives up), and the group restarts
+      const stopping = sub.stop();
+      releaseSlow(new Error('gave up at stop'));
+      await stopping;
+      await first.cleanup();
+      const second = await open();
+      const handledAfter: LogRecord[] = [];
+      await consume(second.log, {
+        group,
+        topics: [second.topics(suffix)],
+        concurrency: 8,
+        handle: async (r) => void handledAfter.push(r),
+      });
+      // Then record 0 comes again: the finished records after it did not commit past it
+      await waitFor(() => handledAfter.some((r) => seqOf(r.event) === 0), { timeoutMs: waitMs, description: 'record 0 again' });
+      await pause(500);
+      // And nothing else comes again but records behind it on its partition (at-least-once, never at-most-once)
+      const slowAt = slowRecord as LogRecord;
+      for (const r of handledAfter) {
+        if (seqOf(r.event) === 0) continue;
+        expect(r.partition).toBe(slowAt.partition);
+        expect(BigInt(r.offset) > BigInt(slowAt.offset)).toBe(true);
+      }
+    });
+
     it('readAll returns what the topics held at call time, and nothing from other topics', async () => {
       const t = await open();
       const [a, b, other, missing] = ['a', 'b', 'other', 'missing'].map((s) => t.topics(`readall-${s}-${short()}`)) as [

@@ -1,0 +1,72 @@
+import { FairScheduler, type SchedulerLane } from '@pressroom/domain';
+
+interface Ticket {
+  lane: SchedulerLane;
+  tenantId: string;
+  resolve(release: () => void): void;
+  reject(err: Error): void;
+}
+
+/** SlotsClosedError happens when a render asks for (or waits for) a slot after the worker began to stop. */
+export class SlotsClosedError extends Error {
+  constructor() {
+    super('the render worker is stopping');
+    this.name = 'SlotsClosedError';
+  }
+}
+
+/**
+ * The worker's render slots, handed out by the fair scheduler: a render waits here, already
+ * read from the log but not started, until its lane has a free slot and its tenant is under
+ * its cap and has its turn. The consumer reads ahead (its concurrency is the read-ahead), so
+ * other tenants' requests behind a capped tenant's are served first; the log's committed
+ * position stays at the lowest unfinished record, so a crash re-renders, never loses.
+ */
+export class RenderSlots {
+  readonly #scheduler: FairScheduler<Ticket>;
+  readonly #waiting = new Set<Ticket>();
+  #closed = false;
+
+  constructor(slotsPerLane: number) {
+    this.#scheduler = new FairScheduler({ sync: slotsPerLane, async: slotsPerLane });
+  }
+
+  /** Resolves with the function that gives the slot back, once this render may start. */
+  acquire(lane: SchedulerLane, tenantId: string, cap: number): Promise<() => void> {
+    if (this.#closed) return Promise.reject(new SlotsClosedError());
+    return new Promise((resolve, reject) => {
+      const ticket: Ticket = { lane, tenantId, resolve, reject };
+      this.#waiting.add(ticket);
+      this.#scheduler.submit(lane, tenantId, cap, ticket);
+      this.#dispatch();
+    });
+  }
+
+  /** Rejects every render still waiting (its record stays uncommitted); running ones finish. */
+  close(): void {
+    this.#closed = true;
+    for (const ticket of this.#waiting) {
+      this.#scheduler.withdraw(ticket.lane, ticket.tenantId, ticket);
+      ticket.reject(new SlotsClosedError());
+    }
+    this.#waiting.clear();
+  }
+
+  stats(lane: SchedulerLane): { running: number; waiting: number } {
+    return { running: this.#scheduler.running(lane), waiting: this.#scheduler.waiting(lane) };
+  }
+
+  #dispatch(): void {
+    for (const { lane, tenantId, job: ticket } of this.#scheduler.dispatch()) {
+      let released = false;
+      const release = () => {
+        if (released) return;
+        released = true;
+        this.#scheduler.finish(lane, tenantId);
+        this.#dispatch();
+      };
+      this.#waiting.delete(ticket);
+      ticket.resolve(release);
+    }
+  }
+}

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { RenderSlots, SlotsClosedError } from './render-slots.ts';
+
+const settled = () => new Promise((r) => setImmediate(r));
+
+describe('RenderSlots', () => {
+  it("starts another tenant's render while a capped tenant's next one waits, and that one once a slot frees", async () => {
+    // Given two slots per lane and a tenant with cap 1 holding one
+    const slots = new RenderSlots(2);
+    const started: string[] = [];
+    const take = (tenant: string, name: string) =>
+      slots.acquire('sync', tenant, 1).then((release) => {
+        started.push(name);
+        return release;
+      });
+    const a1 = take('a', 'a1');
+    void take('a', 'a2');
+    void take('b', 'b1');
+    await settled();
+    // Then b1 started past a2
+    expect(started).toEqual(['a1', 'b1']);
+    expect(slots.stats('sync')).toEqual({ running: 2, waiting: 1 });
+    // When a1 is given back (twice: the second is ignored), a2 starts
+    const release = await a1;
+    release();
+    release();
+    await settled();
+    expect(started).toEqual(['a1', 'b1', 'a2']);
+    expect(slots.stats('sync')).toEqual({ running: 2, waiting: 0 });
+  });
+
+  it('turns away what waits, and every later ask, once closed', async () => {
+    const slots = new RenderSlots(1);
+    await slots.acquire('async', 'a', 1);
+    const waiting = slots.acquire('async', 'b', 1);
+    slots.close();
+    await expect(waiting).rejects.toBeInstanceOf(SlotsClosedError);
+    await expect(slots.acquire('sync', 'c', 1)).rejects.toBeInstanceOf(SlotsClosedError);
+    expect(slots.stats('async')).toEqual({ running: 1, waiting: 0 });
+  });
+});
