@@ -31,6 +31,9 @@ interface Measure {
 
 const figures: { vector: string; status: number; best: Measure | undefined; attempts: number }[] = [];
 
+const created = (res: Res) => expect(res.status, res.text).toBe(201);
+/** Template code opening `n` loops, each with its own alias. */
+const aliases = (n: number) => Array.from({ length: n }, (_, i) => `it.l${i}.forEach((a${i}, j) => {`).join('');
 /** `{"a":{"a":…1…}}`, `levels` deep, as JSON text (JSON.stringify would overflow the test's own stack). */
 const nestJson = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -198,9 +201,9 @@ describe('embedded profile: bounded work at the door, event loop under 100 ms pe
       await vector('data with 100,000 keys', () => svc.api.post('/v1/pdf/sync', keys), refused('(body)', /PRESSROOM_MAX_JSON_VALUES/));
       const some = JSON.stringify({
         templateId: plainId,
-        data: Object.fromEntries(Array.from({ length: 30_000 }, (_, i) => [`k${i}`, i])),
+        data: Object.fromEntries(Array.from({ length: 12_000 }, (_, i) => [`k${i}`, i])),
       });
-      await vector('data with 30,000 keys', () => svc.api.post('/v1/pdf/sync', some), refused('data', /PRESSROOM_MAX_DATA_KEYS/));
+      await vector('data with 12,000 keys', () => svc.api.post('/v1/pdf/sync', some), refused('data', /PRESSROOM_MAX_DATA_KEYS/));
       const big = JSON.stringify({ templateId: plainId, data: { name: 'x'.repeat(2_000_000) } });
       await vector('data string of 2 MB', () => svc.api.post('/v1/pdf/sync', big), refused('data', /PRESSROOM_MAX_DATA_BYTES/));
     });
@@ -285,9 +288,9 @@ describe('embedded profile: bounded work at the door, event loop under 100 ms pe
     });
 
     it('a schema that is costly to check against big data is checked off the event loop (deadline or answer, never a stall)', async () => {
-      const rows = Array.from({ length: 9_000 }, () => ({ zz: 1 }));
+      const rows = Array.from({ length: 4_900 }, () => ({ zz: 1 }));
       const body = JSON.stringify({ templateId: bombId, data: { rows } });
-      await vector('anyOf fan-out x 9,000 rows', () => svc.api.post('/v1/pdf/sync', body), refused('data', /./));
+      await vector('anyOf fan-out x 4,900 rows', () => svc.api.post('/v1/pdf/sync', body), refused('data', /./));
       // The worker is replaced after a deadline: the next declared-schema check still answers.
       const next = await svc.api.post('/v1/pdf/sync', { templateId: patternId, data: { code: 'b' } });
       refused('data.code', /pattern/)(next);
@@ -297,32 +300,13 @@ describe('embedded profile: bounded work at the door, event loop under 100 ms pe
   describe('template sources', () => {
     it('"<%" x 120,000 and other unclosed or quote-heavy sources infer in linear time; GET /v1/templates stays fast', async () => {
       const open = JSON.stringify({ name: 'open', content: '<%'.repeat(120_000) });
-      await vector(
-        '"<%" x 120,000 (create)',
-        () => svc.api.post('/v1/templates', open),
-        (res) => expect(res.status, res.text).toBe(201),
-      );
-      const quotes = JSON.stringify({ name: 'quotes', content: `<% ${`'\\`.repeat(120_000)} %>` });
-      await vector(
-        '"\'\\" x 120,000 (create)',
-        () => svc.api.post('/v1/templates', quotes),
-        (res) => expect(res.status, res.text).toBe(201),
-      );
-      const loops = JSON.stringify({
-        name: 'loops',
-        content: `<% ${Array.from({ length: 5_000 }, (_, i) => `it.l${i}.forEach((a${i}, j) => {`).join('')} %>`,
-      });
-      await vector(
-        '5,000 loop aliases (create)',
-        () => svc.api.post('/v1/templates', loops),
-        (res) => expect(res.status, res.text).toBe(201),
-      );
-      const calls = JSON.stringify({ name: 'calls', content: `<% ${'it.a.forEach((x'.repeat(15_000)} %>` });
-      await vector(
-        '15,000 unclosed loop heads (create)',
-        () => svc.api.post('/v1/templates', calls),
-        (res) => expect(res.status, res.text).toBe(201),
-      );
+      await vector('"<%" x 120,000 (create)', () => svc.api.post('/v1/templates', open), created);
+      const quotes = JSON.stringify({ name: 'quotes', content: `<% ${`'\\`.repeat(30_000)} %>` });
+      await vector('"\'\\" x 30,000 (create)', () => svc.api.post('/v1/templates', quotes), created);
+      const loops = JSON.stringify({ name: 'loops', content: `<% ${aliases(1_500)} %>` });
+      await vector('1,500 loop aliases (create)', () => svc.api.post('/v1/templates', loops), created);
+      const calls = JSON.stringify({ name: 'calls', content: `<% ${'it.a.forEach((x'.repeat(4_000)} %>` });
+      await vector('4,000 unclosed loop heads (create)', () => svc.api.post('/v1/templates', calls), created);
       await vector(
         'GET /v1/templates',
         () => svc.api.get('/v1/templates'),
@@ -330,13 +314,20 @@ describe('embedded profile: bounded work at the door, event loop under 100 ms pe
       );
     });
 
-    it('a source over the size limit is a 400 naming PRESSROOM_MAX_TEMPLATE_BYTES', async () => {
+    it('a source over the size limit, or with more code inside tags than the code limit, is a 400 naming the limit', async () => {
       const body = JSON.stringify({ name: 'big', content: '<%'.repeat(200_000) });
       await vector(
         '"<%" x 200,000 (create)',
         () => svc.api.post('/v1/templates', body),
         refused('content', /PRESSROOM_MAX_TEMPLATE_BYTES/),
       );
+      const quotes = JSON.stringify({ name: 'quotes', content: `<% ${`'\\`.repeat(120_000)} %>` });
+      const code = refused('content', /PRESSROOM_MAX_TEMPLATE_CODE_BYTES/);
+      await vector('"\'\\" x 120,000 (create)', () => svc.api.post('/v1/templates', quotes), code);
+      const loops = JSON.stringify({ name: 'loops', content: `<% ${aliases(5_000)} %>` });
+      await vector('5,000 loop aliases (create)', () => svc.api.post('/v1/templates', loops), code);
+      const calls = JSON.stringify({ name: 'calls', content: `<% ${'it.a.forEach((x'.repeat(15_000)} %>` });
+      await vector('15,000 unclosed loop heads (create)', () => svc.api.post('/v1/templates', calls), code);
     });
 
     it('a 4,000-segment member chain is a 400 that stores nothing; GET /v1/templates keeps answering 200', async () => {
@@ -344,7 +335,11 @@ describe('embedded profile: bounded work at the door, event loop under 100 ms pe
       const body = JSON.stringify({ name: 'chain', content: `<%= it${'.a'.repeat(4_000)} %>` });
       await vector('it.a x 4,000 (create)', () => svc.api.post('/v1/templates', body), refused('content', /PRESSROOM_MAX_DATA_DEPTH/));
       const long = JSON.stringify({ name: 'chain', content: `<%= it${'.a'.repeat(120_000)} %>` });
-      await vector('it.a x 120,000 (create)', () => svc.api.post('/v1/templates', long), refused('content', /PRESSROOM_MAX_DATA_DEPTH/));
+      await vector(
+        'it.a x 120,000 (create)',
+        () => svc.api.post('/v1/templates', long),
+        refused('content', /PRESSROOM_MAX_TEMPLATE_CODE_BYTES/),
+      );
       const revise = JSON.stringify({ name: 'chain', content: `<%= it${'.a'.repeat(4_000)} %>` });
       await vector(
         'it.a x 4,000 (revise)',

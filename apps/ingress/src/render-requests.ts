@@ -185,7 +185,9 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
   async function dataProblemsOf(resolved: ResolvedSource): Promise<FieldProblem[]> {
     if (resolved.source.kind !== 'template') return [];
     if (resolved.dataSchema) return deps.schemas.dataProblems(resolved.dataSchema, resolved.source.data);
-    return dataProblems(variablesOf(resolved.source).schema, resolved.source.data);
+    const { templateId, templateVersion } = resolved.source;
+    const stored = templateId === UNSAVED_TEMPLATE_ID ? undefined : { templateId, version: templateVersion };
+    return dataProblems(variablesOf(resolved.source, stored).schema, resolved.source.data);
   }
 
   /** The view entry of a request, or undefined when it was never issued to this tenant. */

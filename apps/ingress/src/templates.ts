@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { DataSchema, Http, TemplateVersionContent } from '@pressroom/schemas';
 import {
+  DEFAULT_MAX_TEMPLATE_CODE,
   DEFAULT_MAX_VARIABLE_DEPTH,
   PressroomError,
   dataSchemaProblems,
@@ -37,13 +38,22 @@ export interface TemplatesDeps {
 const inferredCache = new Map<string, ReturnType<typeof inferDataSchema>>();
 const INFERRED_CACHE_LIMIT = 1000;
 
-function inferredVariables(sources: (string | undefined)[], maxDepth = DEFAULT_MAX_VARIABLE_DEPTH): ReturnType<typeof inferDataSchema> {
-  const hash = createHash('sha256').update(`${maxDepth}|`);
-  for (const s of sources) hash.update(s === undefined ? '\u0000u' : `${s.length}:${s}`);
-  const key = hash.digest('base64');
+function inferredVariables(
+  sources: (string | undefined)[],
+  bounds: { maxDepth: number; maxCode: number } = { maxDepth: DEFAULT_MAX_VARIABLE_DEPTH, maxCode: DEFAULT_MAX_TEMPLATE_CODE },
+  version?: { templateId: string; version: number },
+): ReturnType<typeof inferDataSchema> {
+  // A stored version is named by its id and number (immutable); other sources by their hash.
+  let key = `${bounds.maxDepth}/${bounds.maxCode}|`;
+  if (version) key += `${version.templateId}@${version.version}`;
+  else {
+    const hash = createHash('sha256');
+    for (const s of sources) hash.update(s === undefined ? '\u0000u' : `${s.length}:${s}`);
+    key += hash.digest('base64');
+  }
   let inferred = inferredCache.get(key);
   if (!inferred) {
-    inferred = inferDataSchema(sources, { maxDepth });
+    inferred = inferDataSchema(sources, bounds);
     if (inferredCache.size >= INFERRED_CACHE_LIMIT) inferredCache.delete(inferredCache.keys().next().value as string);
     inferredCache.set(key, inferred);
   }
@@ -51,11 +61,14 @@ function inferredVariables(sources: (string | undefined)[], maxDepth = DEFAULT_M
 }
 
 /** The variables of a version: its declared schema, or the one inferred from its sources. */
-export function variablesOf(t: Pick<TemplateVersionContent, 'content' | 'header' | 'footer' | 'dataSchema'>): Http.TemplateVariables {
+export function variablesOf(
+  t: Pick<TemplateVersionContent, 'content' | 'header' | 'footer' | 'dataSchema'>,
+  version?: { templateId: string; version: number },
+): Http.TemplateVariables {
   if (t.dataSchema) {
     return { source: 'declared', schema: t.dataSchema, names: describeVariables(t.dataSchema).map((v) => v.name) };
   }
-  const inferred = inferredVariables([t.content, t.header, t.footer]);
+  const inferred = inferredVariables([t.content, t.header, t.footer], undefined, version);
   return { source: 'inferred', schema: inferred.schema, names: inferred.names };
 }
 
@@ -69,7 +82,7 @@ export function templateResource(head: TemplateHead, v: TemplateVersionRecord): 
     ...(v.pdfParams ? { pdfParams: v.pdfParams } : {}),
     ...(v.ready ? { ready: v.ready } : {}),
     ...(v.dataSchema ? { dataSchema: v.dataSchema } : {}),
-    variables: variablesOf(v),
+    variables: variablesOf(v, v),
     version: v.version,
     latestVersion: head.latestVersion,
     createdAt: head.createdAt,
@@ -89,7 +102,8 @@ export function templateContentProblems(
   const problems = [...pdfParamsProblems(body.pdfParams), ...templateSourceProblems(body, limits)];
   if (problems.length) return problems;
   if (body.dataSchema) return dataSchemaProblems(body.dataSchema, limits);
-  return inferredVariables([body.content, body.header, body.footer], limits.dataDepth).problems;
+  return inferredVariables([body.content, body.header, body.footer], { maxDepth: limits.dataDepth, maxCode: limits.templateCodeBytes })
+    .problems;
 }
 
 /**

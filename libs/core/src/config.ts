@@ -38,15 +38,20 @@ export const ConfigSchema = Type.Object({
   PRESSROOM_MAX_JSON_DEPTH: Int('Deepest nesting of any JSON request body (400 above).', 100, 2),
   PRESSROOM_MAX_JSON_VALUES: Int(
     'Most values (object members and array elements) in any JSON request body, counted before it is parsed (400 above).',
-    50000,
+    20000,
     1,
   ),
   PRESSROOM_MAX_DATA_DEPTH: Int('Deepest nesting of a render’s `data` (400 above).', 32, 1),
-  PRESSROOM_MAX_DATA_KEYS: Int('Most object members plus array elements in a render’s `data` (400 above).', 20000, 1),
+  PRESSROOM_MAX_DATA_KEYS: Int('Most object members plus array elements in a render’s `data` (400 above).', 10000, 1),
   PRESSROOM_MAX_DATA_BYTES: Int('Largest render `data`, as JSON (400 above).', 1024 * 1024, 2),
   PRESSROOM_MAX_TEMPLATE_BYTES: Int(
     'Longest template source: content, header and footer together, in characters (400 above).',
     256 * 1024,
+    1,
+  ),
+  PRESSROOM_MAX_TEMPLATE_CODE_BYTES: Int(
+    'Most code inside a template’s Eta tags (`<% %>`), all sources together, in characters (400 above): bounds variable inference.',
+    64 * 1024,
     1,
   ),
   PRESSROOM_MAX_SCHEMA_BYTES: Int('Largest `dataSchema`, as JSON (400 above).', 64 * 1024, 2),
@@ -136,6 +141,7 @@ export interface PressroomConfig {
     dataKeys: number;
     dataBytes: number;
     templateBytes: number;
+    templateCodeBytes: number;
     schemaBytes: number;
     schemaDepth: number;
     schemaNodes: number;
@@ -217,6 +223,7 @@ export function loadConfig(env: Record<string, string | undefined>): PressroomCo
       dataKeys: Number(c.PRESSROOM_MAX_DATA_KEYS),
       dataBytes: Number(c.PRESSROOM_MAX_DATA_BYTES),
       templateBytes: Number(c.PRESSROOM_MAX_TEMPLATE_BYTES),
+      templateCodeBytes: Number(c.PRESSROOM_MAX_TEMPLATE_CODE_BYTES),
       schemaBytes: Number(c.PRESSROOM_MAX_SCHEMA_BYTES),
       schemaDepth: Number(c.PRESSROOM_MAX_SCHEMA_DEPTH),
       schemaNodes: Number(c.PRESSROOM_MAX_SCHEMA_NODES),

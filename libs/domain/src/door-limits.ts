@@ -18,6 +18,8 @@ export interface DoorLimits {
   dataBytes: number;
   /** content + header + footer of one template. */
   templateBytes: number;
+  /** The code inside Eta tags of one template (what variable inference reads). */
+  templateCodeBytes: number;
   schemaBytes: number;
   /** Nesting of a `dataSchema`, counted again along every `$ref` it follows. */
   schemaDepth: number;
@@ -27,11 +29,12 @@ export interface DoorLimits {
 
 export const DEFAULT_DOOR_LIMITS: DoorLimits = {
   jsonDepth: 100,
-  jsonValues: 50_000,
+  jsonValues: 20_000,
   dataDepth: 32,
-  dataKeys: 20_000,
+  dataKeys: 10_000,
   dataBytes: 1024 * 1024,
   templateBytes: 256 * 1024,
+  templateCodeBytes: 64 * 1024,
   schemaBytes: 64 * 1024,
   schemaDepth: 64,
   schemaNodes: 10_000,
@@ -45,6 +48,7 @@ export const DOOR_LIMIT_SETTINGS: Record<keyof DoorLimits, string> = {
   dataKeys: 'PRESSROOM_MAX_DATA_KEYS',
   dataBytes: 'PRESSROOM_MAX_DATA_BYTES',
   templateBytes: 'PRESSROOM_MAX_TEMPLATE_BYTES',
+  templateCodeBytes: 'PRESSROOM_MAX_TEMPLATE_CODE_BYTES',
   schemaBytes: 'PRESSROOM_MAX_SCHEMA_BYTES',
   schemaDepth: 'PRESSROOM_MAX_SCHEMA_DEPTH',
   schemaNodes: 'PRESSROOM_MAX_SCHEMA_NODES',

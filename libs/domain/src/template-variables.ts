@@ -63,6 +63,8 @@ const STOP_MEMBERS = new Set([
   'valueOf',
 ]);
 const IDENT = '[A-Za-z_$][\\w$]*';
+/** The order of localeCompare, without building a collator per comparison (slow with thousands of names). */
+const byName = new Intl.Collator();
 
 /**
  * Built once: V8 runs a RegExp in its interpreter until it has compiled it, so fresh ones per
@@ -143,16 +145,31 @@ export interface InferredVariables {
 
 /** Deepest variable path inferred by default (`it.a.b…`, each `[]` counting as one level). */
 export const DEFAULT_MAX_VARIABLE_DEPTH = 32;
+/** Most code (inside Eta tags, all sources together) inferred by default; see PRESSROOM_MAX_TEMPLATE_CODE_BYTES. */
+export const DEFAULT_MAX_TEMPLATE_CODE = 64 * 1024;
 
 /** The variables of a template's sources, in time linear in their length (see the patterns above). */
-export function inferDataSchema(sources: (string | undefined)[], opts: { maxDepth?: number } = {}): InferredVariables {
+export function inferDataSchema(sources: (string | undefined)[], opts: { maxDepth?: number; maxCode?: number } = {}): InferredVariables {
   const maxDepth = opts.maxDepth ?? DEFAULT_MAX_VARIABLE_DEPTH;
-  const code = stripStrings(
-    sources
-      .filter((s): s is string => !!s)
-      .map(etaCode)
-      .join(';\n'),
-  );
+  const maxCode = opts.maxCode ?? DEFAULT_MAX_TEMPLATE_CODE;
+  const tagged = sources
+    .filter((s): s is string => !!s)
+    .map(etaCode)
+    .join(';\n');
+  // Inference is linear, but in the code, not in the markup: the code is what is bounded.
+  if (tagged.length > maxCode) {
+    return {
+      schema: { type: 'object', properties: {} },
+      names: [],
+      problems: [
+        {
+          field: 'content',
+          message: `has more code inside <% %> tags than ${maxCode} characters (limit PRESSROOM_MAX_TEMPLATE_CODE_BYTES)`,
+        },
+      ],
+    };
+  }
+  const code = stripStrings(tagged);
   const root = node();
   root.kind = 'object';
   root.required = true;
@@ -284,7 +301,7 @@ function toSchema(n: Node): JsonSchema {
   if (n.kind === 'object') {
     const properties: Record<string, JsonSchema> = {};
     const required: string[] = [];
-    for (const [k, child] of [...n.props].sort(([a], [b]) => a.localeCompare(b))) {
+    for (const [k, child] of [...n.props].sort(([a], [b]) => byName.compare(a, b))) {
       properties[k] = toSchema(child);
       if (child.required) required.push(k);
     }
@@ -294,7 +311,7 @@ function toSchema(n: Node): JsonSchema {
 }
 
 function collectNames(n: Node, prefix: string, out: string[]): void {
-  for (const [k, child] of [...n.props].sort(([a], [b]) => a.localeCompare(b))) {
+  for (const [k, child] of [...n.props].sort(([a], [b]) => byName.compare(a, b))) {
     const name = prefix ? `${prefix}.${k}` : k;
     const shown = child.kind === 'array' ? `${name}[]` : name;
     out.push(shown);
@@ -316,7 +333,7 @@ export function describeVariables(schema: JsonSchema): VariableInfo[] {
   const out: VariableInfo[] = [];
   const walk = (s: JsonSchema, prefix: string) => {
     const required = new Set(Array.isArray(s.required) ? s.required : []);
-    for (const [key, child] of Object.entries(s.properties ?? {}).sort(([a], [b]) => a.localeCompare(b))) {
+    for (const [key, child] of Object.entries(s.properties ?? {}).sort(([a], [b]) => byName.compare(a, b))) {
       const name = prefix ? `${prefix}.${key}` : key;
       const t: unknown = child.type;
       const type = typeof t === 'string' ? t : Array.isArray(t) ? t.join('|') : 'any';
