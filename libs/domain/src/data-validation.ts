@@ -262,7 +262,7 @@ class LinearRegExp extends RegExp {
 /** A copy of a vetted schema with every `pattern` keyword's string replaced by a LinearRegExp. */
 export function withLinearPatterns<T>(schema: T, context: 'schema' | 'names' | 'value' = 'schema'): T {
   if (context === 'value' || typeof schema !== 'object' || schema === null) return schema;
-  if (Array.isArray(schema)) return schema.map((v) => withLinearPatterns(v, 'schema')) as T;
+  if (Array.isArray(schema)) return (schema as unknown[]).map((v) => withLinearPatterns(v, 'schema')) as T;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(schema as Record<string, unknown>)) {
     if (context === 'schema' && k === 'pattern' && typeof v === 'string') out[k] = new LinearRegExp(v);

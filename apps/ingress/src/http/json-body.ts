@@ -5,7 +5,7 @@ import { PressroomError, jsonTextProblems, validationError, type DoorLimits } fr
 /** A key that would set an object's prototype when merged (what @hapi/bourne refuses too). */
 const PROTO_KEY =
   /"(?:_|\\u005[Ff])(?:_|\\u005[Ff])(?:p|\\u0070)(?:r|\\u0072)(?:o|\\u006[Ff])(?:t|\\u0074)(?:o|\\u006[Ff])(?:_|\\u005[Ff])(?:_|\\u005[Ff])"\s*:/;
-const STRICT_START = /^[\x20\x09\x0a\x0d]*[[{]/;
+const STRICT_START = /^[ \t\n\r]*[[{]/;
 
 const malformed = () => Object.assign(new Error('The request body is not valid JSON.'), { status: 400, type: 'entity.parse.failed' });
 

@@ -6,6 +6,14 @@ export type SchemaJob = { id: number; op: 'compile'; schema: DataSchema } | { id
 export type SchemaJobResult =
   { id: number; compileProblem: string | undefined } | { id: number; problems: FieldProblem[] } | { id: number; failure: string };
 
+/**
+ * The worker thread's entry. A worker does not inherit the TypeScript loader of the process
+ * that starts it (tsx registers it on the main thread only), so it registers one for itself
+ * before it loads the worker module.
+ */
+const WORKER_BOOTSTRAP = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))})
+  .then((tsx) => { tsx.register(); return import(${JSON.stringify(new URL('./schema-worker.ts', import.meta.url).href)}); });`;
+
 interface Pending {
   job: SchemaJob;
   field: string;
@@ -32,7 +40,7 @@ export function createSchemaChecker(opts: { timeoutMs: number }) {
     if (ready) return ready;
     const starting = new Promise<Worker>((resolve, reject) => {
       // resourceLimits: a schema that makes TypeBox allocate without bound ends this thread only.
-      const w = new Worker(new URL('./schema-worker.mjs', import.meta.url), { resourceLimits: { maxOldGenerationSizeMb: 256 } });
+      const w = new Worker(WORKER_BOOTSTRAP, { eval: true, resourceLimits: { maxOldGenerationSizeMb: 256 } });
       w.unref(); // never what keeps the process alive
       w.once('message', () => {
         worker = w;
@@ -92,6 +100,9 @@ export function createSchemaChecker(opts: { timeoutMs: number }) {
     w.once('exit', onExit);
     w.postMessage(next.job);
   }
+
+  // Started now, so the first check does not wait for the thread to load its modules.
+  void spawn().catch(() => undefined);
 
   function run(job: SchemaJob, field: string): Promise<SchemaJobResult> {
     return new Promise((resolve, reject) => {
