@@ -1,6 +1,5 @@
 import Koa from 'koa';
 import Router from '@koa/router';
-import bodyParser from 'koa-bodyparser';
 import type {
   ArtifactStorage,
   AssetStore,
@@ -18,8 +17,11 @@ import type {
   TopicNames,
 } from '@pressroom/core';
 import { runReadiness, type Metrics, type ReadinessCheck } from '@pressroom/observability';
+import type { DoorLimits } from '@pressroom/domain';
+import { createSchemaChecker } from './schema-validation/schema-checker.ts';
 import { errorMapper } from './http/error-mapper.ts';
 import { jsonOnly } from './http/json-only.ts';
+import { jsonBody } from './http/json-body.ts';
 import { requireApiKey } from './http/auth.ts';
 import { createRenderRequests } from './render-requests.ts';
 import { renderRoutes } from './routes/render-routes.ts';
@@ -55,6 +57,10 @@ export interface IngressDeps {
     syncTimeoutMs: number;
     maxBodyBytes: number;
     maxAssetBytes: number;
+    /** Bounds on tenant input, each refused with a 400 naming its setting. */
+    limits: DoorLimits;
+    /** Deadline of compiling a declared data schema or checking data against it (worker thread). */
+    validationTimeoutMs: number;
     allowPrivateWebhooks: boolean;
     /** Tenant S3 endpoints may be on loopback and private addresses (default false). */
     allowPrivateS3Endpoints?: boolean;
@@ -101,16 +107,7 @@ export function buildIngressApp(deps: IngressDeps): Koa {
   const authenticate = requireApiKey(deps.catalog);
   app.use((ctx, next) => (ctx.path.startsWith('/v1/') ? authenticate(ctx, next) : next()));
   app.use(jsonOnly);
-  app.use(
-    bodyParser({
-      enableTypes: ['json'],
-      jsonLimit: `${deps.settings.maxBodyBytes}b`,
-      strict: true,
-      onerror: (err: Error & { status?: number }) => {
-        throw err;
-      },
-    }),
-  );
+  app.use(jsonBody({ maxBodyBytes: deps.settings.maxBodyBytes, limits: deps.settings.limits }));
 
   if (deps.settings.adminToken) {
     const admin = adminRoutes({
@@ -121,9 +118,12 @@ export function buildIngressApp(deps: IngressDeps): Koa {
     app.use(admin.routes());
   }
 
-  const templateStore = createTemplates(deps);
+  const schemas = createSchemaChecker({ timeoutMs: deps.settings.validationTimeoutMs });
+  const templateStore = createTemplates({ ...deps, limits: deps.settings.limits, schemas });
   const requests = createRenderRequests({
     ...deps,
+    limits: deps.settings.limits,
+    schemas,
     templates: templateStore,
     allowPrivateWebhooks: deps.settings.allowPrivateWebhooks,
     webhookTargets: { allowHttp: deps.settings.webhooks.allowHttp, allowedPorts: deps.settings.webhooks.allowedPorts },

@@ -10,12 +10,13 @@ import type {
 } from '@pressroom/schemas';
 import {
   PressroomError,
+  dataLimitProblems,
   dataProblems,
-  dataSchemaProblems,
   logUnavailable,
   mergePdfParams,
   pdfParamsProblems,
   validationError,
+  type DoorLimits,
   type FieldProblem,
 } from '@pressroom/domain';
 import {
@@ -29,7 +30,8 @@ import {
   type TopicNames,
 } from '@pressroom/core';
 
-import { variablesOf, type Templates } from './templates.ts';
+import { templateContentProblems, variablesOf, type Templates } from './templates.ts';
+import type { SchemaChecker } from './schema-validation/schema-checker.ts';
 
 export type RenderInput =
   | { kind: 'template'; body: Http.TemplateSyncBody | Http.TemplateAsyncBody }
@@ -60,6 +62,8 @@ export interface RenderRequestsDeps {
   event: EventFactory;
   allowPrivateWebhooks: boolean;
   webhookTargets?: { allowHttp: boolean; allowedPorts: number[] };
+  limits: DoorLimits;
+  schemas: SchemaChecker;
 }
 
 /**
@@ -70,10 +74,13 @@ export interface RenderRequestsDeps {
 export function createRenderRequests(deps: RenderRequestsDeps) {
   async function submit(tenant: Tenant, mode: 'sync' | 'async', input: RenderInput): Promise<RenderRequested> {
     const body = input.body;
+    // Bounded before any work is done on them: the data's size and shape, unsaved sources.
+    const bounds = doorProblems(input);
+    if (bounds.length) throw validationError(bounds);
     // Checked at the door, all at once: the template's variables and the page setup.
     const resolved = await renderSource(tenant, input);
     const pdfParams = mergePdfParams(resolved.pdfParams, body.pdfParams);
-    const problems = [...dataProblemsOf(input, resolved), ...pdfParamsProblems(pdfParams)];
+    const problems = [...(await dataProblemsOf(resolved)), ...pdfParamsProblems(pdfParams)];
     if (problems.length) throw validationError(problems);
     // A preview always goes to our own storage (its bytes are read back at once).
     const storage =
@@ -164,16 +171,25 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
     };
   }
 
-  /** One problem per missing or mistyped variable (`data.<path>`), against the declared or inferred schema. */
-  function dataProblemsOf(input: RenderInput, resolved: ResolvedSource): FieldProblem[] {
+  /** Limits on what a request brings: its data, and the sources and schema of an unsaved template. */
+  function doorProblems(input: RenderInput): FieldProblem[] {
+    if (input.kind === 'html') return [];
+    const problems = input.body.data === undefined ? [] : dataLimitProblems(input.body.data, deps.limits);
+    if (input.kind === 'unsaved') problems.push(...templateContentProblems(input.body, deps.limits));
+    return problems;
+  }
+
+  /**
+   * One problem per missing or mistyped variable (`data.<path>`). A declared schema (the
+   * tenant's) is checked on the validation worker under its deadline; an inferred one is ours,
+   * linear to check, and checked here.
+   */
+  async function dataProblemsOf(resolved: ResolvedSource): Promise<FieldProblem[]> {
     if (resolved.source.kind !== 'template') return [];
-    // A stored schema was checked when it was written; an unsaved one is checked now.
-    if (input.kind === 'unsaved' && resolved.dataSchema) {
-      const schemaProblems = dataSchemaProblems(resolved.dataSchema);
-      if (schemaProblems.length) return schemaProblems;
-    }
-    const schema = resolved.dataSchema ?? variablesOf(resolved.source).schema;
-    return dataProblems(schema, resolved.source.data);
+    if (resolved.dataSchema) return deps.schemas.dataProblems(resolved.dataSchema, resolved.source.data);
+    const { templateId, templateVersion } = resolved.source;
+    const stored = templateId === UNSAVED_TEMPLATE_ID ? undefined : { templateId, version: templateVersion };
+    return dataProblems(variablesOf(resolved.source, stored).schema, resolved.source.data);
   }
 
   /** The view entry of a request, or undefined when it was never issued to this tenant. */

@@ -23,6 +23,8 @@ export async function startIngressServer(rt: Runtime): Promise<Server> {
       syncTimeoutMs: config.syncTimeoutMs,
       maxBodyBytes: config.maxBodyBytes,
       maxAssetBytes: config.maxAssetBytes,
+      limits: config.limits,
+      validationTimeoutMs: config.validationTimeoutMs,
       allowPrivateWebhooks: config.allowPrivateWebhooks,
       allowPrivateS3Endpoints: config.allowPrivateS3Endpoints,
       adminToken: config.adminToken,

@@ -1,7 +1,13 @@
+import { createHash } from 'node:crypto';
 import type { DataSchema, Http, TemplateVersionContent } from '@pressroom/schemas';
 import {
+  DEFAULT_MAX_TEMPLATE_CODE,
+  DEFAULT_MAX_VARIABLE_DEPTH,
   PressroomError,
   dataSchemaProblems,
+  templateSourceProblems,
+  type DoorLimits,
+  type FieldProblem,
   describeVariables,
   inferDataSchema,
   logUnavailable,
@@ -13,6 +19,7 @@ import {
 } from '@pressroom/domain';
 import type { EventLog, Ids, TemplateEventFactory, TemplateView, TopicNames } from '@pressroom/core';
 import type { TemplateEvent } from '@pressroom/schemas';
+import type { SchemaChecker } from './schema-validation/schema-checker.ts';
 
 export interface TemplatesDeps {
   log: EventLog;
@@ -20,14 +27,48 @@ export interface TemplatesDeps {
   topics: TopicNames;
   ids: Ids;
   templateEvent: TemplateEventFactory;
+  limits: DoorLimits;
+  schemas: SchemaChecker;
+}
+
+/**
+ * Inferred variables by a hash of the sources: versions never change, and every
+ * `GET /v1/templates` and render of a template without `dataSchema` would infer them again.
+ */
+const inferredCache = new Map<string, ReturnType<typeof inferDataSchema>>();
+const INFERRED_CACHE_LIMIT = 1000;
+
+function inferredVariables(
+  sources: (string | undefined)[],
+  bounds: { maxDepth: number; maxCode: number } = { maxDepth: DEFAULT_MAX_VARIABLE_DEPTH, maxCode: DEFAULT_MAX_TEMPLATE_CODE },
+  version?: { templateId: string; version: number },
+): ReturnType<typeof inferDataSchema> {
+  // A stored version is named by its id and number (immutable); other sources by their hash.
+  let key = `${bounds.maxDepth}/${bounds.maxCode}|`;
+  if (version) key += `${version.templateId}@${version.version}`;
+  else {
+    const hash = createHash('sha256');
+    for (const s of sources) hash.update(s === undefined ? '\u0000u' : `${s.length}:${s}`);
+    key += hash.digest('base64');
+  }
+  let inferred = inferredCache.get(key);
+  if (!inferred) {
+    inferred = inferDataSchema(sources, bounds);
+    if (inferredCache.size >= INFERRED_CACHE_LIMIT) inferredCache.delete(inferredCache.keys().next().value as string);
+    inferredCache.set(key, inferred);
+  }
+  return inferred;
 }
 
 /** The variables of a version: its declared schema, or the one inferred from its sources. */
-export function variablesOf(t: Pick<TemplateVersionContent, 'content' | 'header' | 'footer' | 'dataSchema'>): Http.TemplateVariables {
+export function variablesOf(
+  t: Pick<TemplateVersionContent, 'content' | 'header' | 'footer' | 'dataSchema'>,
+  version?: { templateId: string; version: number },
+): Http.TemplateVariables {
   if (t.dataSchema) {
     return { source: 'declared', schema: t.dataSchema, names: describeVariables(t.dataSchema).map((v) => v.name) };
   }
-  const inferred = inferDataSchema([t.content, t.header, t.footer]);
+  const inferred = inferredVariables([t.content, t.header, t.footer], undefined, version);
   return { source: 'inferred', schema: inferred.schema, names: inferred.names };
 }
 
@@ -41,7 +82,7 @@ export function templateResource(head: TemplateHead, v: TemplateVersionRecord): 
     ...(v.pdfParams ? { pdfParams: v.pdfParams } : {}),
     ...(v.ready ? { ready: v.ready } : {}),
     ...(v.dataSchema ? { dataSchema: v.dataSchema } : {}),
-    variables: variablesOf(v),
+    variables: variablesOf(v, v),
     version: v.version,
     latestVersion: head.latestVersion,
     createdAt: head.createdAt,
@@ -49,10 +90,38 @@ export function templateResource(head: TemplateHead, v: TemplateVersionRecord): 
   };
 }
 
-/** Rules a template write must meet beyond its schema; throws VALIDATION_FAILED naming each field. */
-export function checkTemplateContent(body: { pdfParams?: Http.TemplateWriteBody['pdfParams']; dataSchema?: DataSchema }): void {
-  const problems = [...pdfParamsProblems(body.pdfParams), ...(body.dataSchema ? dataSchemaProblems(body.dataSchema) : [])];
+/**
+ * Why a template's content cannot be used, beyond its schema: page setup, the size of its
+ * sources, its declared `dataSchema` (bounded subset, see dataSchemaProblems) or, without one,
+ * variables nested deeper than the data may be. Cheap and bounded: runs on the event loop.
+ */
+export function templateContentProblems(
+  body: { content?: string; header?: string; footer?: string; pdfParams?: Http.TemplateWriteBody['pdfParams']; dataSchema?: DataSchema },
+  limits: DoorLimits,
+): FieldProblem[] {
+  const problems = [...pdfParamsProblems(body.pdfParams), ...templateSourceProblems(body, limits)];
+  if (problems.length) return problems;
+  if (body.dataSchema) return dataSchemaProblems(body.dataSchema, limits);
+  return inferredVariables([body.content, body.header, body.footer], { maxDepth: limits.dataDepth, maxCode: limits.templateCodeBytes })
+    .problems;
+}
+
+/**
+ * Rules a template write must meet beyond its schema; throws VALIDATION_FAILED naming each
+ * field. Everything is checked before anything is appended: a write that answers an error
+ * changes nothing. A declared schema is compiled once on the validation worker (deadline).
+ */
+export async function checkTemplateContent(
+  body: Parameters<typeof templateContentProblems>[0],
+  limits: DoorLimits,
+  schemas: SchemaChecker,
+): Promise<void> {
+  const problems = templateContentProblems(body, limits);
   if (problems.length) throw validationError(problems);
+  if (body.dataSchema) {
+    const problem = await schemas.compileProblem(body.dataSchema);
+    if (problem) throw validationError([{ field: 'dataSchema', message: `is not a usable JSON Schema: ${problem}` }]);
+  }
 }
 
 /**
@@ -94,14 +163,14 @@ export function createTemplates(deps: TemplatesDeps) {
   return {
     read,
     async create(tenantId: string, content: TemplateVersionContent): Promise<Http.TemplateResource> {
-      checkTemplateContent(content);
+      await checkTemplateContent(content, deps.limits, deps.schemas);
       const templateId = `tpl_${deps.ids.next().replace(/-/g, '')}`;
       await write(deps.templateEvent('TemplateCreated', { templateId, tenantId }, { templateVersion: 1, ...content }));
       const r = await read(tenantId, templateId);
       return templateResource(r.head, r.version);
     },
-    revise(tenantId: string, templateId: string, content: TemplateVersionContent): Promise<Http.TemplateResource> {
-      checkTemplateContent(content);
+    async revise(tenantId: string, templateId: string, content: TemplateVersionContent): Promise<Http.TemplateResource> {
+      await checkTemplateContent(content, deps.limits, deps.schemas);
       return serial(`${tenantId}/${templateId}`, async () => {
         const head = await deps.templates.head(tenantId, templateId);
         if (!head) throw notFound(`Template ${templateId}`);

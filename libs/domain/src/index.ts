@@ -12,5 +12,6 @@ export * from './asset-sniff.ts';
 export * from './webhook-retry.ts';
 export * from './webhook-target-policy.ts';
 export * from './delivery.ts';
+export * from './door-limits.ts';
 export * from './s3-endpoint-policy.ts';
 export * from './fair-scheduler.ts';

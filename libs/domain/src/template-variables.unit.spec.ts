@@ -86,3 +86,34 @@ describe('describeVariables', () => {
     ]);
   });
 });
+
+describe('inferDataSchema on hostile sources', () => {
+  it('refuses a 4,000-segment member chain (it used to overflow the stack) and cuts the schema at the depth limit', () => {
+    const r = inferDataSchema([`<%= it${'.a'.repeat(4_000)} %>`]);
+    expect(r.problems).toEqual([
+      { field: 'content', message: 'uses a variable nested deeper than 32 levels (limit PRESSROOM_MAX_DATA_DEPTH)' },
+    ]);
+    expect(r.names).toHaveLength(32);
+    expect(inferDataSchema(['<%= it.a.b %>'], { maxDepth: 1 }).problems).toHaveLength(1);
+  });
+
+  it('takes unclosed tags, unterminated strings and unclosed loop heads in its stride', () => {
+    const all = { maxCode: Infinity };
+    expect(inferDataSchema(['<%'.repeat(120_000)])).toMatchObject({ names: [], problems: [] });
+    expect(inferDataSchema([`<% ${`'\\`.repeat(120_000)} %>`], all)).toMatchObject({ names: [], problems: [] });
+    expect(inferDataSchema([`<% ${'it.a.forEach((x'.repeat(15_000)} %>`], all).names).toEqual(['a[]']);
+    expect(inferDataSchema(['<%= it.x %> <% "unterminated it.y %>']).names).toEqual(['x']);
+  });
+
+  it('refuses more code inside tags than PRESSROOM_MAX_TEMPLATE_CODE_BYTES (markup outside tags does not count)', () => {
+    expect(inferDataSchema([`<% ${`'\\`.repeat(40_000)} %>`]).problems[0]?.message).toMatch(/PRESSROOM_MAX_TEMPLATE_CODE_BYTES/);
+    expect(inferDataSchema([`<p>${'x'.repeat(200_000)}</p><%= it.name %>`])).toMatchObject({ names: ['name'], problems: [] });
+  });
+
+  it('resolves thousands of loop aliases and chains of aliases up to the depth limit', () => {
+    const loops = Array.from({ length: 5_000 }, (_, i) => `it.l${i}.forEach((a${i}, j) => { %><%= a${i}.v %><% })`).join(';');
+    expect(inferDataSchema([`<% ${loops} %>`], { maxCode: Infinity }).names).toHaveLength(10_000);
+    const chained = Array.from({ length: 100 }, (_, i) => `${i ? `a${i - 1}` : 'it'}.x.forEach(a${i} => {`).join('');
+    expect(inferDataSchema([`<% ${chained} %>`]).problems).toHaveLength(1);
+  });
+});

@@ -2,3 +2,4 @@ export * from './json-logger.ts';
 export * from './metrics.ts';
 export * from './health.ts';
 export * from './ops-server.ts';
+export * from './event-loop-delay.ts';

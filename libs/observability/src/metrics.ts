@@ -1,4 +1,5 @@
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { monitorEventLoopDelay } from './event-loop-delay.ts';
 
 /** The metric catalogue: one registry per process, shared by every app it runs. */
 export function createMetrics() {
@@ -6,6 +7,7 @@ export function createMetrics() {
   collectDefaultMetrics({ register: registry });
   return {
     registry,
+    eventLoopDelay: monitorEventLoopDelay(registry),
     httpRequestSeconds: new Histogram({
       name: 'pressroom_http_request_duration_seconds',
       help: 'HTTP request latency by route and status.',
