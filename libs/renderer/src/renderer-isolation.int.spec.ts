@@ -3,7 +3,9 @@ import { createPlaywrightRenderer, type PlaywrightRenderer } from './index.ts';
 import { memoryAssets } from './test-support/assets.ts';
 import { htmlSource } from './test-support/fixtures.ts';
 import { pdfText } from './test-support/poppler.ts';
-import { FRAMED_STORAGE_KINDS, PROBE_READY, probePage, readerSvg, writerSvg } from './test-support/storage-probe.ts';
+import { FRAMED_STORAGE_KINDS, PROBE_READY, probePageHtml, readerSvg, writerSvg } from '../../../test/support/storage-probe.ts';
+
+const probePage = (name: string) => htmlSource(probePageHtml(name));
 
 // Nothing of one render may survive into the next one on the same warm page: tenant A's scripted
 // SVG asset writes every kind of storage of the assets origin, tenant B's reads it back.

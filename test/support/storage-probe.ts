@@ -1,5 +1,8 @@
-import { ASSET_ORIGIN } from '@pressroom/core';
-import { htmlSource } from './fixtures.ts';
+// Probes for browser state that one render could leave for another: used by the renderer's
+// integration tests and by the e2e tests over HTTP.
+
+/** The reserved origin of tenant assets (ASSET_ORIGIN in @pressroom/core). */
+const ASSET_ORIGIN = 'https://assets.pressroom.invalid';
 
 /** The kinds of browser state a page of one origin can leave behind for a later document. */
 export const STORAGE_KINDS = ['localStorage', 'sessionStorage', 'indexedDB', 'cacheStorage', 'cookie'] as const;
@@ -88,6 +91,4 @@ export function probePageHtml(name: string): string {
     `<iframe src="${ASSET_ORIGIN}/${name}" width="20" height="20"></iframe>`
   );
 }
-
-export const probePage = (name: string) => htmlSource(probePageHtml(name));
 export const PROBE_READY = { expression: 'window.probeDone === true' } as const;
