@@ -59,6 +59,11 @@ export const ConfigSchema = Type.Object({
   PRESSROOM_RENDER_PAGES: Int('Warm Chromium pages per render worker (renders at once).', 2, 1),
   PRESSROOM_RENDER_RECYCLE_AFTER: Int('Renders after which a page is replaced.', 200, 1),
   PRESSROOM_RENDER_MAX_OUTPUT_BYTES: Int('Largest file a render may produce.', 50 * 1024 * 1024, 1024),
+  PRESSROOM_RENDER_MAX_PNG_PIXELS: Int(
+    'Largest PNG a render may produce, in pixels (width x height); a larger one fails with OUTPUT_TOO_LARGE before it is captured.',
+    25_000_000,
+    1,
+  ),
   PRESSROOM_RENDER_ALLOWED_HOSTS: Str('Comma-separated hosts a page may fetch over https (none by default).', ''),
   CHROMIUM_PATH: Str('Chromium binary. Default: chromium-headless-shell when installed, else chromium.'),
   PRESSROOM_TOPIC_PREFIX: Str('Prefix of the Kafka topics.', 'pressroom'),
@@ -116,6 +121,7 @@ export interface PressroomConfig {
     pages: number;
     recycleAfter: number;
     maxOutputBytes: number;
+    maxPngPixels: number;
     allowedHosts: string[];
     chromiumPath: string | undefined;
   };
@@ -189,6 +195,7 @@ export function loadConfig(env: Record<string, string | undefined>): PressroomCo
       pages: Number(c.PRESSROOM_RENDER_PAGES),
       recycleAfter: Number(c.PRESSROOM_RENDER_RECYCLE_AFTER),
       maxOutputBytes: Number(c.PRESSROOM_RENDER_MAX_OUTPUT_BYTES),
+      maxPngPixels: Number(c.PRESSROOM_RENDER_MAX_PNG_PIXELS),
       allowedHosts: splitList(c.PRESSROOM_RENDER_ALLOWED_HOSTS),
       chromiumPath: c.CHROMIUM_PATH,
     },

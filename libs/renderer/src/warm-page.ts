@@ -28,6 +28,11 @@ export interface WarmPage {
   cdp: CDPSession;
   /** Origins the network guard answered with content since the last reset: their storage is cleared. */
   origins: Set<string>;
+  /**
+   * Whether the main frame went to another document while a job's own document was on the page
+   * (see watchNavigation). Our own navigations (freshDocument) are not watched.
+   */
+  navigation: { watching: boolean; left: boolean };
 }
 
 export interface WarmPageDeps {
@@ -65,7 +70,23 @@ async function openWarmPage(deps: WarmPageDeps): Promise<WarmPage> {
     });
     const page = await context.newPage();
     const cdp = await context.newCDPSession(page);
-    const wp: WarmPage = { browser, context, page, crashed: false, assets: undefined, media: 'print', cdp, origins: new Set() };
+    const wp: WarmPage = {
+      browser,
+      context,
+      page,
+      crashed: false,
+      assets: undefined,
+      media: 'print',
+      cdp,
+      origins: new Set(),
+      navigation: { watching: false, left: false },
+    };
+    // Page.frameNavigated is sent for a new document only (not for setContent's document.open
+    // nor for a change of the hash), so it is exactly "the page left the job's document".
+    cdp.on('Page.frameNavigated', (event) => {
+      if (event.frame.parentId === undefined && wp.navigation.watching) wp.navigation.left = true;
+    });
+    await cdp.send('Page.enable');
     current.wp = wp;
     // A popup (window.open works in headless Chromium, blocker or not) would outlive the job that
     // opened it, since the reset renews only our page, and a later job could reach it by name:
@@ -134,17 +155,53 @@ export async function freshDocument(page: Page, runtimeScript: string): Promise<
 }
 
 /**
- * Gives the page the job's viewport (the sheet's size, for PNG layout) and media type, changing
- * only what differs from the last job: most jobs are A4 print and cost nothing here.
+ * From now until the job ends, notes any navigation of the page's main frame to a new document
+ * (a meta refresh, `location = …`, `window.open(…, '_self')`, a form submission, a frame
+ * navigating the top): the job's output would be some other document, so the job is refused.
+ */
+export function watchNavigation(wp: WarmPage): void {
+  wp.navigation.watching = true;
+  wp.navigation.left = false;
+}
+
+/** Ends watching; true when the main frame left the job's document meanwhile (told once). */
+export function stopWatchingNavigation(wp: WarmPage): boolean {
+  const left = wp.navigation.left;
+  wp.navigation.watching = false;
+  wp.navigation.left = false;
+  return left;
+}
+
+/** freshDocument in the middle of a job (for the header and footer): our navigation, not the tenant's. */
+export async function freshDocumentDuringJob(wp: WarmPage, runtimeScript: string): Promise<void> {
+  const watching = wp.navigation.watching;
+  wp.navigation.watching = false;
+  try {
+    await freshDocument(wp.page, runtimeScript);
+    await wp.page.emulateMedia({ media: wp.media }); // lost in the navigation (see fitPage)
+  } finally {
+    wp.navigation.watching = watching;
+  }
+}
+
+/** The laid-out size of the page's document in CSS px, from the browser (a page script cannot fake it). */
+export async function contentSize(wp: WarmPage): Promise<{ width: number; height: number }> {
+  const metrics = await wp.cdp.send('Page.getLayoutMetrics');
+  return { width: metrics.cssContentSize.width, height: metrics.cssContentSize.height };
+}
+
+/**
+ * Gives the page the job's viewport (the sheet's size, for PNG layout), changing it only when it
+ * differs from the last job's (most jobs are A4), and the job's media type.
  */
 export async function fitPage(wp: WarmPage, setup: PageSetup): Promise<void> {
   const viewport = viewportFor(setup);
   const current = wp.page.viewportSize();
   if (current?.width !== viewport.width || current.height !== viewport.height) await wp.page.setViewportSize(viewport);
-  if (wp.media !== setup.media) {
-    await wp.page.emulateMedia({ media: setup.media });
-    wp.media = setup.media;
-  }
+  // Always sent: Chromium drops the emulated media type at every navigation while a second
+  // DevTools session (ours, wp.cdp) is attached to the page, and every job follows a navigation.
+  await wp.page.emulateMedia({ media: setup.media });
+  wp.media = setup.media;
 }
 
 async function disposeWarmPage(wp: WarmPage, deps: WarmPageDeps): Promise<void> {

@@ -8,6 +8,7 @@ export async function openRenderer(config: PressroomConfig, logger: Logger): Pro
     recycleAfter: config.render.recycleAfter,
     allowedHosts: config.render.allowedHosts,
     maxOutputBytes: config.render.maxOutputBytes,
+    maxPngPixels: config.render.maxPngPixels,
     logger,
   });
 }
