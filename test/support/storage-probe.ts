@@ -39,7 +39,7 @@ const WRITE = (secret: string) => `
     done.push('indexedDB');
   } catch (e) {}
   try { const c = await caches.open('probe'); await c.put('/probe', new Response(s)); done.push('cacheStorage'); } catch (e) {}
-  parent.postMessage('written:' + done.join(','), '*');
+  report('written:' + done.join(','));
 })();`;
 
 /** Script that reads every storage kind and posts what it found to the parent page. */
@@ -67,13 +67,16 @@ const READ = `
     const r = await c.match('/probe');
     found.cacheStorage = r ? await r.text() : null;
   } catch (e) { found.cacheStorage = 'error'; }
-  parent.postMessage('read:' + JSON.stringify(found), '*');
+  report('read:' + JSON.stringify(found));
 })();`;
+
+/** Framed, the probe posts its result to the page around it; top-level, it keeps it in window.probeResult. */
+const REPORT = `function report(msg) { window.probeResult = msg; if (parent !== window) parent.postMessage(msg, '*'); }`;
 
 /** An SVG document whose script runs when the SVG is framed (as a tenant's scripted asset would). */
 export function scriptedSvg(script: string): Uint8Array {
   return new TextEncoder().encode(
-    `<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><script><![CDATA[${script}]]></script></svg>`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><script><![CDATA[${REPORT}${script}]]></script></svg>`,
   );
 }
 
