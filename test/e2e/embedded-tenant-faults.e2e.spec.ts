@@ -47,6 +47,22 @@ describe('embedded profile: errors say whose fault it is', () => {
     expectFailure(await html({ html: page }), 422, 'NAVIGATION_REFUSED');
   });
 
+  it('answers 422 NAVIGATION_REFUSED when the page closes itself (was 500 "The browser page stopped…")', async () => {
+    const res = await html({ html: '<p>mine</p><script>window.close()</script>' });
+    expectFailure(res, 422, 'NAVIGATION_REFUSED');
+    expect(res.json.error.message).toContain('window.close()');
+  });
+
+  it('answers 422 NAVIGATION_REFUSED, not a time-out, when the page refreshes while a readiness signal is awaited', async () => {
+    const tpl = await svc.api.post('/v1/templates', {
+      name: 'refresh while waiting',
+      content: '<meta http-equiv="refresh" content="0.3;url=about:blank"><p>x</p>',
+      ready: { selector: '#never' },
+    });
+    expect(tpl.status, tpl.text).toBe(201);
+    expectFailure(await svc.api.post('/v1/pdf/sync', { templateId: tpl.json.templateId, data: {} }), 422, 'NAVIGATION_REFUSED');
+  });
+
   it('answers 422 NAVIGATION_REFUSED for a template whose page refreshes itself (was 500 "page.evaluate: Execution context was destroyed")', async () => {
     const tpl = await svc.api.post('/v1/templates', {
       name: 'refresh',

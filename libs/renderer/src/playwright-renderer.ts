@@ -23,6 +23,7 @@ import {
   contentSize,
   fitPage,
   freshDocumentDuringJob,
+  PageLeft,
   stopWatchingNavigation,
   warmPageLifecycle,
   watchNavigation,
@@ -116,13 +117,16 @@ export async function createPlaywrightRenderer(options: PlaywrightRendererOption
           timeoutMs: job.timeoutMs,
           navigated: stopWatchingNavigation(wp),
           pageGone: wp.crashed || wp.page.isClosed(),
+          // We close a job's page only after the job; a crash or a dead browser is not the page's doing.
+          closedItself: wp.page.isClosed() && !wp.crashed && host.isCurrent(wp.browser),
         }),
       );
       failed[failure.code]++;
       // A failure of the tenant's making (a template error, a navigation, a page setup or an
       // output over a limit) leaves a healthy page behind, which the reset cleans; anything
-      // else may not.
-      spoiled = failureFault(failure.code) !== 'tenant';
+      // else may not. A job abandoned when its page left may still have calls under way on
+      // the page: it is replaced, not reset.
+      spoiled = failureFault(failure.code) !== 'tenant' || err instanceof PageLeft;
       throw failure;
     } finally {
       stopWatchingNavigation(wp);
@@ -150,8 +154,8 @@ export async function createPlaywrightRenderer(options: PlaywrightRendererOption
     if (job.output === 'png') checkPngPixels(viewportFor(setup), maxPngPixels);
     wp.assets = job.assets;
     await fitPage(wp, setup);
-    watchNavigation(wp);
-    const output = await renderOnPage(wp.page, job, {
+    const left = watchNavigation(wp);
+    const rendering = renderOnPage(wp.page, job, {
       setup,
       remainingMs: () => deadline - Date.now(),
       maxOutputBytes: options.maxOutputBytes,
@@ -159,6 +163,7 @@ export async function createPlaywrightRenderer(options: PlaywrightRendererOption
       contentSize: () => contentSize(wp),
       freshDocument: () => freshDocumentDuringJob(wp, runtimeScript),
     });
+    const output = await Promise.race([rendering, left]);
     if (stopWatchingNavigation(wp)) throw new RenderFailure('NAVIGATION_REFUSED', NAVIGATION_REFUSED_MESSAGE);
     return output;
   }

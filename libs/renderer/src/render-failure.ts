@@ -10,6 +10,8 @@ export interface FailureFacts {
   navigated: boolean;
   /** The page crashed or was closed while the job ran. */
   pageGone: boolean;
+  /** The page was closed, not by a crash nor by us: its own script called window.close(). */
+  closedItself?: boolean;
 }
 
 /**
@@ -43,6 +45,15 @@ export function classifyRenderFailure(err: unknown, facts: FailureFacts): Render
   const message = err instanceof Error ? err.message : String(err);
   if (facts.navigated || (!(err instanceof RenderFailure) && NAVIGATION_ERROR.test(message))) {
     return new RenderFailure('NAVIGATION_REFUSED', NAVIGATION_REFUSED_MESSAGE, { cause: err });
+  }
+  if (facts.closedItself) {
+    return new RenderFailure(
+      'NAVIGATION_REFUSED',
+      'The page closed itself (window.close()). A document must stay open until it is printed.',
+      {
+        cause: err,
+      },
+    );
   }
   if (err instanceof RenderFailure) return err;
   if (err instanceof DeadlineExceeded || (err instanceof Error && err.name === 'TimeoutError')) {

@@ -39,6 +39,14 @@ describe('classifyRenderFailure', () => {
     expect(failure.message).not.toContain('eval at evaluate');
   });
 
+  it('blames a page that closed itself on the page', () => {
+    const err = pwError('page.evaluate: Target page, context or browser has been closed');
+    const failure = classifyRenderFailure(err, { ...calm, pageGone: true, closedItself: true });
+    expect(failure.code).toBe('NAVIGATION_REFUSED');
+    expect(failure.message).toMatch(/closed itself \(window\.close\(\)\)/);
+    expect(failure.message).not.toMatch(AUTOMATION);
+  });
+
   it('keeps our own failures as they are', () => {
     const own = new RenderFailure('TEMPLATE_ERROR', 'ReferenceError: x is not defined');
     expect(classifyRenderFailure(own, calm)).toBe(own);

@@ -32,7 +32,15 @@ export interface WarmPage {
    * Whether the main frame went to another document while a job's own document was on the page
    * (see watchNavigation). Our own navigations (freshDocument) are not watched.
    */
-  navigation: { watching: boolean; left: boolean };
+  navigation: { watching: boolean; left: boolean; onLeave?: (() => void) | undefined };
+}
+
+/** PageLeft happens when the job's document is gone (a navigation, window.close()) while the job ran. */
+export class PageLeft extends Error {
+  constructor() {
+    super('the page left the job document');
+    this.name = 'PageLeft';
+  }
 }
 
 export interface WarmPageDeps {
@@ -84,7 +92,12 @@ async function openWarmPage(deps: WarmPageDeps): Promise<WarmPage> {
     // Page.frameNavigated is sent for a new document only (not for setContent's document.open
     // nor for a change of the hash), so it is exactly "the page left the job's document".
     cdp.on('Page.frameNavigated', (event) => {
-      if (event.frame.parentId === undefined && wp.navigation.watching) wp.navigation.left = true;
+      if (event.frame.parentId !== undefined || !wp.navigation.watching) return;
+      wp.navigation.left = true;
+      wp.navigation.onLeave?.();
+    });
+    page.on('close', () => {
+      if (wp.navigation.watching) wp.navigation.onLeave?.();
     });
     await cdp.send('Page.enable');
     current.wp = wp;
@@ -157,11 +170,19 @@ export async function freshDocument(page: Page, runtimeScript: string): Promise<
 /**
  * From now until the job ends, notes any navigation of the page's main frame to a new document
  * (a meta refresh, `location = …`, `window.open(…, '_self')`, a form submission, a frame
- * navigating the top): the job's output would be some other document, so the job is refused.
+ * navigating the top) and the page closing itself: the job's output would be some other
+ * document, or none, so the job is refused. The promise returned rejects with PageLeft then.
  */
-export function watchNavigation(wp: WarmPage): void {
+export function watchNavigation(wp: WarmPage): Promise<never> {
   wp.navigation.watching = true;
   wp.navigation.left = false;
+  // Rejects as soon as the page leaves, so the job fails at once rather than when a wait for the
+  // vanished document times out. Never left unhandled: the job may have ended before.
+  const left = new Promise<never>((_, reject) => {
+    wp.navigation.onLeave = () => reject(new PageLeft());
+  });
+  left.catch(() => {});
+  return left;
 }
 
 /** Ends watching; true when the main frame left the job's document meanwhile (told once). */
@@ -169,6 +190,7 @@ export function stopWatchingNavigation(wp: WarmPage): boolean {
   const left = wp.navigation.left;
   wp.navigation.watching = false;
   wp.navigation.left = false;
+  wp.navigation.onLeave = undefined;
   return left;
 }
 
