@@ -135,8 +135,8 @@ async function resetPage(wp: WarmPage, runtimeScript: string): Promise<void> {
  * first, so none can write again after the clearing); what they stored in the context is cleared
  * here: local and session storage, IndexedDB, Cache Storage, file systems and every other kind
  * DevTools knows, and every cookie. Service workers are blocked for the whole context (see
- * openWarmPage). This costs a few milliseconds per origin; a fresh BrowserContext per job would
- * cost about 60 ms more per job (measured; see the README).
+ * openWarmPage). This costs a few milliseconds per job; a fresh BrowserContext per job would cost
+ * three to five times the whole reset (bench/reset.bench.ts).
  */
 async function clearStorage(wp: WarmPage): Promise<void> {
   const origins = [...new Set([ASSET_ORIGIN, ...wp.origins])];
