@@ -135,7 +135,8 @@ async function resetPage(wp: WarmPage, runtimeScript: string): Promise<void> {
  * first, so none can write again after the clearing); what they stored in the context is cleared
  * here: local and session storage, IndexedDB, Cache Storage, file systems and every other kind
  * DevTools knows, and every cookie. Service workers are blocked for the whole context (see
- * openWarmPage). This costs a few milliseconds per job; a fresh BrowserContext per job would cost
+ * openWarmPage); the HTTP cache is never used (Playwright disables it while requests are routed,
+ * and assets are served no-store). This costs a few milliseconds per job; a fresh BrowserContext per job would cost
  * three to five times the whole reset (bench/reset.bench.ts).
  */
 async function clearStorage(wp: WarmPage): Promise<void> {
