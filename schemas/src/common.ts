@@ -14,6 +14,8 @@ export const FailureCode = Type.Union(
     Type.Literal('OUTPUT_TOO_LARGE'),
     Type.Literal('STORAGE_ERROR'),
     Type.Literal('RENDER_ERROR'),
+    Type.Literal('NAVIGATION_REFUSED'),
+    Type.Literal('PAGE_SETUP_INVALID'),
   ],
   { description: 'Why a render failed.' },
 );

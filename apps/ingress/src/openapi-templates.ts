@@ -17,7 +17,7 @@ const fileBytes = {
 const previewErrors = {
   '400': invalid,
   '401': unauthorized,
-  '422': error('The render failed (template error, output too large).'),
+  '422': error("The render failed by the request's doing (TEMPLATE_ERROR, NAVIGATION_REFUSED, PAGE_SETUP_INVALID, OUTPUT_TOO_LARGE)."),
   '504': error('The preview did not finish within the sync wait (PREVIEW_TIMEOUT) or hit its time limit.'),
 };
 

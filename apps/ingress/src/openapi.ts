@@ -21,7 +21,7 @@ function syncOp(summary: string, bodyName: string) {
     responses: {
       '200': { description: 'Rendered within the wait.', content: json({ $ref: '#/components/schemas/SyncSuccessResponse' }) },
       '202': { description: 'Still rendering: queued; poll statusUrl.', content: json({ $ref: '#/components/schemas/QueuedResponse' }) },
-      '422': error('The render failed (template error, output too large).'),
+      '422': error("The render failed by the request's doing (TEMPLATE_ERROR, NAVIGATION_REFUSED, PAGE_SETUP_INVALID, OUTPUT_TOO_LARGE)."),
       '504': error('The render hit its time limit.'),
       ...renderErrors,
     },

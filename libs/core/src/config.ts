@@ -108,6 +108,11 @@ export const ConfigSchema = Type.Object({
   ),
   PRESSROOM_RENDER_RECYCLE_AFTER: Int('Renders after which a page is replaced.', 200, 1),
   PRESSROOM_RENDER_MAX_OUTPUT_BYTES: Int('Largest file a render may produce.', 50 * 1024 * 1024, 1024),
+  PRESSROOM_RENDER_MAX_PNG_PIXELS: Int(
+    'Largest PNG a render may produce, in pixels (width x height); a larger one fails with OUTPUT_TOO_LARGE before it is captured.',
+    25_000_000,
+    1,
+  ),
   PRESSROOM_RENDER_ALLOWED_HOSTS: Str('Comma-separated hosts a page may fetch over https (none by default).', ''),
   PRESSROOM_RENDER_ALLOW_PRIVATE_HOSTS: Bool(
     'Let allowed render hosts resolve to private addresses (RFC 1918, CGNAT, unique-local): asset servers on an internal network. Loopback, link-local and metadata addresses are refused regardless.',
@@ -187,6 +192,7 @@ export interface PressroomConfig {
     readAhead: number;
     recycleAfter: number;
     maxOutputBytes: number;
+    maxPngPixels: number;
     allowedHosts: string[];
     allowPrivateHosts: boolean;
     chromiumPath: string | undefined;
@@ -282,6 +288,7 @@ export function loadConfig(env: Record<string, string | undefined>): PressroomCo
       readAhead: Number(c.PRESSROOM_RENDER_READ_AHEAD),
       recycleAfter: Number(c.PRESSROOM_RENDER_RECYCLE_AFTER),
       maxOutputBytes: Number(c.PRESSROOM_RENDER_MAX_OUTPUT_BYTES),
+      maxPngPixels: Number(c.PRESSROOM_RENDER_MAX_PNG_PIXELS),
       allowedHosts: splitList(c.PRESSROOM_RENDER_ALLOWED_HOSTS),
       allowPrivateHosts: c.PRESSROOM_RENDER_ALLOW_PRIVATE_HOSTS === 'true',
       chromiumPath: c.CHROMIUM_PATH,

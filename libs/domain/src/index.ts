@@ -15,3 +15,4 @@ export * from './delivery.ts';
 export * from './door-limits.ts';
 export * from './s3-endpoint-policy.ts';
 export * from './fair-scheduler.ts';
+export * from './failure-fault.ts';

@@ -21,8 +21,17 @@ export function mergePdfParams(template: PdfParams | undefined, request: PdfPara
 }
 
 /**
+ * The sheet sizes Pressroom prints, in PDF points: from a quarter inch to 200 inches a side.
+ * 200 in is the largest page PDF readers (Acrobat's limit, 14,400 units) display; beyond it
+ * Chromium's printing and screenshots fail or take minutes, so such a size is the request's
+ * fault and is refused before any rendering.
+ */
+export const PAGE_SIDE_LIMITS_PT = { min: 18, max: 14_400 } as const;
+
+/**
  * Rules the schema cannot say (it already checks ranges, units and enums): width and height
- * go together; page ranges count up from 1 and run forward. `prefix` names the field
+ * go together and stay within PAGE_SIDE_LIMITS_PT, so does each margin; page ranges count up
+ * from 1 and run forward. `prefix` names the field
  * (`pdfParams`), so a 400 points at what to fix.
  */
 export function pdfParamsProblems(params: PdfParams | undefined, prefix = 'pdfParams'): FieldProblem[] {
@@ -36,7 +45,17 @@ export function pdfParamsProblems(params: PdfParams | undefined, prefix = 'pdfPa
   }
   for (const side of ['width', 'height'] as const) {
     const v = params[side];
-    if (v !== undefined && lengthInPoints(v) <= 0) problems.push({ field: `${prefix}.${side}`, message: 'must be greater than 0' });
+    if (v === undefined) continue;
+    const pt = lengthInPoints(v);
+    if (pt <= 0) problems.push({ field: `${prefix}.${side}`, message: 'must be greater than 0' });
+    else if (pt < PAGE_SIDE_LIMITS_PT.min - 1e-6)
+      problems.push({ field: `${prefix}.${side}`, message: 'must be at least 0.25in (6.35mm)' });
+    else if (pt > PAGE_SIDE_LIMITS_PT.max + 1e-6) problems.push({ field: `${prefix}.${side}`, message: 'must be at most 200in (5080mm)' });
+  }
+  for (const [side, v] of Object.entries(params.margin ?? {})) {
+    if (v !== undefined && lengthInPoints(v) > PAGE_SIDE_LIMITS_PT.max + 1e-6) {
+      problems.push({ field: `${prefix}.margin.${side}`, message: 'must be at most 200in (5080mm)' });
+    }
   }
   if (params.pageRanges !== undefined) {
     for (const range of params.pageRanges.split(',')) {

@@ -32,6 +32,19 @@ describe('pdfParamsProblems', () => {
     expect(pdfParamsProblems({ format: 'A4', pageRanges: '1-2, 4', width: '1in', height: '2in' })).toEqual([]);
   });
 
+  it('refuses sheets and margins no reader can show (over 200 in) and slivers (under 0.25 in)', () => {
+    expect(pdfParamsProblems({ width: '100000mm', height: '10cm' })).toEqual([
+      { field: 'pdfParams.width', message: 'must be at most 200in (5080mm)' },
+    ]);
+    expect(pdfParamsProblems({ width: '10cm', height: '0.01mm' })).toEqual([
+      { field: 'pdfParams.height', message: 'must be at least 0.25in (6.35mm)' },
+    ]);
+    expect(pdfParamsProblems({ margin: { top: '99999999mm' } })).toEqual([
+      { field: 'pdfParams.margin.top', message: 'must be at most 200in (5080mm)' },
+    ]);
+    expect(pdfParamsProblems({ width: '200in', height: '0.25in', margin: { left: '5080mm' } })).toEqual([]);
+  });
+
   it('converts lengths to points', () => {
     expect(lengthInPoints('1in')).toBe(72);
     expect(lengthInPoints('96px')).toBe(72);

@@ -29,6 +29,11 @@ export interface GuardOptions extends AllowedFetchOptions {
   logger: Logger;
   /** The assets of the job the context is rendering now; none between jobs. */
   assets?: () => AssetSource | undefined;
+  /**
+   * Told the origin of every request answered with content (assets, allowed hosts): the origins
+   * whose documents may have run and stored something, to be cleared before the next job.
+   */
+  onOrigin?: (origin: string) => void;
 }
 
 /**
@@ -50,7 +55,10 @@ async function handle(route: Route, options: GuardOptions): Promise<void> {
   const url = route.request().url();
   const decision = options.policy.decide(url);
   if (decision.kind === 'pass') return route.continue();
-  if (decision.kind === 'asset') return serveAsset(route, decision.name, options.assets?.());
+  if (decision.kind === 'asset') {
+    options.onOrigin?.(new URL(url).origin);
+    return serveAsset(route, decision.name, options.assets?.());
+  }
   if (decision.kind === 'block') {
     options.logger.debug('request blocked', { url: truncate(url), reason: decision.reason });
     return route.abort('blockedbyclient');
@@ -59,6 +67,7 @@ async function handle(route: Route, options: GuardOptions): Promise<void> {
   let method = request.method();
   let body = request.postDataBuffer() ?? undefined;
   const headers = await request.allHeaders();
+  options.onOrigin?.(decision.url.origin);
   const outcome = await followAllowed(decision.url, {
     policy: options.policy,
     lookup: options.lookup ?? lookupAll,

@@ -1,4 +1,5 @@
 import { RenderFailure, type RenderJob } from '@pressroom/core';
+import { PAGE_SIDE_LIMITS_PT } from '@pressroom/domain';
 
 export type PdfParams = NonNullable<RenderJob['pdfParams']>;
 
@@ -46,8 +47,10 @@ export interface PageSetup {
  * the params give none. Width or height, when given, replace that side of the format.
  *
  * Values are assumed valid per the PdfParams schema (the API checks them at the door); what the
- * schema cannot see is refused here with TEMPLATE_ERROR rather than left to Chromium: margins
- * that leave no room for content. A scale outside 0.1-2 is clamped.
+ * door cannot see (the template's and the request's values merged) is refused here with
+ * PAGE_SETUP_INVALID rather than left to Chromium, whose own errors would name none of it: a
+ * sheet outside PAGE_SIDE_LIMITS_PT, margins that leave no room for content. A scale outside
+ * 0.1-2 is clamped.
  */
 export function resolvePageSetup(
   params: PdfParams = {},
@@ -63,11 +66,18 @@ export function resolvePageSetup(
     bottom: params.margin?.bottom ?? (bands.footer ? DEFAULT_BAND : '0'),
     left: params.margin?.left ?? '0',
   };
+  const [minPx, maxPx] = [PAGE_SIDE_LIMITS_PT.min * PX_PER_PT, PAGE_SIDE_LIMITS_PT.max * PX_PER_PT];
+  if ([width, height].some((side) => !(side >= minPx - 1e-6 && side <= maxPx + 1e-6))) {
+    throw new RenderFailure(
+      'PAGE_SETUP_INVALID',
+      `The page size ${mm(width)} x ${mm(height)} mm cannot be printed: each side must be between 0.25 and 200 inches (6.35 to 5080 mm).`,
+    );
+  }
   if (lengthToPx(margin.top) + lengthToPx(margin.bottom) >= height || lengthToPx(margin.left) + lengthToPx(margin.right) >= width) {
     throw new RenderFailure(
-      'TEMPLATE_ERROR',
+      'PAGE_SETUP_INVALID',
       `The margins (${margin.top} ${margin.right} ${margin.bottom} ${margin.left}) leave no room for content on a ` +
-        `${Math.round(width / PX_PER.mm)} x ${Math.round(height / PX_PER.mm)} mm page.`,
+        `${mm(width)} x ${mm(height)} mm page.`,
     );
   }
   return {
@@ -80,6 +90,12 @@ export function resolvePageSetup(
     media: params.emulatedMedia ?? 'print',
     hasCover: params.hasCover ?? false,
   };
+}
+
+const PX_PER_PT = 96 / 72;
+
+function mm(px: number): number {
+  return Math.round(px / PX_PER.mm);
 }
 
 /** A length of the PdfParams schema ("12mm", "0.5in", "40px", "0") in CSS px. */

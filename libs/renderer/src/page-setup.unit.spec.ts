@@ -44,7 +44,7 @@ describe('resolvePageSetup', () => {
     expect(given.margin).toMatchObject({ top: '0', bottom: '30px' });
   });
 
-  it('refuses margins that leave no room for content, with TEMPLATE_ERROR', () => {
+  it('refuses margins that leave no room for content, with PAGE_SETUP_INVALID', () => {
     const tooTall = () => resolvePageSetup({ format: 'A6', margin: { top: '80mm', bottom: '70mm' } });
     expect(tooTall).toThrow(RenderFailure);
     expect(tooTall).toThrow(/leave no room for content on a 105 x 148 mm page/);
@@ -52,8 +52,28 @@ describe('resolvePageSetup', () => {
     try {
       tooTall();
     } catch (err) {
-      expect((err as RenderFailure).code).toBe('TEMPLATE_ERROR');
+      expect((err as RenderFailure).code).toBe('PAGE_SETUP_INVALID');
     }
+  });
+
+  it.each([
+    ['an absurd sheet', { width: '100000mm', height: '100000mm' }, /100000 x 100000 mm cannot be printed/],
+    ['a sliver', { width: '0.01mm', height: '297mm' }, /0 x 297 mm cannot be printed/],
+    ['absurd margins', { margin: { top: '99999999mm' } }, /leave no room for content on a 210 x 297 mm page/],
+  ])('refuses %s with PAGE_SETUP_INVALID in its own words, before Chromium sees it', (_what, params, message) => {
+    const err = (() => {
+      try {
+        resolvePageSetup(params);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(err).toBeInstanceOf(RenderFailure);
+    expect(err).toMatchObject({ code: 'PAGE_SETUP_INVALID', message: expect.stringMatching(message) as unknown });
+  });
+
+  it('accepts the largest and smallest sheets PDF readers show', () => {
+    expect(resolvePageSetup({ width: '200in', height: '0.25in' }).paper).toEqual({ width: 19200, height: 24 });
   });
 
   it('clamps a scale outside what Chromium accepts and passes page ranges through', () => {

@@ -7,17 +7,29 @@ import {
   type RenderJob,
   type RenderOutput,
 } from '@pressroom/core';
+import { failureFault } from '@pressroom/domain';
 import { BrowserHost } from './browser-host.ts';
 import { chromiumArgs } from './chromium-args.ts';
 import { resolveChromiumPath } from './chromium-path.ts';
-import { DeadlineExceeded, withDeadline } from './deadline.ts';
+import { withDeadline } from './deadline.ts';
 import { pageRuntimeScript } from './eta-bundle.ts';
 import type { AllowedFetchOptions } from './network-guard.ts';
 import { NetworkPolicy } from './network-policy.ts';
-import { PagePool, PoolClosedError, type PagePoolStats } from './page-pool.ts';
-import { resolvePageSetup } from './page-setup.ts';
+import { PagePool, type PagePoolStats } from './page-pool.ts';
+import { resolvePageSetup, viewportFor } from './page-setup.ts';
+import { checkPngPixels } from './png-limit.ts';
+import { classifyRenderFailure, NAVIGATION_REFUSED_MESSAGE } from './render-failure.ts';
 import { renderOnPage } from './render-on-page.ts';
-import { fitPage, freshDocument, warmPageLifecycle, type WarmPage } from './warm-page.ts';
+import {
+  contentSize,
+  fitPage,
+  freshDocumentDuringJob,
+  PageLeft,
+  stopWatchingNavigation,
+  warmPageLifecycle,
+  watchNavigation,
+  type WarmPage,
+} from './warm-page.ts';
 
 export interface PlaywrightRendererOptions {
   /** Chromium binary; resolveChromiumPath() picks Debian's headless shell, then chromium, when unset. */
@@ -34,6 +46,8 @@ export interface PlaywrightRendererOptions {
   fetching?: AllowedFetchOptions;
   /** Largest file a render may produce; bigger ones fail with OUTPUT_TOO_LARGE. */
   maxOutputBytes: number;
+  /** Largest PNG in pixels; a bigger one fails with OUTPUT_TOO_LARGE before it is captured. Default 25 million. */
+  maxPngPixels?: number;
   logger?: Logger;
 }
 
@@ -84,12 +98,15 @@ export async function createPlaywrightRenderer(options: PlaywrightRendererOption
     OUTPUT_TOO_LARGE: 0,
     STORAGE_ERROR: 0,
     RENDER_ERROR: 0,
+    NAVIGATION_REFUSED: 0,
+    PAGE_SETUP_INVALID: 0,
   };
+  const maxPngPixels = options.maxPngPixels ?? 25_000_000;
   let closing: Promise<void> | undefined;
 
   async function render(job: RenderJob): Promise<RenderOutput> {
     const lease = await pool.acquire(job.lane ?? 'async').catch((err: unknown) => {
-      throw asFailure(err);
+      throw logged(classifyRenderFailure(err, { timeoutMs: job.timeoutMs, navigated: false, pageGone: false }));
     });
     // The limit starts when the job has a page: waiting for one is the caller's back-pressure.
     const deadline = Date.now() + job.timeoutMs;
@@ -101,17 +118,36 @@ export async function createPlaywrightRenderer(options: PlaywrightRendererOption
       succeeded++;
       return output;
     } catch (err) {
-      const failure = asFailure(err, job.timeoutMs);
+      const failure = logged(
+        classifyRenderFailure(err, {
+          timeoutMs: job.timeoutMs,
+          navigated: stopWatchingNavigation(wp),
+          pageGone: wp.crashed || wp.page.isClosed(),
+          // We close a job's page only after the job; a crash or a dead browser is not the page's doing.
+          closedItself: wp.page.isClosed() && !wp.crashed && host.isCurrent(wp.browser),
+        }),
+      );
       failed[failure.code]++;
-      // A template or size failure leaves a healthy page behind; anything else may not.
-      spoiled = failure.code !== 'TEMPLATE_ERROR' && failure.code !== 'OUTPUT_TOO_LARGE';
-      if (failure.code === 'RENDER_ERROR') logger.warn('render failed', { err });
+      // A failure of the tenant's making (a template error, a navigation, a page setup or an
+      // output over a limit) leaves a healthy page behind, which the reset cleans; anything
+      // else may not. A job abandoned when its page left may still have calls under way on
+      // the page: it is replaced, not reset.
+      spoiled = failureFault(failure.code) !== 'tenant' || err instanceof PageLeft;
       throw failure;
     } finally {
+      stopWatchingNavigation(wp);
       // Requests still in flight from this job find no assets from here on.
       wp.assets = undefined;
       void lease.release({ discard: spoiled });
     }
+  }
+
+  /** The caller sees our words only; the original error (Playwright's, Chromium's) goes to the log. */
+  function logged(failure: RenderFailure): RenderFailure {
+    const cause = failure.cause;
+    if (failureFault(failure.code) === 'service') logger.warn('render failed', { code: failure.code, err: cause ?? failure });
+    else logger.debug('render refused', { code: failure.code, message: failure.message, ...(cause ? { err: cause } : {}) });
+    return failure;
   }
 
   async function renderJob(wp: WarmPage, job: RenderJob, deadline: number): Promise<RenderOutput> {
@@ -120,14 +156,22 @@ export async function createPlaywrightRenderer(options: PlaywrightRendererOption
       header: src.kind === 'template' && Boolean(src.header),
       footer: src.kind === 'template' && Boolean(src.footer),
     });
+    // A PNG is at least its sheet: refuse one over the pixel limit before laying anything out.
+    if (job.output === 'png') checkPngPixels(viewportFor(setup), maxPngPixels);
     wp.assets = job.assets;
     await fitPage(wp, setup);
-    return renderOnPage(wp.page, job, {
+    const left = watchNavigation(wp);
+    const rendering = renderOnPage(wp.page, job, {
       setup,
       remainingMs: () => deadline - Date.now(),
       maxOutputBytes: options.maxOutputBytes,
-      freshDocument: () => freshDocument(wp.page, runtimeScript),
+      maxPngPixels,
+      contentSize: () => contentSize(wp),
+      freshDocument: () => freshDocumentDuringJob(wp, runtimeScript),
     });
+    const output = await Promise.race([rendering, left]);
+    if (stopWatchingNavigation(wp)) throw new RenderFailure('NAVIGATION_REFUSED', NAVIGATION_REFUSED_MESSAGE);
+    return output;
   }
 
   return {
@@ -149,14 +193,4 @@ export async function createPlaywrightRenderer(options: PlaywrightRendererOption
       failed: { ...failed },
     }),
   };
-}
-
-function asFailure(err: unknown, timeoutMs?: number): RenderFailure {
-  if (err instanceof RenderFailure) return err;
-  if (err instanceof DeadlineExceeded || (err instanceof Error && err.name === 'TimeoutError')) {
-    return new RenderFailure('RENDER_TIMEOUT', `The render did not finish within ${timeoutMs ?? '?'} ms.`, { cause: err });
-  }
-  if (err instanceof PoolClosedError) return new RenderFailure('RENDER_ERROR', 'The renderer is closed.', { cause: err });
-  const detail = err instanceof Error ? (err.message.split('\n')[0] ?? err.name) : String(err);
-  return new RenderFailure('RENDER_ERROR', `Chromium failed to render: ${detail}`, { cause: err });
 }

@@ -67,9 +67,9 @@ async function waitForExpression(page: Page, expression: string, remainingMs: ()
   const predicate = `(() => { try { return !!(${expression}\n); } catch { return false; } })()`;
   const budget = Math.max(1, remainingMs() - SIGNAL_RESERVE_MS);
   await page.waitForFunction(predicate, undefined, { polling: POLL_MS, timeout: budget }).catch((err: unknown) => {
-    if (err instanceof Error && /SyntaxError/.test(err.message.split('\n')[0] ?? '')) {
-      throw new RenderFailure('TEMPLATE_ERROR', `ready.expression does not parse: ${err.message.split('\n')[0] ?? ''}`, { cause: err });
-    }
+    // V8's own words from "SyntaxError" on; Playwright's prefix (page.waitForFunction: …) stays out.
+    const syntax = err instanceof Error ? /SyntaxError.*/.exec(err.message.split('\n')[0] ?? '') : null;
+    if (syntax) throw new RenderFailure('TEMPLATE_ERROR', `ready.expression does not parse: ${syntax[0]}`, { cause: err });
     throw notReady(err, `ready.expression ${JSON.stringify(truncate(expression))} was not truthy within ${budget} ms`);
   });
 }

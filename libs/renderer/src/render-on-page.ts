@@ -5,6 +5,7 @@ import { stampHeaderFooter, type HeaderFooterSources } from './header-footer.ts'
 import { RUNTIME_GLOBAL, type PageRuntime, type TemplateResult } from './in-page/runtime-contract.ts';
 import { bodyPdfOptions, type PageSetup } from './page-setup.ts';
 import { applyPdfInfo, hasPdfInfo, savePdf } from './pdf-info.ts';
+import { checkPngPixels } from './png-limit.ts';
 import { loadStateFor, waitUntilReady } from './readiness.ts';
 
 export interface PageRenderContext {
@@ -13,6 +14,10 @@ export interface PageRenderContext {
   /** Milliseconds left of the job's time limit. */
   remainingMs: () => number;
   maxOutputBytes: number;
+  /** Largest PNG in pixels. */
+  maxPngPixels: number;
+  /** The laid-out size of the document in CSS px, as the browser measures it. */
+  contentSize: () => Promise<{ width: number; height: number }>;
   /** Gives the page a new document with the template runtime (for the header and footer). */
   freshDocument: () => Promise<void>;
 }
@@ -33,6 +38,8 @@ export async function renderOnPage(page: Page, job: RenderJob, ctx: PageRenderCo
   await page.setContent(html, { waitUntil: loadStateFor(job.ready), timeout: Math.max(1, ctx.remainingMs()) });
   await waitUntilReady(page, job.ready, () => ctx.remainingMs());
   if (job.output === 'png') {
+    // The full-page capture is the document's laid-out size: refuse it before Chromium makes it.
+    checkPngPixels(await ctx.contentSize(), ctx.maxPngPixels);
     const png = await page.screenshot({ type: 'png', fullPage: true, animations: 'disabled', timeout: Math.max(1, ctx.remainingMs()) });
     return { bytes: checkSize(png, ctx.maxOutputBytes), contentType: 'image/png' };
   }
@@ -70,16 +77,20 @@ async function evaluateTemplate(page: Page, content: string, data: Record<string
 }
 
 /**
- * Prints the loaded document. Chromium refuses page ranges that select nothing or run backwards;
- * that is the request's fault, not the page's, so it is a TEMPLATE_ERROR naming the range.
+ * Prints the loaded document. Chromium refuses page ranges that select nothing (the door already
+ * refuses ranges that run backwards or start at 0); that is the request's fault, not the page's,
+ * so it is a TEMPLATE_ERROR naming the range, in our words.
  */
 async function printBody(page: Page, setup: PageSetup): Promise<Uint8Array> {
   try {
     return await page.pdf(bodyPdfOptions(setup));
   } catch (err) {
     const first = err instanceof Error ? (err.message.split('\n')[0] ?? '') : '';
-    const m = /Page range[^"]*$/i.exec(first);
-    if (m) throw new RenderFailure('TEMPLATE_ERROR', `pageRanges "${setup.pageRanges}": ${m[0]}`, { cause: err });
+    if (setup.pageRanges && /Page range/i.test(first)) {
+      throw new RenderFailure('TEMPLATE_ERROR', `pageRanges "${setup.pageRanges}" selects pages the document does not have.`, {
+        cause: err,
+      });
+    }
     throw err;
   }
 }

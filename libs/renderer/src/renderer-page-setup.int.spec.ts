@@ -181,7 +181,7 @@ describe('Playwright renderer page setup', () => {
         pdfParams: { format: 'A6', margin: { top: '80mm', bottom: '80mm' } },
         timeoutMs: 15_000,
       }),
-    ).rejects.toMatchObject({ code: 'TEMPLATE_ERROR' });
+    ).rejects.toMatchObject({ code: 'PAGE_SETUP_INVALID' });
     expect(await pdfText(await pdf('<p>after</p>', undefined))).toContain('after');
   });
 });

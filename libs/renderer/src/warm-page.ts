@@ -1,5 +1,6 @@
 import type { AssetSource, Logger } from '@pressroom/core';
-import type { Browser, BrowserContext, Page } from 'playwright';
+import { ASSET_ORIGIN } from '@pressroom/core';
+import type { Browser, BrowserContext, CDPSession, Page } from 'playwright';
 import type { BrowserHost } from './browser-host.ts';
 import { withDeadline } from './deadline.ts';
 import { guardNetwork, type AllowedFetchOptions } from './network-guard.ts';
@@ -23,6 +24,23 @@ export interface WarmPage {
   assets: AssetSource | undefined;
   /** The media type the page emulates now (print when opened). */
   media: 'print' | 'screen';
+  /** The page's DevTools session, for what Playwright has no API for (clearing an origin's storage). */
+  cdp: CDPSession;
+  /** Origins the network guard answered with content since the last reset: their storage is cleared. */
+  origins: Set<string>;
+  /**
+   * Whether the main frame went to another document while a job's own document was on the page
+   * (see watchNavigation). Our own navigations (freshDocument) are not watched.
+   */
+  navigation: { watching: boolean; left: boolean; onLeave?: (() => void) | undefined };
+}
+
+/** PageLeft happens when the job's document is gone (a navigation, window.close()) while the job ran. */
+export class PageLeft extends Error {
+  constructor() {
+    super('the page left the job document');
+    this.name = 'PageLeft';
+  }
 }
 
 export interface WarmPageDeps {
@@ -54,9 +72,37 @@ async function openWarmPage(deps: WarmPageDeps): Promise<WarmPage> {
   });
   try {
     const current: { wp?: WarmPage } = {};
-    await guardNetwork(context, { ...deps.fetching, policy: deps.policy, logger: deps.logger, assets: () => current.wp?.assets });
+    await guardNetwork(context, {
+      ...deps.fetching,
+      policy: deps.policy,
+      logger: deps.logger,
+      assets: () => current.wp?.assets,
+      onOrigin: (origin) => current.wp?.origins.add(origin),
+    });
     const page = await context.newPage();
-    const wp: WarmPage = { browser, context, page, crashed: false, assets: undefined, media: 'print' };
+    const cdp = await context.newCDPSession(page);
+    const wp: WarmPage = {
+      browser,
+      context,
+      page,
+      crashed: false,
+      assets: undefined,
+      media: 'print',
+      cdp,
+      origins: new Set(),
+      navigation: { watching: false, left: false },
+    };
+    // Page.frameNavigated is sent for a new document only (not for setContent's document.open
+    // nor for a change of the hash), so it is exactly "the page left the job's document".
+    cdp.on('Page.frameNavigated', (event) => {
+      if (event.frame.parentId !== undefined || !wp.navigation.watching) return;
+      wp.navigation.left = true;
+      wp.navigation.onLeave?.();
+    });
+    page.on('close', () => {
+      if (wp.navigation.watching) wp.navigation.onLeave?.();
+    });
+    await cdp.send('Page.enable');
     current.wp = wp;
     // A popup (window.open works in headless Chromium, blocker or not) would outlive the job that
     // opened it, since the reset renews only our page, and a later job could reach it by name:
@@ -82,6 +128,27 @@ async function resetPage(wp: WarmPage, runtimeScript: string): Promise<void> {
   const strays = wp.context.pages().filter((other) => other !== wp.page);
   await Promise.all(strays.map((other) => other.close()));
   await freshDocument(wp.page, runtimeScript);
+  await clearStorage(wp);
+}
+
+/**
+ * Forgets everything the last job's documents stored. Only documents of an origin the network
+ * guard answered (the assets origin, an allowed host) can store anything: the page itself and
+ * data:, blob: or srcdoc frames have opaque origins. Their documents are gone (freshDocument ran
+ * first, so none can write again after the clearing); what they stored in the context is cleared
+ * here: local and session storage, IndexedDB, Cache Storage, file systems and every other kind
+ * DevTools knows, and every cookie. Service workers are blocked for the whole context (see
+ * openWarmPage); the HTTP cache is never used (Playwright disables it while requests are routed,
+ * and assets are served no-store). This costs a few milliseconds per job; a fresh BrowserContext per job would cost
+ * three to five times the whole reset (bench/reset.bench.ts).
+ */
+async function clearStorage(wp: WarmPage): Promise<void> {
+  const origins = [...new Set([ASSET_ORIGIN, ...wp.origins])];
+  wp.origins.clear();
+  await Promise.all([
+    ...origins.map((origin) => wp.cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' })),
+    wp.context.clearCookies(),
+  ]);
 }
 
 /**
@@ -105,17 +172,62 @@ export async function freshDocument(page: Page, runtimeScript: string): Promise<
 }
 
 /**
- * Gives the page the job's viewport (the sheet's size, for PNG layout) and media type, changing
- * only what differs from the last job: most jobs are A4 print and cost nothing here.
+ * From now until the job ends, notes any navigation of the page's main frame to a new document
+ * (a meta refresh, `location = …`, `window.open(…, '_self')`, a form submission, a frame
+ * navigating the top) and the page closing itself: the job's output would be some other
+ * document, or none, so the job is refused. The promise returned rejects with PageLeft then.
+ */
+export function watchNavigation(wp: WarmPage): Promise<never> {
+  wp.navigation.watching = true;
+  wp.navigation.left = false;
+  // Rejects as soon as the page leaves, so the job fails at once rather than when a wait for the
+  // vanished document times out. Never left unhandled: the job may have ended before.
+  const left = new Promise<never>((_, reject) => {
+    wp.navigation.onLeave = () => reject(new PageLeft());
+  });
+  left.catch(() => {});
+  return left;
+}
+
+/** Ends watching; true when the main frame left the job's document meanwhile (told once). */
+export function stopWatchingNavigation(wp: WarmPage): boolean {
+  const left = wp.navigation.left;
+  wp.navigation.watching = false;
+  wp.navigation.left = false;
+  wp.navigation.onLeave = undefined;
+  return left;
+}
+
+/** freshDocument in the middle of a job (for the header and footer): our navigation, not the tenant's. */
+export async function freshDocumentDuringJob(wp: WarmPage, runtimeScript: string): Promise<void> {
+  const watching = wp.navigation.watching;
+  wp.navigation.watching = false;
+  try {
+    await freshDocument(wp.page, runtimeScript);
+    await wp.page.emulateMedia({ media: wp.media }); // lost in the navigation (see fitPage)
+  } finally {
+    wp.navigation.watching = watching;
+  }
+}
+
+/** The laid-out size of the page's document in CSS px, from the browser (a page script cannot fake it). */
+export async function contentSize(wp: WarmPage): Promise<{ width: number; height: number }> {
+  const metrics = await wp.cdp.send('Page.getLayoutMetrics');
+  return { width: metrics.cssContentSize.width, height: metrics.cssContentSize.height };
+}
+
+/**
+ * Gives the page the job's viewport (the sheet's size, for PNG layout), changing it only when it
+ * differs from the last job's (most jobs are A4), and the job's media type.
  */
 export async function fitPage(wp: WarmPage, setup: PageSetup): Promise<void> {
   const viewport = viewportFor(setup);
   const current = wp.page.viewportSize();
   if (current?.width !== viewport.width || current.height !== viewport.height) await wp.page.setViewportSize(viewport);
-  if (wp.media !== setup.media) {
-    await wp.page.emulateMedia({ media: setup.media });
-    wp.media = setup.media;
-  }
+  // Always sent: Chromium drops the emulated media type at every navigation while a second
+  // DevTools session (ours, wp.cdp) is attached to the page, and every job follows a navigation.
+  await wp.page.emulateMedia({ media: setup.media });
+  wp.media = setup.media;
 }
 
 async function disposeWarmPage(wp: WarmPage, deps: WarmPageDeps): Promise<void> {

@@ -9,6 +9,7 @@ export async function openRenderer(config: PressroomConfig, logger: Logger): Pro
     allowedHosts: config.render.allowedHosts,
     allowPrivateHosts: config.render.allowPrivateHosts,
     maxOutputBytes: config.render.maxOutputBytes,
+    maxPngPixels: config.render.maxPngPixels,
     logger,
   });
 }

@@ -9,7 +9,7 @@ import {
   UnsavedPreviewBody,
   type Http,
 } from '@pressroom/schemas';
-import { formatRenderMetadata, statusBody } from '@pressroom/domain';
+import { formatRenderMetadata, statusBody, syncFailureStatus } from '@pressroom/domain';
 import type { ArtifactStorage } from '@pressroom/core';
 import type { Metrics } from '@pressroom/observability';
 import { bodyParser } from '../http/validate.ts';
@@ -25,9 +25,6 @@ const parse = {
   preview: bodyParser(TemplatePreviewBody),
   unsaved: bodyParser(UnsavedPreviewBody),
 };
-
-/** Sync failures reuse the error shape; the status says whose fault it was. */
-const syncFailureStatus: Record<string, number> = { TEMPLATE_ERROR: 422, OUTPUT_TOO_LARGE: 422, RENDER_TIMEOUT: 504 };
 
 export function renderRoutes(deps: {
   requests: RenderRequests;
@@ -52,8 +49,9 @@ export function renderRoutes(deps: {
       ctx.body = body;
       return;
     }
+    // Sync failures reuse the error shape; the status says whose fault it was (failure-fault.ts).
     if (entry?.state === 'FAILED' && entry.error) {
-      return sendError(ctx, syncFailureStatus[entry.error.code] ?? 500, entry.error.code, entry.error.message);
+      return sendError(ctx, syncFailureStatus(entry.error.code), entry.error.code, entry.error.message);
     }
     deps.metrics.syncFallbacksTotal.inc();
     ctx.status = 202;
@@ -90,7 +88,7 @@ export function renderRoutes(deps: {
       return;
     }
     if (entry?.state === 'FAILED' && entry.error) {
-      return sendError(ctx, syncFailureStatus[entry.error.code] ?? 500, entry.error.code, entry.error.message);
+      return sendError(ctx, syncFailureStatus(entry.error.code), entry.error.code, entry.error.message);
     }
     return sendError(
       ctx,

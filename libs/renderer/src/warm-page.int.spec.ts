@@ -1,0 +1,56 @@
+import { ASSET_ORIGIN, silentLogger } from '@pressroom/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readerSvg, STORAGE_KINDS, writerSvg } from '../../../test/support/storage-probe.ts';
+import { BrowserHost } from './browser-host.ts';
+import { chromiumArgs } from './chromium-args.ts';
+import { resolveChromiumPath } from './chromium-path.ts';
+import { pageRuntimeScript } from './eta-bundle.ts';
+import { NetworkPolicy } from './network-policy.ts';
+import type { PageLifecycle } from './page-pool.ts';
+import { memoryAssets } from './test-support/assets.ts';
+import { warmPageLifecycle, type WarmPage } from './warm-page.ts';
+
+// The reset between two jobs, seen from inside: a document of the assets origin that became the
+// top-level document (a navigation the job is refused for, but which ran) is a secure context and
+// can use every kind of storage, Cache Storage included. None of it may survive the reset.
+describe('warm page reset', () => {
+  let host: BrowserHost;
+  let lifecycle: PageLifecycle<WarmPage>;
+  let wp: WarmPage;
+
+  beforeAll(async () => {
+    host = new BrowserHost({ executablePath: resolveChromiumPath(), args: chromiumArgs(), logger: silentLogger });
+    lifecycle = warmPageLifecycle({ host, policy: new NetworkPolicy([]), runtimeScript: await pageRuntimeScript(), logger: silentLogger });
+    wp = await lifecycle.open();
+  });
+  afterAll(async () => {
+    if (wp) await lifecycle.dispose(wp);
+    await host?.close();
+  });
+
+  const probe = async (name: string): Promise<string> => {
+    await wp.page.goto(`${ASSET_ORIGIN}/${name}`);
+    await wp.page.waitForFunction(() => typeof (window as { probeResult?: unknown }).probeResult === 'string', undefined, {
+      timeout: 10_000,
+    });
+    return wp.page.evaluate(() => String((window as { probeResult?: unknown }).probeResult));
+  };
+
+  it('forgets every kind of storage a top-level document of the assets origin wrote', async () => {
+    // Given the page became a document of the assets origin, which wrote every kind of storage
+    wp.assets = memoryAssets({
+      'writer.svg': { bytes: writerSvg('TENANT-A-SECRET'), contentType: 'image/svg+xml' },
+      'reader.svg': { bytes: readerSvg(), contentType: 'image/svg+xml' },
+    });
+    const written = await probe('writer.svg');
+    for (const kind of STORAGE_KINDS) expect(written, `could not write ${kind}`).toContain(kind);
+
+    // When the page is reset for the next job, and that job's document of the same origin reads
+    await lifecycle.reset(wp);
+    const read = await probe('reader.svg');
+
+    // Then it finds none of it
+    expect(read).not.toContain('TENANT-A-SECRET');
+    for (const kind of STORAGE_KINDS) expect(read).toContain(`"${kind}":null`);
+  });
+});
