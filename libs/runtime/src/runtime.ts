@@ -105,11 +105,29 @@ export async function openRuntime(config: PressroomConfig, app: string, opts: { 
 
   // Loaded only here, so the embedded profile never pulls in the Kafka and Redis clients.
   const { createKafkaEventLog } = await import('@pressroom/kafka');
-  const { createRedisAssetIndex, createRedisCatalog, createRedisDeliveryStore, createRedisStatusView, createRedisTemplateView } =
-    await import('@pressroom/redis');
+  const {
+    createRedisAssetIndex,
+    createRedisCatalog,
+    createRedisDeliveryStore,
+    createRedisStatusView,
+    createRedisTemplateView,
+    createRedisStreamVersionGuard,
+  } = await import('@pressroom/redis');
   const secretKey = config.secretKey as string;
   const secrets = new SecretBox(secretKey);
+  const redisUrl = config.redisUrl as string;
+  // Kafka cannot check an expected version: the guard keeps stream versions in Redis and takes
+  // them from the log when it lost them. An append reported failed may still land while the
+  // producer retries (up to KAFKA_RETRY's 5 retries, each bounded by the append timeout), so a
+  // reservation left unsettled is trusted for that long before the log is asked again.
+  const versionGuard = createRedisStreamVersionGuard({
+    url: redisUrl,
+    keyPrefix: config.redisPrefix,
+    settleMs: 6 * config.kafkaAppendTimeoutMs + 60_000,
+    logger,
+  });
   const log = await createKafkaEventLog({
+    versionGuard,
     brokers: config.kafkaBrokers,
     clientId: `pressroom-${app}`,
     ...(config.schemaRegistryUrl ? { schemaRegistryUrl: config.schemaRegistryUrl, subjectPrefix: config.schemaSubjectPrefix } : {}),
@@ -125,7 +143,6 @@ export async function openRuntime(config: PressroomConfig, app: string, opts: { 
     .catch((err: unknown) => {
       logger.warn('could not create topics at start; they will be created on first use', { err });
     });
-  const redisUrl = config.redisUrl as string;
   const view = createRedisStatusView({ url: redisUrl, keyPrefix: config.redisPrefix, logger });
   const catalog = createRedisCatalog({ url: redisUrl, keyPrefix: config.redisPrefix });
   const own: ObjectStore & { ensureBucket(): Promise<void> } = createS3ObjectStore({
