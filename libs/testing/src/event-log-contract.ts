@@ -280,7 +280,7 @@ export function eventLogContract(name: string, makeLog: () => Promise<EventLogUn
       const conflictOf = (p: Promise<unknown>) =>
         p.then(
           () => 'written',
-          (e: { code?: string }) => e.code ?? String(e),
+          (e: { code?: string; message?: string }) => e.code ?? e.message ?? 'failed',
         );
       const keyEvents = async (log: EventLog, topic: string, key: string) => {
         const seen: number[] = [];
