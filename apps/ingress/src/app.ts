@@ -7,6 +7,7 @@ import type {
   TemplateEventFactory,
   TemplateView,
   Catalog,
+  CatalogCommands,
   Clock,
   DeliveryStore,
   EventFactory,
@@ -36,6 +37,7 @@ export interface IngressDeps {
   view: StatusView;
   deliveries: DeliveryStore;
   catalog: Catalog;
+  catalogCommands: CatalogCommands;
   storage: ArtifactStorage;
   secrets: SecretBox;
   topics: TopicNames;

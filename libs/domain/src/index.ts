@@ -14,3 +14,4 @@ export * from './webhook-target-policy.ts';
 export * from './delivery.ts';
 export * from './decision.ts';
 export * from './template-decider.ts';
+export * from './catalog.ts';

@@ -3,7 +3,7 @@ import type { Context, Next } from 'koa';
 import { timingSafeEqual, createHash } from 'node:crypto';
 import { S3ConnectionCreateBody, TenantCreateBody } from '@pressroom/schemas';
 import { PressroomError, notFound } from '@pressroom/domain';
-import type { Catalog, Clock, Ids, SecretBox } from '@pressroom/core';
+import type { Catalog, CatalogCommands, Clock, Ids, SecretBox } from '@pressroom/core';
 import { bodyParser } from '../http/validate.ts';
 import { bearer } from '../http/auth.ts';
 import { createTenant, issueApiKey, registerS3Connection } from '../tenancy.ts';
@@ -15,7 +15,7 @@ const parseConnection = bodyParser(S3ConnectionCreateBody);
  * Operator-only API under /admin/v1, guarded by PRESSROOM_ADMIN_TOKEN. Absent (404) when
  * no token is configured. Tenants will manage their own S3 connections in a later version.
  */
-export function adminRoutes(deps: { catalog: Catalog; ids: Ids; clock: Clock; secrets: SecretBox; adminToken: string }): Router {
+export function adminRoutes(deps: { catalog: Catalog; catalogCommands: CatalogCommands; ids: Ids; clock: Clock; secrets: SecretBox; adminToken: string }): Router {
   const router = new Router({ prefix: '/admin/v1' });
   const expected = createHash('sha256').update(deps.adminToken).digest();
 

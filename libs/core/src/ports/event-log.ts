@@ -10,6 +10,8 @@ export interface TopicNames {
   webhooks: string;
   /** Template events (TemplateCreated/Revised/Deleted), keyed by templateId. */
   templates: string;
+  /** Catalog events (tenants, API keys, S3 connections, webhook secrets), keyed by tenantId. */
+  catalog: string;
 }
 
 export function topicNames(prefix = 'pressroom'): TopicNames {
@@ -20,12 +22,18 @@ export function topicNames(prefix = 'pressroom'): TopicNames {
     completed: `${prefix}.render.completed`,
     webhooks: `${prefix}.webhook.events`,
     templates: `${prefix}.templates`,
+    catalog: `${prefix}.catalog`,
   };
 }
 
-/** The partition key of an event: requestId for render and webhook events, templateId for template events. */
+/**
+ * The partition key of an event: requestId for render and webhook events, templateId for
+ * template events, tenantId for catalog events.
+ */
 export function eventKey(event: LogEvent): string {
-  return 'requestId' in event ? event.requestId : event.templateId;
+  if ('requestId' in event) return event.requestId;
+  if ('templateId' in event) return event.templateId;
+  return event.tenantId;
 }
 
 export interface LogRecord {
