@@ -68,7 +68,10 @@ export const WebhookSecretRotated = catalogEnvelope(
   Type.Object(
     {
       sealedSecret: Type.String({ minLength: 1, description: 'The new current secret, sealed.' }),
-      previousSealedSecret: Type.String({ minLength: 1, description: 'The secret it replaces, sealed; it keeps signing until previousExpiresAt.' }),
+      previousSealedSecret: Type.String({
+        minLength: 1,
+        description: 'The secret it replaces, sealed; it keeps signing until previousExpiresAt.',
+      }),
       previousExpiresAt: Type.String({ format: 'date-time' }),
     },
     { additionalProperties: false },

@@ -103,7 +103,9 @@ describe('distributed profile: Redis loses its data under load', () => {
     await running.stop();
     expect(refusedOrUnknown(running.answers)).toEqual([]);
     expect(neitherOkNorUnavailable(running.answers)).toEqual([]);
-    process.stdout.write(`redis-loss e2e: FLUSHALL after ${flushedAt} answers, ${running.answers.length} in all, ${accepted.length} accepted\n`);
+    process.stdout.write(
+      `redis-loss e2e: FLUSHALL after ${flushedAt} answers, ${running.answers.length} in all, ${accepted.length} accepted\n`,
+    );
     expect(running.answers.filter((a) => a.what === 'status' && a.status === 200).length).toBeGreaterThan(10);
     // Every accepted request is known, and finishes
     for (const id of accepted.slice(0, 20)) {

@@ -1,6 +1,15 @@
 import type { Http } from '@pressroom/schemas';
 import { PressroomError } from '@pressroom/domain';
-import { generateApiKey, hashApiKey, type Catalog, type CatalogCommands, type Clock, type Ids, type SecretBox, type Tenant } from '@pressroom/core';
+import {
+  generateApiKey,
+  hashApiKey,
+  type Catalog,
+  type CatalogCommands,
+  type Clock,
+  type Ids,
+  type SecretBox,
+  type Tenant,
+} from '@pressroom/core';
 
 interface Deps {
   catalog: Catalog;
@@ -66,7 +75,12 @@ export async function bootstrapDefaultTenant(
     }
   }
   if (opts.apiKey) {
-    await deps.catalogCommands.ensure({ type: 'IssueApiKey', tenantId: 'default', keyHash: hashApiKey(opts.apiKey), label: 'PRESSROOM_API_KEY' });
+    await deps.catalogCommands.ensure({
+      type: 'IssueApiKey',
+      tenantId: 'default',
+      keyHash: hashApiKey(opts.apiKey),
+      label: 'PRESSROOM_API_KEY',
+    });
     return {};
   }
   if (opts.createDevelopmentKey && !existing) return { developmentKey: await issueApiKey(deps, 'default', 'development') };

@@ -12,4 +12,10 @@ const templateProjector = await startTemplateProjector({ ...rt, rebuildOnStart: 
 const catalogProjector = await startCatalogProjector(rt);
 const ops = await startOpsServer({ port: config.port, registry: rt.metrics.registry, checks: rt.readiness });
 rt.logger.info('status projector started');
-onShutdown(rt.logger, [() => projector.stop(), () => templateProjector.stop(), () => catalogProjector.stop(), () => rt.close(), async () => ops.close()]);
+onShutdown(rt.logger, [
+  () => projector.stop(),
+  () => templateProjector.stop(),
+  () => catalogProjector.stop(),
+  () => rt.close(),
+  async () => ops.close(),
+]);

@@ -31,20 +31,42 @@ export async function importLegacyCatalog(
       events.push({ ...base(), type: 'ApiKeyIssued', occurredAt: k.createdAt, data: { keyHash: k.keyHash, label: k.label } });
     }
     for (const c of records.connections.filter((x) => x.tenantId === tenant.tenantId)) {
-      const { tenantId: _t, createdAt, sequence: _s, ...data } = c;
-      events.push({ ...base(), type: 'S3ConnectionRegistered', occurredAt: createdAt, data });
+      const data = {
+        connectionId: c.connectionId,
+        bucket: c.bucket,
+        region: c.region,
+        ...(c.endpoint !== undefined ? { endpoint: c.endpoint } : {}),
+        ...(c.forcePathStyle !== undefined ? { forcePathStyle: c.forcePathStyle } : {}),
+        accessKeyId: c.accessKeyId,
+        sealedSecretAccessKey: c.sealedSecretAccessKey,
+      };
+      events.push({ ...base(), type: 'S3ConnectionRegistered', occurredAt: c.createdAt, data });
     }
     const w = records.webhookSecrets.find((x) => x.tenantId === tenant.tenantId);
     if (w?.previous) {
-      events.push({ ...base(), type: 'WebhookSecretCreated', occurredAt: w.current.createdAt, data: { sealedSecret: w.previous.sealedSecret } });
+      events.push({
+        ...base(),
+        type: 'WebhookSecretCreated',
+        occurredAt: w.current.createdAt,
+        data: { sealedSecret: w.previous.sealedSecret },
+      });
       events.push({
         ...base(),
         type: 'WebhookSecretRotated',
         occurredAt: w.current.createdAt,
-        data: { sealedSecret: w.current.sealedSecret, previousSealedSecret: w.previous.sealedSecret, previousExpiresAt: w.previous.expiresAt },
+        data: {
+          sealedSecret: w.current.sealedSecret,
+          previousSealedSecret: w.previous.sealedSecret,
+          previousExpiresAt: w.previous.expiresAt,
+        },
       });
     } else if (w) {
-      events.push({ ...base(), type: 'WebhookSecretCreated', occurredAt: w.current.createdAt, data: { sealedSecret: w.current.sealedSecret } });
+      events.push({
+        ...base(),
+        type: 'WebhookSecretCreated',
+        occurredAt: w.current.createdAt,
+        data: { sealedSecret: w.current.sealedSecret },
+      });
     }
     try {
       await deps.log.append(deps.topics.catalog, events, { expectedVersion: 0 });

@@ -90,10 +90,22 @@ export function selfRebuildingTemplateView(view: TemplateView, deps: ViewRebuild
     };
   return {
     apply: (event) => view.apply(event),
-    head: healing((t: string, id: string) => view.head(t, id), (r) => r === undefined),
-    version: healing((t: string, id: string, v?: number) => view.version(t, id, v), (r) => r === undefined),
-    versions: healing((t: string, id: string) => view.versions(t, id), (r) => r.length === 0),
-    list: healing((t: string) => view.list(t), (r) => r.length === 0),
+    head: healing(
+      (t: string, id: string) => view.head(t, id),
+      (r) => r === undefined,
+    ),
+    version: healing(
+      (t: string, id: string, v?: number) => view.version(t, id, v),
+      (r) => r === undefined,
+    ),
+    versions: healing(
+      (t: string, id: string) => view.versions(t, id),
+      (r) => r.length === 0,
+    ),
+    list: healing(
+      (t: string) => view.list(t),
+      (r) => r.length === 0,
+    ),
     clear: () => view.clear(),
     isBuilt: () => view.isBuilt(),
     markBuilt: () => view.markBuilt(),

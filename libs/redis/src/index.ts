@@ -5,3 +5,4 @@ export * from './redis-template-view.ts';
 export * from './redis-asset-index.ts';
 export * from './redis-delivery-store.ts';
 export * from './redis-stream-version-guard.ts';
+export * from './redis-legacy-catalog.ts';

@@ -41,7 +41,13 @@ describe('RedisCatalog layout', () => {
         occurredAt: '2030-01-01T00:00:00.000Z',
         tenantId: 'acme',
         sequence: 1,
-        data: { connectionId: 'main', bucket: 'b', region: 'eu-west-1', accessKeyId: 'AKIAEXAMPLE', sealedSecretAccessKey: 'v1.iv.tag.body' },
+        data: {
+          connectionId: 'main',
+          bucket: 'b',
+          region: 'eu-west-1',
+          accessKeyId: 'AKIAEXAMPLE',
+          sealedSecretAccessKey: 'v1.iv.tag.body',
+        },
       });
       const key = `${keyPrefix}catalog:s3-connections:acme`;
       expect(await admin.type(key)).toBe('hash');

@@ -87,7 +87,15 @@ export function createRedisCatalog(options: RedisCatalogOptions): Catalog {
           return;
         }
         case 'ApiKeyIssued':
-          await guard(setIfNewer(apiKeyKey(event.data.keyHash), v, '', JSON.stringify({ ...apiKeyOf(event), sequence: event.sequence }), event.sequence));
+          await guard(
+            setIfNewer(
+              apiKeyKey(event.data.keyHash),
+              v,
+              '',
+              JSON.stringify({ ...apiKeyOf(event), sequence: event.sequence }),
+              event.sequence,
+            ),
+          );
           return;
         case 'S3ConnectionRegistered': {
           const c = s3ConnectionOf(undefined, event) as S3Connection;
@@ -142,6 +150,7 @@ function parse<T>(raw: string | null): T | undefined {
 /** Tenant and key records carry their event's sequence for the apply script; readers never see it. */
 function withoutSequence<T extends object>(record: T | undefined): T | undefined {
   if (!record) return record;
-  const { sequence: _sequence, ...rest } = record as T & { sequence?: number };
-  return rest as T;
+  const rest = { ...record } as T & { sequence?: number };
+  delete rest.sequence;
+  return rest;
 }

@@ -158,7 +158,11 @@ export async function openRuntime(config: PressroomConfig, app: string, opts: { 
   const redisView = createRedisStatusView({ url: redisUrl, keyPrefix: config.redisPrefix, logger });
   // Every Redis structure is a view of the log: one that finds itself empty rebuilds itself.
   const view = selfRebuildingStatusView(redisView, { log, topics, logger });
-  const catalog = selfRebuildingCatalog(createRedisCatalog({ url: redisUrl, keyPrefix: config.redisPrefix, logger }), { log, topics, logger });
+  const catalog = selfRebuildingCatalog(createRedisCatalog({ url: redisUrl, keyPrefix: config.redisPrefix, logger }), {
+    log,
+    topics,
+    logger,
+  });
   const own: ObjectStore & { ensureBucket(): Promise<void> } = createS3ObjectStore({
     ...(config.s3.endpoint ? { endpoint: config.s3.endpoint } : {}),
     region: config.s3.region,
@@ -208,7 +212,13 @@ function assemble(
   return {
     ...common,
     ...rest,
-    catalogCommands: createCatalogCommands({ log: parts.log, topics: common.topics, catalog: parts.catalog, ids: common.ids, clock: common.clock }),
+    catalogCommands: createCatalogCommands({
+      log: parts.log,
+      topics: common.topics,
+      catalog: parts.catalog,
+      ids: common.ids,
+      clock: common.clock,
+    }),
     storage: new ArtifactStorage({ own, catalog: parts.catalog, secrets: parts.secrets, connectionStore }),
     assets: new AssetStore({ index: assetIndex, objects: own, clock: common.clock }),
     async close() {

@@ -19,7 +19,13 @@ export interface CatalogContractOptions {
 
 const at = '2030-01-01T00:00:00.000Z';
 
-const envelope = (tenantId: string, sequence: number) => ({ eventId: randomUUID(), version: 1 as const, occurredAt: at, tenantId, sequence });
+const envelope = (tenantId: string, sequence: number) => ({
+  eventId: randomUUID(),
+  version: 1 as const,
+  occurredAt: at,
+  tenantId,
+  sequence,
+});
 
 function created(tenantId: string, sequence = 1): CatalogEvent {
   return { ...envelope(tenantId, sequence), type: 'TenantCreated', data: { name: `Tenant ${tenantId}`, plan: 'standard' } };
@@ -131,7 +137,11 @@ export function catalogContract(name: string, options: CatalogContractOptions): 
     it('moves webhook secrets forward only: created, rotated, and a replayed creation changes nothing', async () => {
       const catalog = await (await open()).open();
       await catalog.apply(secretCreated('acme', 's1', 1));
-      expect(await catalog.getWebhookSecrets('acme')).toEqual({ tenantId: 'acme', current: { sealedSecret: 's1', createdAt: at }, sequence: 1 });
+      expect(await catalog.getWebhookSecrets('acme')).toEqual({
+        tenantId: 'acme',
+        current: { sealedSecret: 's1', createdAt: at },
+        sequence: 1,
+      });
       await catalog.apply(secretRotated('acme', 's2', 's1', 2));
       await catalog.apply(secretCreated('acme', 's1', 1));
       expect(await catalog.getWebhookSecrets('acme')).toEqual({

@@ -15,7 +15,14 @@ const parseConnection = bodyParser(S3ConnectionCreateBody);
  * Operator-only API under /admin/v1, guarded by PRESSROOM_ADMIN_TOKEN. Absent (404) when
  * no token is configured. Tenants will manage their own S3 connections in a later version.
  */
-export function adminRoutes(deps: { catalog: Catalog; catalogCommands: CatalogCommands; ids: Ids; clock: Clock; secrets: SecretBox; adminToken: string }): Router {
+export function adminRoutes(deps: {
+  catalog: Catalog;
+  catalogCommands: CatalogCommands;
+  ids: Ids;
+  clock: Clock;
+  secrets: SecretBox;
+  adminToken: string;
+}): Router {
   const router = new Router({ prefix: '/admin/v1' });
   const expected = createHash('sha256').update(deps.adminToken).digest();
 

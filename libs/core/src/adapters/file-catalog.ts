@@ -69,12 +69,8 @@ async function readNested<T>(folder: string): Promise<T[]> {
   return (await Promise.all(tenants.map((t) => readAll<T>(join(folder, t))))).flat();
 }
 
-
-
-
 function bucket<V>(map: Map<string, Map<string, V>>, tenantId: string): Map<string, V> {
   let inner = map.get(tenantId);
   if (!inner) map.set(tenantId, (inner = new Map<string, V>()));
   return inner;
 }
-

@@ -1,4 +1,13 @@
-import { apiKeyOf, s3ConnectionOf, tenantOf, webhookSecretsOf, type ApiKeyRecord, type S3Connection, type Tenant, type WebhookSecrets } from '@pressroom/domain';
+import {
+  apiKeyOf,
+  s3ConnectionOf,
+  tenantOf,
+  webhookSecretsOf,
+  type ApiKeyRecord,
+  type S3Connection,
+  type Tenant,
+  type WebhookSecrets,
+} from '@pressroom/domain';
 import type { Catalog } from '../ports/catalog.ts';
 
 /** The embedded profile's catalog view: in memory, rebuilt from the catalog topic at start. */
