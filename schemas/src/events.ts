@@ -2,6 +2,14 @@ import Type, { type Static, type TSchema } from 'typebox';
 import { OutputKind, PdfMetadata, RenderError, RequestId, TenantId } from './common.ts';
 import { PdfParams, ReadySignal } from './page-setup.ts';
 import { TemplateCreated, TemplateDeleted, TemplateRevised, type TemplateEvent } from './template-events.ts';
+import {
+  ApiKeyIssued,
+  S3ConnectionRegistered,
+  TenantCreated,
+  WebhookSecretCreated,
+  WebhookSecretRotated,
+  type CatalogEvent,
+} from './catalog-events.ts';
 
 /** Every event has the same envelope; `data` is the type's payload. */
 function envelope<T extends string, D extends TSchema>(type: T, data: D) {
@@ -200,8 +208,11 @@ export type ArtifactRef = Static<typeof ArtifactRef>;
 export type RenderSource = Static<typeof RenderSource>;
 export type RenderMode = Static<typeof RenderMode>;
 
-/** Anything on a topic: render and webhook events (key requestId) and template events (key templateId). */
-export type LogEvent = PressroomEvent | TemplateEvent;
+/**
+ * Anything on a topic: render and webhook events (key requestId), template events (key
+ * templateId) and catalog events (key tenantId).
+ */
+export type LogEvent = PressroomEvent | TemplateEvent | CatalogEvent;
 
 /** Schemas by event type, for codecs and the registry. */
 export const EventSchemas = {
@@ -215,5 +226,10 @@ export const EventSchemas = {
   TemplateDeleted,
   WebhookAttempted,
   WebhookReplayRequested,
+  TenantCreated,
+  ApiKeyIssued,
+  S3ConnectionRegistered,
+  WebhookSecretCreated,
+  WebhookSecretRotated,
 } as const;
 export type EventType = keyof typeof EventSchemas;

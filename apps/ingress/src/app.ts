@@ -6,6 +6,7 @@ import type {
   TemplateEventFactory,
   TemplateView,
   Catalog,
+  CatalogCommands,
   Clock,
   DeliveryStore,
   EventFactory,
@@ -38,6 +39,7 @@ export interface IngressDeps {
   view: StatusView;
   deliveries: DeliveryStore;
   catalog: Catalog;
+  catalogCommands: CatalogCommands;
   storage: ArtifactStorage;
   secrets: SecretBox;
   topics: TopicNames;

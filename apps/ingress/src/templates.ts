@@ -8,17 +8,22 @@ import {
   templateSourceProblems,
   type DoorLimits,
   type FieldProblem,
+  decideTemplate,
   describeVariables,
+  emptyTemplateState,
   inferDataSchema,
+  isDecision,
   logUnavailable,
   notFound,
   pdfParamsProblems,
+  templateStateOf,
   validationError,
+  versionConflict,
+  type TemplateCommand,
   type TemplateHead,
   type TemplateVersionRecord,
 } from '@pressroom/domain';
-import type { EventLog, Ids, TemplateEventFactory, TemplateView, TopicNames } from '@pressroom/core';
-import type { TemplateEvent } from '@pressroom/schemas';
+import type { Clock, EventLog, Ids, TemplateView, TopicNames } from '@pressroom/core';
 import type { SchemaChecker } from './schema-validation/schema-checker.ts';
 
 export interface TemplatesDeps {
@@ -26,7 +31,7 @@ export interface TemplatesDeps {
   templates: TemplateView;
   topics: TopicNames;
   ids: Ids;
-  templateEvent: TemplateEventFactory;
+  clock: Clock;
   limits: DoorLimits;
   schemas: SchemaChecker;
 }
@@ -125,31 +130,27 @@ export async function checkTemplateContent(
 }
 
 /**
- * Template writes as events: each one is appended to the templates topic (key templateId)
- * and, once the log holds it, applied to the view here, so the caller reads its own write.
- * Writes to one template are serialised in this process, so versions count up without gaps;
- * two ingress processes revising the same template at the same instant can still compute the
- * same version, and the view keeps the first one the log holds (see README, "Versions").
+ * Template writes as commands decided against the template's stream (`decideTemplate`): the
+ * decision's events are appended to the templates topic (key templateId) with the stream
+ * version it was decided on, so of two writes decided on the same version only one is
+ * written and the other answers 409 (CONFLICT), in this process or any other. Once the log
+ * holds the event it is applied to the view here, so the caller reads its own write.
  */
 export function createTemplates(deps: TemplatesDeps) {
-  const queues = new Map<string, Promise<unknown>>();
-  const serial = <T>(key: string, job: () => Promise<T>): Promise<T> => {
-    const run = (queues.get(key) ?? Promise.resolve()).then(job, job);
-    const tail = run.catch(() => undefined);
-    queues.set(key, tail);
-    void tail.then(() => {
-      if (queues.get(key) === tail) queues.delete(key);
-    });
-    return run;
-  };
-
-  async function write(event: TemplateEvent): Promise<void> {
+  /** Decides `command` on `head` (the view's state), appends with the expected version, applies. */
+  async function execute(command: TemplateCommand, head: TemplateHead | undefined): Promise<void> {
+    const state = command.type === 'CreateTemplate' ? emptyTemplateState : templateStateOf(head);
+    const decision = decideTemplate(command, state, { eventId: deps.ids.next(), occurredAt: deps.clock.now().toISOString() });
+    if (!isDecision(decision)) throw decision;
     try {
-      await deps.log.append(deps.topics.templates, [event]);
+      await deps.log.append(deps.topics.templates, decision.events, { expectedVersion: decision.expectedVersion });
     } catch (err) {
+      if (err instanceof PressroomError && err.code === 'CONFLICT') {
+        throw versionConflict(`Template ${command.templateId}`, decision.expectedVersion);
+      }
       throw err instanceof PressroomError ? err : logUnavailable(err);
     }
-    await deps.templates.apply(event);
+    for (const event of decision.events) await deps.templates.apply(event);
   }
 
   async function read(tenantId: string, templateId: string, version?: number) {
@@ -165,27 +166,26 @@ export function createTemplates(deps: TemplatesDeps) {
     async create(tenantId: string, content: TemplateVersionContent): Promise<Http.TemplateResource> {
       await checkTemplateContent(content, deps.limits, deps.schemas);
       const templateId = `tpl_${deps.ids.next().replace(/-/g, '')}`;
-      await write(deps.templateEvent('TemplateCreated', { templateId, tenantId }, { templateVersion: 1, ...content }));
+      await execute({ type: 'CreateTemplate', tenantId, templateId, content }, undefined);
       const r = await read(tenantId, templateId);
       return templateResource(r.head, r.version);
     },
-    async revise(tenantId: string, templateId: string, content: TemplateVersionContent): Promise<Http.TemplateResource> {
+    /** `ifVersion`: the version the caller read and replaces (If-Match); 409 when it is no longer the latest. */
+    async revise(
+      tenantId: string,
+      templateId: string,
+      content: TemplateVersionContent,
+      ifVersion?: number,
+    ): Promise<Http.TemplateResource> {
       await checkTemplateContent(content, deps.limits, deps.schemas);
-      return serial(`${tenantId}/${templateId}`, async () => {
-        const head = await deps.templates.head(tenantId, templateId);
-        if (!head) throw notFound(`Template ${templateId}`);
-        const templateVersion = head.latestVersion + 1;
-        await write(deps.templateEvent('TemplateRevised', { templateId, tenantId }, { templateVersion, ...content }));
-        const r = await read(tenantId, templateId, templateVersion);
-        return templateResource(r.head, r.version);
-      });
+      const head = await deps.templates.head(tenantId, templateId);
+      await execute({ type: 'ReviseTemplate', tenantId, templateId, content, ...(ifVersion !== undefined ? { ifVersion } : {}) }, head);
+      const r = await read(tenantId, templateId, (head?.latestVersion ?? 0) + 1);
+      return templateResource(r.head, r.version);
     },
-    remove(tenantId: string, templateId: string): Promise<void> {
-      return serial(`${tenantId}/${templateId}`, async () => {
-        const head = await deps.templates.head(tenantId, templateId);
-        if (!head) throw notFound(`Template ${templateId}`);
-        await write(deps.templateEvent('TemplateDeleted', { templateId, tenantId }, { templateVersion: head.latestVersion }));
-      });
+    async remove(tenantId: string, templateId: string, ifVersion?: number): Promise<void> {
+      const head = await deps.templates.head(tenantId, templateId);
+      await execute({ type: 'DeleteTemplate', tenantId, templateId, ...(ifVersion !== undefined ? { ifVersion } : {}) }, head);
     },
     list: (tenantId: string) => deps.templates.list(tenantId),
     versions: (tenantId: string, templateId: string) => deps.templates.versions(tenantId, templateId),

@@ -5,6 +5,7 @@ import {
   generateApiKey,
   hashApiKey,
   type Catalog,
+  type CatalogCommands,
   type Clock,
   type Ids,
   type Lookup,
@@ -14,22 +15,23 @@ import {
 
 interface Deps {
   catalog: Catalog;
+  catalogCommands: CatalogCommands;
   ids: Ids;
   clock: Clock;
 }
 
-/** Operator actions shared by the admin API and the ops CLI. */
+/** Operator actions shared by the admin API and the ops CLI; each is a catalog command (see decideCatalog). */
 export async function createTenant(deps: Deps, body: Http.TenantCreateBody): Promise<Tenant> {
   const tenantId = body.tenantId ?? `t_${deps.ids.next().replace(/-/g, '').slice(-16)}`;
-  if (await deps.catalog.getTenant(tenantId)) throw new PressroomError('CONFLICT', `Tenant ${tenantId} exists already.`);
-  const tenant: Tenant = { tenantId, name: body.name, plan: body.plan, createdAt: deps.clock.now().toISOString() };
-  await deps.catalog.putTenant(tenant);
+  await deps.catalogCommands.execute({ type: 'CreateTenant', tenantId, name: body.name, plan: body.plan });
+  const tenant = await deps.catalog.getTenant(tenantId);
+  if (!tenant) throw new PressroomError('INTERNAL', `Tenant ${tenantId} missing after it was created.`);
   return tenant;
 }
 
-/** Returns the key in clear once; only its hash is stored. */
+/** Returns the key in clear once; only its hash is on the log and in the view. */
 export async function issueApiKey(deps: Deps, tenantId: string, label: string, key = generateApiKey()): Promise<string> {
-  await deps.catalog.putApiKey({ keyHash: hashApiKey(key), tenantId, label, createdAt: deps.clock.now().toISOString() });
+  await deps.catalogCommands.execute({ type: 'IssueApiKey', tenantId, keyHash: hashApiKey(key), label });
   return key;
 }
 
@@ -48,16 +50,18 @@ export async function registerS3Connection(
     if (problem) throw validationError([problem]);
   }
   const connectionId = body.connectionId ?? `s3_${deps.ids.next().replace(/-/g, '').slice(-16)}`;
-  await deps.catalog.putS3Connection({
+  await deps.catalogCommands.execute({
+    type: 'RegisterS3Connection',
     tenantId,
-    connectionId,
-    bucket: body.bucket,
-    region: body.region,
-    ...(body.endpoint ? { endpoint: body.endpoint } : {}),
-    ...(body.forcePathStyle !== undefined ? { forcePathStyle: body.forcePathStyle } : {}),
-    accessKeyId: body.accessKeyId,
-    sealedSecretAccessKey: deps.secrets.seal(body.secretAccessKey),
-    createdAt: deps.clock.now().toISOString(),
+    connection: {
+      connectionId,
+      bucket: body.bucket,
+      region: body.region,
+      ...(body.endpoint ? { endpoint: body.endpoint } : {}),
+      ...(body.forcePathStyle !== undefined ? { forcePathStyle: body.forcePathStyle } : {}),
+      accessKeyId: body.accessKeyId,
+      sealedSecretAccessKey: deps.secrets.seal(body.secretAccessKey),
+    },
   });
   return { connectionId, bucket: body.bucket, region: body.region, ...(body.endpoint ? { endpoint: body.endpoint } : {}) };
 }
@@ -65,6 +69,8 @@ export async function registerS3Connection(
 /**
  * At start: PRESSROOM_API_KEY registers that key for the `default` tenant on the high plan;
  * without it, the embedded profile creates a development key once and returns it to print.
+ * Both are catalog commands that are safe to repeat (several ingress processes starting at
+ * once decide again on a conflict; a key the tenant has already is not issued twice).
  */
 export async function bootstrapDefaultTenant(
   deps: Deps,
@@ -72,10 +78,20 @@ export async function bootstrapDefaultTenant(
 ): Promise<{ developmentKey?: string }> {
   const existing = await deps.catalog.getTenant('default');
   if (!existing && (opts.apiKey || opts.createDevelopmentKey)) {
-    await deps.catalog.putTenant({ tenantId: 'default', name: 'Default tenant', plan: 'high', createdAt: deps.clock.now().toISOString() });
+    try {
+      await deps.catalogCommands.ensure({ type: 'CreateTenant', tenantId: 'default', name: 'Default tenant', plan: 'high' });
+    } catch (err) {
+      // Another process created it first: that is what we wanted.
+      if (!(err instanceof PressroomError && err.code === 'CONFLICT' && (await deps.catalog.getTenant('default')))) throw err;
+    }
   }
   if (opts.apiKey) {
-    await issueApiKey(deps, 'default', 'PRESSROOM_API_KEY', opts.apiKey);
+    await deps.catalogCommands.ensure({
+      type: 'IssueApiKey',
+      tenantId: 'default',
+      keyHash: hashApiKey(opts.apiKey),
+      label: 'PRESSROOM_API_KEY',
+    });
     return {};
   }
   if (opts.createDevelopmentKey && !existing) return { developmentKey: await issueApiKey(deps, 'default', 'development') };

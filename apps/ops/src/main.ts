@@ -5,7 +5,14 @@ import { PressroomError } from '@pressroom/domain';
 import { createJsonLogger } from '@pressroom/observability';
 import { createTenant, issueApiKey, registerS3Connection } from '@pressroom/ingress';
 import { rebuildStatusView, rebuildTemplateView } from '@pressroom/status-projector';
-import { ensureWebhookSecrets, rebuildDeliveries, requestWebhookReplay, rotateWebhookSecret } from '@pressroom/core';
+import {
+  ensureWebhookSecrets,
+  importLegacyCatalog,
+  rebuildCatalog,
+  rebuildDeliveries,
+  requestWebhookReplay,
+  rotateWebhookSecret,
+} from '@pressroom/core';
 import { readConfig } from './config.ts';
 
 const usage = `pressroom ops — operator commands (uses the same configuration as the service)
@@ -16,6 +23,10 @@ const usage = `pressroom ops — operator commands (uses the same configuration 
          [--endpoint <url>] [--path-style] [--id <connectionId>]
   status rebuild                                          wipe the status view and replay the log
   templates rebuild                                       wipe the template view and replay the templates topic
+  catalog rebuild                                         wipe the catalog view (tenants, keys, S3, secrets) and replay the catalog topic
+  catalog import                                          once, when upgrading: write the catalog records kept outside the log
+                                                          (the distributed profile's Redis keys) as catalog events; tenants
+                                                          already on the log are skipped. Run it before any catalog write.
   events [--request <requestId>] [--type <EventType>]     print the log (JSON lines), for audit
   webhooks secret --tenant <tenantId>                     show the tenant's signing secret(s), created if missing
   webhooks rotate --tenant <tenantId>                     new signing secret; the old one signs too for the overlap
@@ -107,9 +118,21 @@ try {
     case 'templates rebuild':
       out({ eventsApplied: await rebuildTemplateView(rt) });
       break;
+    case 'catalog rebuild':
+      await rt.catalog.clear();
+      out({ eventsApplied: await rebuildCatalog(rt.catalog, rt) });
+      break;
+    case 'catalog import': {
+      // The embedded profile imports its catalog files by itself at start (see openRuntime).
+      if (config.profile !== 'distributed') fail('catalog import is for the distributed profile; the embedded one imports at start');
+      const { readRedisCatalogRecords } = await import('@pressroom/redis');
+      const records = await readRedisCatalogRecords({ url: config.redisUrl as string, keyPrefix: config.redisPrefix });
+      out(await importLegacyCatalog(records, rt));
+      break;
+    }
     case 'events': {
       const t = rt.topics;
-      await rt.log.readAll([t.requestedSync, t.requestedAsync, t.completed, t.webhooks, t.templates], (r) => {
+      await rt.log.readAll([t.requestedSync, t.requestedAsync, t.completed, t.webhooks, t.templates, t.catalog], (r) => {
         if (values.request && eventKey(r.event) !== values.request) return;
         if (values.type && r.event.type !== values.type) return;
         process.stdout.write(JSON.stringify({ topic: r.topic, partition: r.partition, offset: r.offset, event: r.event }) + '\n');

@@ -2,7 +2,7 @@ import { planRenderCap } from '@pressroom/domain';
 import { onShutdown, openRenderer, openRuntime } from '@pressroom/runtime';
 import { closeServer, startIngressServer } from '@pressroom/ingress';
 import { startRenderWorker } from '@pressroom/render-worker';
-import { startStatusProjector, startTemplateProjector } from '@pressroom/status-projector';
+import { startCatalogProjector, startStatusProjector, startTemplateProjector } from '@pressroom/status-projector';
 import { dispatcherSettings, startWebhookDispatcher } from '@pressroom/webhook-dispatcher';
 import { readConfig } from './config.ts';
 
@@ -14,6 +14,7 @@ const renderer = await openRenderer(config, rt.logger);
 // The projector first: with a volatile view it rebuilds from the log before anyone asks.
 const projector = await startStatusProjector({ ...rt, rebuildOnStart: rt.viewIsVolatile });
 const templateProjector = await startTemplateProjector({ ...rt, rebuildOnStart: rt.viewIsVolatile });
+const catalogProjector = await startCatalogProjector(rt);
 const worker = await startRenderWorker({
   ...rt,
   renderer,
@@ -31,6 +32,7 @@ onShutdown(rt.logger, [
   () => dispatcher.stop(),
   () => projector.stop(),
   () => templateProjector.stop(),
+  () => catalogProjector.stop(),
   () => renderer.close(),
   () => rt.close(),
 ]);

@@ -1,2 +1,3 @@
 export * from './status-projector.ts';
 export * from './template-projector.ts';
+export * from './catalog-projector.ts';

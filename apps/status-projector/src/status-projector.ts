@@ -37,6 +37,7 @@ export async function rebuildStatusView(deps: Pick<StatusProjectorDeps, 'log' | 
   const n = await deps.log.readAll(renderTopics(deps.topics), async (record) => {
     if ('requestId' in record.event) await deps.view.apply(record.event);
   });
+  await deps.view.markBuilt();
   deps.logger.info('status view rebuilt from the log', { events: n });
   return n;
 }

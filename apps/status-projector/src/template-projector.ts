@@ -32,6 +32,7 @@ export async function rebuildTemplateView(deps: Pick<TemplateProjectorDeps, 'log
   const n = await deps.log.readAll([deps.topics.templates], async (record) => {
     if ('templateId' in record.event) await deps.templates.apply(record.event);
   });
+  await deps.templates.markBuilt();
   deps.logger.info('template view rebuilt from the log', { events: n });
   return n;
 }

@@ -14,6 +14,7 @@ import {
   signingSecrets,
   type ArtifactStorage,
   type Catalog,
+  type CatalogCommands,
   type Clock,
   type DeliveryStore,
   type EventFactory,
@@ -30,6 +31,7 @@ export interface AttemptDeps {
   deliveries: DeliveryStore;
   storage: ArtifactStorage;
   catalog: Catalog;
+  catalogCommands: CatalogCommands;
   secrets: SecretBox;
   topics: TopicNames;
   event: EventFactory;

@@ -1,3 +1,4 @@
+import type { CatalogCommands } from './catalog-commands.ts';
 import type { Catalog, WebhookSecrets } from './ports/catalog.ts';
 import type { Clock } from './ports/clock.ts';
 import type { SecretBox } from './secret-box.ts';
@@ -5,6 +6,7 @@ import { generateWebhookSecret } from './webhook-signature.ts';
 
 interface Deps {
   catalog: Catalog;
+  catalogCommands: CatalogCommands;
   secrets: SecretBox;
   clock: Clock;
 }
@@ -16,31 +18,38 @@ export interface OpenWebhookSecrets {
   previous?: { secret: string; expiresAt: string };
 }
 
-/** The tenant's signing secrets, created on first use (put-if-absent, so every process agrees). */
+/**
+ * The tenant's signing secrets, created on first use: a WebhookSecretCreated on the catalog
+ * stream, appended expecting the version read, so two processes creating the first secret at
+ * once agree on one (the loser decides again and finds the winner's).
+ */
 export async function ensureWebhookSecrets(deps: Deps, tenantId: string): Promise<OpenWebhookSecrets> {
-  const stored =
-    (await deps.catalog.getWebhookSecrets(tenantId)) ??
-    (await deps.catalog.addWebhookSecrets({
-      tenantId,
-      current: { sealedSecret: deps.secrets.seal(generateWebhookSecret()), createdAt: deps.clock.now().toISOString() },
-    }));
+  let stored = await deps.catalog.getWebhookSecrets(tenantId);
+  if (!stored) {
+    await deps.catalogCommands.ensure({ type: 'CreateWebhookSecret', tenantId, sealedSecret: deps.secrets.seal(generateWebhookSecret()) });
+    stored = await deps.catalog.getWebhookSecrets(tenantId);
+  }
+  if (!stored) throw new Error(`webhook secrets of ${tenantId} missing after they were written`);
   return openSecrets(deps, stored);
 }
 
 /**
- * Replaces the current secret with a new one; the old one keeps signing for `overlapMs`, so
- * receivers can switch without losing a delivery.
+ * Replaces the current secret with a new one (WebhookSecretRotated); the old one keeps signing
+ * for `overlapMs`, so receivers can switch without losing a delivery. Decided on the stream's
+ * version: a rotation that raced another one answers CONFLICT instead of losing either.
  */
 export async function rotateWebhookSecret(deps: Deps, tenantId: string, overlapMs: number): Promise<OpenWebhookSecrets> {
-  const before = await ensureWebhookSecrets(deps, tenantId);
+  await ensureWebhookSecrets(deps, tenantId);
   const now = deps.clock.now();
-  const next: WebhookSecrets = {
+  await deps.catalogCommands.execute({
+    type: 'RotateWebhookSecret',
     tenantId,
-    current: { sealedSecret: deps.secrets.seal(generateWebhookSecret()), createdAt: now.toISOString() },
-    previous: { sealedSecret: deps.secrets.seal(before.secret), expiresAt: new Date(now.getTime() + overlapMs).toISOString() },
-  };
-  await deps.catalog.putWebhookSecrets(next);
-  return openSecrets(deps, next);
+    sealedSecret: deps.secrets.seal(generateWebhookSecret()),
+    previousExpiresAt: new Date(now.getTime() + overlapMs).toISOString(),
+  });
+  const stored = await deps.catalog.getWebhookSecrets(tenantId);
+  if (!stored) throw new Error(`webhook secrets of ${tenantId} missing after a rotation`);
+  return openSecrets(deps, stored);
 }
 
 /** The secrets that sign a delivery made now: the current one, and the previous one until it expires. */

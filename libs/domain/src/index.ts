@@ -16,3 +16,6 @@ export * from './door-limits.ts';
 export * from './s3-endpoint-policy.ts';
 export * from './fair-scheduler.ts';
 export * from './failure-fault.ts';
+export * from './decision.ts';
+export * from './template-decider.ts';
+export * from './catalog.ts';

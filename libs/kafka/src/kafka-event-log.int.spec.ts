@@ -6,6 +6,8 @@ import type { PressroomEvent, RenderRequested, WebhookDelivered } from '@pressro
 import { eventLogContract, waitFor } from '@pressroom/testing';
 import { createKafkaEventLog, type KafkaEventLogOptions } from './kafka-event-log.ts';
 import { createRegistryCodec } from './registry-codec.ts';
+import { Redis } from 'ioredis';
+import { createRedisStreamVersionGuard, unlinkByPrefix } from '@pressroom/redis';
 
 const brokers = inject('KAFKA_BROKERS').split(',');
 const registryUrl = inject('SCHEMA_REGISTRY_URL');
@@ -22,17 +24,36 @@ const base: KafkaEventLogOptions = {
   partitions: 3,
 };
 
+/** Stream versions of conditional appends live in Redis (this run's own keys only). */
+const redisUrl = inject('REDIS_URL');
+const versionGuard = (variant: string) => createRedisStreamVersionGuard({ url: redisUrl, keyPrefix: `${run}:${variant}:` });
+const forgetVersions = (variant: string) => async () => {
+  const redis = new Redis(redisUrl);
+  try {
+    await unlinkByPrefix(redis, `${run}:${variant}:`);
+  } finally {
+    redis.disconnect();
+  }
+};
+
 eventLogContract('kafka + schema registry', async () => {
-  const log = await createKafkaEventLog({ ...base, schemaRegistryUrl: registryUrl, subjectPrefix: `${run}.` });
-  return { log, topics: (suffix) => `${run}.reg.${suffix}`, cleanup: () => log.close() };
+  const log = await createKafkaEventLog({
+    ...base,
+    schemaRegistryUrl: registryUrl,
+    subjectPrefix: `${run}.`,
+    versionGuard: versionGuard('reg'),
+  });
+  return { log, topics: (suffix) => `${run}.reg.${suffix}`, cleanup: () => log.close(), forgetStreamVersions: forgetVersions('reg') };
 });
 
 eventLogContract('kafka + JSON', async () => {
-  const log = await createKafkaEventLog(base);
-  return { log, topics: (suffix) => `${run}.json.${suffix}`, cleanup: () => log.close() };
+  const log = await createKafkaEventLog({ ...base, versionGuard: versionGuard('json') });
+  return { log, topics: (suffix) => `${run}.json.${suffix}`, cleanup: () => log.close(), forgetStreamVersions: forgetVersions('json') };
 });
 
 afterAll(async () => {
+  await forgetVersions('reg')();
+  await forgetVersions('json')();
   const admin = new kafkajs.Kafka({ brokers, clientId: `${run}-cleanup`, logLevel: kafkajs.logLevel.NOTHING }).admin();
   await admin.connect();
   try {

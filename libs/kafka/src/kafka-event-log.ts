@@ -1,6 +1,14 @@
 import kafkajs, { type Producer } from 'kafkajs';
-import { eventKey, parseEvent, silentLogger, type EventLog, type Logger, type Subscription } from '@pressroom/core';
-import { logUnavailable } from '@pressroom/domain';
+import {
+  eventKey,
+  parseEvent,
+  silentLogger,
+  type EventLog,
+  type Logger,
+  type StreamVersionGuard,
+  type Subscription,
+} from '@pressroom/core';
+import { PressroomError, logUnavailable, versionConflict } from '@pressroom/domain';
 import { AppendQueue } from './append-queue.ts';
 import { KAFKA_RETRY, kafkajsLogCreator } from './kafkajs-settings.ts';
 import { startSubscription, type GroupTimings } from './kafka-subscription.ts';
@@ -30,6 +38,11 @@ export interface KafkaEventLogOptions {
   replicationFactor?: number;
   /** Bound on one append, connecting included; past it the append rejects LOG_UNAVAILABLE. Default 10 000 ms. */
   appendTimeoutMs?: number;
+  /**
+   * Keeps stream versions for appends with an expected version (Kafka cannot check them).
+   * Without it such an append is refused as a programming error.
+   */
+  versionGuard?: StreamVersionGuard;
 }
 
 export interface KafkaEventLog extends EventLog {
@@ -112,9 +125,10 @@ export async function createKafkaEventLog(opts: KafkaEventLogOptions): Promise<K
   });
 
   if (opts.topics?.length) await topicAdmin.ensure(opts.topics);
+  const readDeps = { kafka, topicAdmin, codec, logger, clientId: opts.clientId, timings };
 
   return {
-    async append(topic, events) {
+    async append(topic, events, options = {}) {
       if (events.length === 0) return;
       const messages = await Promise.all(
         events.map(async (e) => {
@@ -122,7 +136,29 @@ export async function createKafkaEventLog(opts: KafkaEventLogOptions): Promise<K
           return { key: eventKey(event), value: await codec.encode(event) };
         }),
       );
+      const expected = options.expectedVersion;
+      if (expected === undefined) return queue.append(topic, messages);
+      // A conditional append: reserve the next version in the guard, append, settle.
+      const key = messages[0]?.key as string;
+      if (messages.some((m) => m.key !== key)) throw new Error("an append with an expected version must hold one key's events");
+      const guard = opts.versionGuard;
+      if (!guard) throw new PressroomError('INTERNAL', 'This event log has no version guard; it cannot check expected versions.');
+      const countOnLog = async () => {
+        const counts = new Map<string, number>();
+        try {
+          await readAllRecords(readDeps, [topic], (r) => void counts.set(r.key, (counts.get(r.key) ?? 0) + 1));
+        } catch (e) {
+          throw logUnavailable(e);
+        }
+        return counts;
+      };
+      const reservation = await guard.reserve(topic, key, expected, messages.length, countOnLog);
+      if (!reservation.reserved) throw versionConflict(`Stream ${key} of ${topic}`, expected, reservation.actual);
       await queue.append(topic, messages);
+      await guard.settle(topic, key, reservation.token).catch((e: unknown) => {
+        // Unsettled only means a conflicting writer recounts the log after the settle window.
+        logger.warn('kafka: could not settle a stream version reservation', { topic, key, error: String(e) });
+      });
     },
 
     async consume(options) {
@@ -144,7 +180,7 @@ export async function createKafkaEventLog(opts: KafkaEventLogOptions): Promise<K
     },
 
     readAll(topics, visit) {
-      return readAllRecords({ kafka, topicAdmin, codec, logger, clientId: opts.clientId, timings }, topics, visit);
+      return readAllRecords(readDeps, topics, visit);
     },
 
     async ping() {
@@ -173,7 +209,7 @@ export async function createKafkaEventLog(opts: KafkaEventLogOptions): Promise<K
       const p = producerClient;
       producer = undefined;
       producerClient = undefined;
-      await Promise.allSettled([p?.disconnect(), topicAdmin.close()]);
+      await Promise.allSettled([p?.disconnect(), topicAdmin.close(), opts.versionGuard?.close()]);
     },
   };
 }

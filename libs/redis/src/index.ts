@@ -4,3 +4,5 @@ export { unlinkByPrefix } from './unlink-by-prefix.ts';
 export * from './redis-template-view.ts';
 export * from './redis-asset-index.ts';
 export * from './redis-delivery-store.ts';
+export * from './redis-stream-version-guard.ts';
+export * from './redis-legacy-catalog.ts';

@@ -34,14 +34,20 @@ describe('RedisCatalog layout', () => {
     const catalog = createRedisCatalog({ url, keyPrefix });
     const admin = new Redis(url);
     try {
-      await catalog.putS3Connection({
+      await catalog.apply({
+        eventId: randomUUID(),
+        type: 'S3ConnectionRegistered',
+        version: 1,
+        occurredAt: '2030-01-01T00:00:00.000Z',
         tenantId: 'acme',
-        connectionId: 'main',
-        bucket: 'b',
-        region: 'eu-west-1',
-        accessKeyId: 'AKIAEXAMPLE',
-        sealedSecretAccessKey: 'v1.iv.tag.body',
-        createdAt: '2030-01-01T00:00:00.000Z',
+        sequence: 1,
+        data: {
+          connectionId: 'main',
+          bucket: 'b',
+          region: 'eu-west-1',
+          accessKeyId: 'AKIAEXAMPLE',
+          sealedSecretAccessKey: 'v1.iv.tag.body',
+        },
       });
       const key = `${keyPrefix}catalog:s3-connections:acme`;
       expect(await admin.type(key)).toBe('hash');

@@ -1,3 +1,4 @@
+import { apiKeyOf, s3ConnectionOf, tenantOf, webhookSecretsOf } from '@pressroom/domain';
 import {
   silentLogger,
   type ApiKeyRecord,
@@ -9,6 +10,7 @@ import {
 } from '@pressroom/core';
 import { connectRedis, disconnectRedis } from './connect.ts';
 import { redisGuard } from './guard.ts';
+import { unlinkByPrefix } from './unlink-by-prefix.ts';
 
 const guard = redisGuard('catalog');
 
@@ -20,42 +22,99 @@ export interface RedisCatalogOptions {
 }
 
 /**
- * The distributed profile's catalog, on one Redis connection. Layout:
+ * Writes a record (a string key, or a hash field when ARGV[1] is not empty) unless the stored
+ * one has a sequence at or above ARGV[3], and raises the tenant's stream version to ARGV[3].
+ *   KEYS[1] record key, KEYS[2] tenant version key   ARGV: field, json, sequence
+ */
+const SET_IF_NEWER = `
+local seq = tonumber(ARGV[3])
+local cur
+if ARGV[1] == '' then cur = redis.call('GET', KEYS[1]) else cur = redis.call('HGET', KEYS[1], ARGV[1]) end
+local written = 0
+if (not cur) or (tonumber(cjson.decode(cur).sequence or 0) < seq) then
+  if ARGV[1] == '' then redis.call('SET', KEYS[1], ARGV[2]) else redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end
+  written = 1
+end
+local v = tonumber(redis.call('GET', KEYS[2]) or '0')
+if v < seq then redis.call('SET', KEYS[2], tostring(seq)) end
+return written
+`;
+
+/**
+ * The distributed profile's catalog view, on one Redis connection. Layout (the records keep
+ * the layout of the catalog before it was on the log, so an existing deployment's data stays
+ * readable until `ops catalog import` has written it to the log):
  *
  *   <prefix>catalog:tenant:<tenantId>              string, Tenant as JSON
  *   <prefix>catalog:api-key:<keyHash>              string, ApiKeyRecord as JSON
  *   <prefix>catalog:s3-connections:<tenantId>      hash, connectionId → S3Connection as JSON
- *   <prefix>catalog:webhook-secrets:<tenantId>     string, WebhookSecrets as JSON (first one by SET NX)
+ *   <prefix>catalog:webhook-secrets:<tenantId>     string, WebhookSecrets as JSON
+ *   <prefix>catalog:version:<tenantId>             the highest sequence applied for the tenant
+ *   <prefix>catalog:built                          set once a rebuild from the log completed
  *
- * Tenant scoping is structural: a tenant's connections live in that tenant's own hash and
- * its webhook secrets under its own key, so a read for another tenant looks in a different
- * key and finds nothing. Each write is a single command, so it is atomic and last writer
- * wins (the first webhook secret excepted, which is SET NX). Nothing expires: this is the record of configuration, not a cache.
+ * Tenant scoping is structural: a tenant's connections live in its own hash and its webhook
+ * secrets under its own key. Every apply is one Lua script (record and version together),
+ * forward-only by sequence. The marker lives and dies with the data (FLUSHALL, a restart
+ * without persistence), which is how readers know to rebuild (see selfRebuildingCatalog).
  */
 export function createRedisCatalog(options: RedisCatalogOptions): Catalog {
   const logger = options.logger ?? silentLogger;
   const redis = connectRedis({ url: options.url, name: `pressroom-catalog@${options.keyPrefix}`, logger });
+  redis.defineCommand('pressroomSetIfNewer', { numberOfKeys: 2, lua: SET_IF_NEWER });
+  const setIfNewer = (key: string, versionKey: string, field: string, json: string, sequence: number) =>
+    (redis as unknown as { pressroomSetIfNewer(...args: string[]): Promise<number> }).pressroomSetIfNewer(
+      key,
+      versionKey,
+      field,
+      json,
+      String(sequence),
+    );
   const p = `${options.keyPrefix}catalog:`;
   const tenantKey = (tenantId: string) => `${p}tenant:${tenantId}`;
   const apiKeyKey = (keyHash: string) => `${p}api-key:${keyHash}`;
   const connectionsKey = (tenantId: string) => `${p}s3-connections:${tenantId}`;
   const webhookSecretsKey = (tenantId: string) => `${p}webhook-secrets:${tenantId}`;
+  const versionKey = (tenantId: string) => `${p}version:${tenantId}`;
+  const builtKey = `${p}built`;
 
   return {
-    async putTenant(tenant: Tenant) {
-      await guard(redis.set(tenantKey(tenant.tenantId), JSON.stringify(tenant)));
+    async apply(event) {
+      const v = versionKey(event.tenantId);
+      switch (event.type) {
+        case 'TenantCreated': {
+          const t = tenantOf(undefined, event) as Tenant;
+          await guard(setIfNewer(tenantKey(event.tenantId), v, '', JSON.stringify({ ...t, sequence: event.sequence }), event.sequence));
+          return;
+        }
+        case 'ApiKeyIssued':
+          await guard(
+            setIfNewer(
+              apiKeyKey(event.data.keyHash),
+              v,
+              '',
+              JSON.stringify({ ...apiKeyOf(event), sequence: event.sequence }),
+              event.sequence,
+            ),
+          );
+          return;
+        case 'S3ConnectionRegistered': {
+          const c = s3ConnectionOf(undefined, event) as S3Connection;
+          await guard(setIfNewer(connectionsKey(event.tenantId), v, event.data.connectionId, JSON.stringify(c), event.sequence));
+          return;
+        }
+        case 'WebhookSecretCreated':
+        case 'WebhookSecretRotated': {
+          const w = webhookSecretsOf(undefined, event) as WebhookSecrets;
+          await guard(setIfNewer(webhookSecretsKey(event.tenantId), v, '', JSON.stringify(w), event.sequence));
+          return;
+        }
+      }
     },
     async getTenant(tenantId) {
-      return parse<Tenant>(await guard(redis.get(tenantKey(tenantId))));
-    },
-    async putApiKey(record: ApiKeyRecord) {
-      await guard(redis.set(apiKeyKey(record.keyHash), JSON.stringify(record)));
+      return withoutSequence(parse<Tenant>(await guard(redis.get(tenantKey(tenantId)))));
     },
     async findApiKey(keyHash) {
-      return parse<ApiKeyRecord>(await guard(redis.get(apiKeyKey(keyHash))));
-    },
-    async putS3Connection(connection: S3Connection) {
-      await guard(redis.hset(connectionsKey(connection.tenantId), connection.connectionId, JSON.stringify(connection)));
+      return withoutSequence(parse<ApiKeyRecord>(await guard(redis.get(apiKeyKey(keyHash)))));
     },
     async getS3Connection(tenantId, connectionId) {
       return parse<S3Connection>(await guard(redis.hget(connectionsKey(tenantId), connectionId)));
@@ -63,14 +122,17 @@ export function createRedisCatalog(options: RedisCatalogOptions): Catalog {
     async getWebhookSecrets(tenantId) {
       return parse<WebhookSecrets>(await guard(redis.get(webhookSecretsKey(tenantId))));
     },
-    async addWebhookSecrets(secrets: WebhookSecrets) {
-      const key = webhookSecretsKey(secrets.tenantId);
-      const created = await guard(redis.set(key, JSON.stringify(secrets), 'NX'));
-      if (created === 'OK') return secrets;
-      return parse<WebhookSecrets>(await guard(redis.get(key))) ?? secrets;
+    async streamVersion(tenantId) {
+      return Number((await guard(redis.get(versionKey(tenantId)))) ?? 0);
     },
-    async putWebhookSecrets(secrets: WebhookSecrets) {
-      await guard(redis.set(webhookSecretsKey(secrets.tenantId), JSON.stringify(secrets)));
+    async isBuilt() {
+      return (await guard(redis.exists(builtKey))) === 1;
+    },
+    async markBuilt() {
+      await guard(redis.set(builtKey, new Date().toISOString()));
+    },
+    async clear() {
+      await guard(unlinkByPrefix(redis, p));
     },
     async ping() {
       await guard(redis.ping());
@@ -83,4 +145,12 @@ export function createRedisCatalog(options: RedisCatalogOptions): Catalog {
 
 function parse<T>(raw: string | null): T | undefined {
   return raw === null ? undefined : (JSON.parse(raw) as T);
+}
+
+/** Tenant and key records carry their event's sequence for the apply script; readers never see it. */
+function withoutSequence<T extends object>(record: T | undefined): T | undefined {
+  if (!record) return record;
+  const rest = { ...record } as T & { sequence?: number };
+  delete rest.sequence;
+  return rest;
 }

@@ -50,8 +50,9 @@ return 1
 /**
  * The distributed profile's status view.
  *
- * Layout: `<prefix>status:<requestId>` holds the entry as JSON; `<prefix>status-events` is
- * the channel on which a terminal transition publishes its requestId.
+ * Layout: `<prefix>status:<requestId>` holds the entry as JSON; `<prefix>status:~built` marks
+ * a view rebuilt from the log; `<prefix>status-events` is the channel on which a terminal
+ * transition publishes its requestId.
  *
  * Atomicity: `apply` reads the entry, computes the next one with `evolveStatus` (the one rule,
  * kept in TypeScript), and writes it with a Lua compare-and-set that fails if anyone changed
@@ -69,6 +70,8 @@ export function createRedisStatusView(options: RedisStatusViewOptions): StatusVi
   const entryPrefix = `${options.keyPrefix}status:`;
   const channel = `${options.keyPrefix}status-events`;
   const keyOf = (requestId: string) => `${entryPrefix}${requestId}`;
+  /** Under the entries' prefix (not a request id: those are UUIDs), so `clear` removes it too. */
+  const builtKey = `${entryPrefix}~built`;
 
   const redis = connectRedis({ url: options.url, name: `pressroom-status@${options.keyPrefix}`, logger });
   const subscriber = connectRedis({ url: options.url, name: `pressroom-status-events@${options.keyPrefix}`, logger, subscriber: true });
@@ -163,6 +166,20 @@ export function createRedisStatusView(options: RedisStatusViewOptions): StatusVi
       return waiting;
     },
 
+    async isBuilt() {
+      try {
+        return (await redis.exists(builtKey)) === 1;
+      } catch (error) {
+        throw unavailable(error);
+      }
+    },
+    async markBuilt() {
+      try {
+        await redis.set(builtKey, new Date().toISOString());
+      } catch (error) {
+        throw unavailable(error);
+      }
+    },
     async clear() {
       await unlinkByPrefix(redis, entryPrefix);
     },

@@ -37,6 +37,7 @@ return 1
  *
  *   <prefix>templates:heads:<tenantId>                    hash templateId → TemplateHead JSON
  *   <prefix>templates:versions:<tenantId>:<templateId>    hash version → TemplateVersionRecord JSON
+ *   <prefix>templates:built                               set once a rebuild from the log completed
  *
  * A version record is immutable, written with HSETNX (a replay writes the same thing). The
  * head moves with `evolveTemplateHead` (the one rule, kept in TypeScript) through a Lua
@@ -91,6 +92,12 @@ export function createRedisTemplateView(options: RedisTemplateViewOptions): Temp
     async list(tenantId) {
       const all = (await guard(redis.hvals(headsKey(tenantId)))).map((r) => JSON.parse(r) as TemplateHead).filter((h) => !h.deleted);
       return all.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.templateId.localeCompare(b.templateId));
+    },
+    async isBuilt() {
+      return (await guard(redis.exists(`${p}built`))) === 1;
+    },
+    async markBuilt() {
+      await guard(redis.set(`${p}built`, new Date().toISOString()));
     },
     async clear() {
       await guard(unlinkByPrefix(redis, p));

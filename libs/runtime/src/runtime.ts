@@ -1,3 +1,4 @@
+import { access, rename } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type Router from '@koa/router';
 import {
@@ -10,7 +11,14 @@ import {
   type TemplateView,
   SecretBox,
   createEventFactory,
-  createFileCatalog,
+  createMemoryCatalog,
+  createCatalogCommands,
+  importLegacyCatalog,
+  readFileCatalog,
+  selfRebuildingCatalog,
+  selfRebuildingStatusView,
+  selfRebuildingTemplateView,
+  type CatalogCommands,
   createFileEventLog,
   createMemoryDeliveryStore,
   createMemoryStatusView,
@@ -47,7 +55,10 @@ export interface Runtime {
   topics: TopicNames;
   log: EventLog;
   view: StatusView;
+  /** The catalog view; it rebuilds itself from the catalog topic when it finds itself empty. */
   catalog: Catalog;
+  /** Catalog writes: commands decided against the tenant's stream, appended, applied. */
+  catalogCommands: CatalogCommands;
   secrets: SecretBox;
   storage: ArtifactStorage;
   /** Webhook deliveries view and schedule (volatile like the status view in the embedded profile). */
@@ -82,7 +93,8 @@ export async function openRuntime(config: PressroomConfig, app: string, opts: { 
     const secrets = new SecretBox(secretKey);
     const log = await createFileEventLog({ dir: join(dataDir, 'log'), logger });
     const view = createMemoryStatusView();
-    const catalog = createFileCatalog({ dir: join(dataDir, 'catalog') });
+    const catalog = selfRebuildingCatalog(createMemoryCatalog(), { log, topics, logger });
+    await importFileCatalogOnce(join(dataDir, 'catalog'), { log, topics, ids, catalog, logger });
     const files = createLocalObjectStore({ dir: join(dataDir, 'files'), publicBaseUrl: config.publicUrl, signingSecret: secretKey });
     return assemble(common, {
       log,
@@ -105,11 +117,29 @@ export async function openRuntime(config: PressroomConfig, app: string, opts: { 
 
   // Loaded only here, so the embedded profile never pulls in the Kafka and Redis clients.
   const { createKafkaEventLog } = await import('@pressroom/kafka');
-  const { createRedisAssetIndex, createRedisCatalog, createRedisDeliveryStore, createRedisStatusView, createRedisTemplateView } =
-    await import('@pressroom/redis');
+  const {
+    createRedisAssetIndex,
+    createRedisCatalog,
+    createRedisDeliveryStore,
+    createRedisStatusView,
+    createRedisTemplateView,
+    createRedisStreamVersionGuard,
+  } = await import('@pressroom/redis');
   const secretKey = config.secretKey as string;
   const secrets = new SecretBox(secretKey);
+  const redisUrl = config.redisUrl as string;
+  // Kafka cannot check an expected version: the guard keeps stream versions in Redis and takes
+  // them from the log when it lost them. An append reported failed may still land while the
+  // producer retries (up to KAFKA_RETRY's 5 retries, each bounded by the append timeout), so a
+  // reservation left unsettled is trusted for that long before the log is asked again.
+  const versionGuard = createRedisStreamVersionGuard({
+    url: redisUrl,
+    keyPrefix: config.redisPrefix,
+    settleMs: 6 * config.kafkaAppendTimeoutMs + 60_000,
+    logger,
+  });
   const log = await createKafkaEventLog({
+    versionGuard,
     brokers: config.kafkaBrokers,
     clientId: `pressroom-${app}`,
     ...(config.schemaRegistryUrl ? { schemaRegistryUrl: config.schemaRegistryUrl, subjectPrefix: config.schemaSubjectPrefix } : {}),
@@ -121,13 +151,18 @@ export async function openRuntime(config: PressroomConfig, app: string, opts: { 
   // Topics are created on first use anyway; creating them up front only fixes the partition
   // count early. A broker that is down now must not stop the app from starting (readyz says it).
   await log
-    .ensureTopics([topics.requestedSync, topics.requestedAsync, topics.completed, topics.webhooks, topics.templates])
+    .ensureTopics([topics.requestedSync, topics.requestedAsync, topics.completed, topics.webhooks, topics.templates, topics.catalog])
     .catch((err: unknown) => {
       logger.warn('could not create topics at start; they will be created on first use', { err });
     });
-  const redisUrl = config.redisUrl as string;
-  const view = createRedisStatusView({ url: redisUrl, keyPrefix: config.redisPrefix, logger });
-  const catalog = createRedisCatalog({ url: redisUrl, keyPrefix: config.redisPrefix });
+  const redisView = createRedisStatusView({ url: redisUrl, keyPrefix: config.redisPrefix, logger });
+  // Every Redis structure is a view of the log: one that finds itself empty rebuilds itself.
+  const view = selfRebuildingStatusView(redisView, { log, topics, logger });
+  const catalog = selfRebuildingCatalog(createRedisCatalog({ url: redisUrl, keyPrefix: config.redisPrefix, logger }), {
+    log,
+    topics,
+    logger,
+  });
   const own: ObjectStore & { ensureBucket(): Promise<void> } = createS3ObjectStore({
     ...(config.s3.endpoint ? { endpoint: config.s3.endpoint } : {}),
     region: config.s3.region,
@@ -144,7 +179,11 @@ export async function openRuntime(config: PressroomConfig, app: string, opts: { 
     secrets,
     own,
     connectionStore,
-    templates: createRedisTemplateView({ url: redisUrl, keyPrefix: config.redisPrefix, logger }),
+    templates: selfRebuildingTemplateView(createRedisTemplateView({ url: redisUrl, keyPrefix: config.redisPrefix, logger }), {
+      log,
+      topics,
+      logger,
+    }),
     assetIndex: createRedisAssetIndex({ url: redisUrl, keyPrefix: config.redisPrefix, logger }),
     deliveries: createRedisDeliveryStore({ url: redisUrl, keyPrefix: config.redisPrefix, logger }),
     viewIsVolatile: false,
@@ -173,10 +212,36 @@ function assemble(
   return {
     ...common,
     ...rest,
+    catalogCommands: createCatalogCommands({
+      log: parts.log,
+      topics: common.topics,
+      catalog: parts.catalog,
+      ids: common.ids,
+      clock: common.clock,
+    }),
     storage: new ArtifactStorage({ own, catalog: parts.catalog, secrets: parts.secrets, connectionStore }),
     assets: new AssetStore({ index: assetIndex, objects: own, clock: common.clock }),
     async close() {
       await Promise.allSettled([parts.log, parts.view, parts.catalog, parts.templates, assetIndex, parts.deliveries].map((c) => c.close()));
     },
   };
+}
+
+/**
+ * The embedded catalog was a folder of JSON files before it moved to the log: its records are
+ * written to the catalog topic once (tenants already on the log are skipped), then the folder
+ * is renamed `catalog.imported`, kept for the operator to delete.
+ */
+async function importFileCatalogOnce(
+  dir: string,
+  deps: { log: EventLog; topics: TopicNames; ids: Ids; catalog: Catalog; logger: Logger },
+): Promise<void> {
+  try {
+    await access(dir);
+  } catch {
+    return;
+  }
+  const result = await importLegacyCatalog(await readFileCatalog(dir), deps);
+  await rename(dir, `${dir}.imported`);
+  deps.logger.info('catalog files imported to the log', { ...result, dir });
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ApiKeyRecord, Catalog, S3Connection, Tenant } from '@pressroom/core';
+import type { Catalog, S3Connection, Tenant } from '@pressroom/core';
+import type { CatalogEvent, S3ConnectionRegistered } from '@pressroom/schemas';
 
 /**
  * One isolated catalog storage (a folder, a key prefix) owned by one test. Each `open()`
@@ -18,25 +19,52 @@ export interface CatalogContractOptions {
 
 const at = '2030-01-01T00:00:00.000Z';
 
+const envelope = (tenantId: string, sequence: number) => ({
+  eventId: randomUUID(),
+  version: 1 as const,
+  occurredAt: at,
+  tenantId,
+  sequence,
+});
+
+function created(tenantId: string, sequence = 1): CatalogEvent {
+  return { ...envelope(tenantId, sequence), type: 'TenantCreated', data: { name: `Tenant ${tenantId}`, plan: 'standard' } };
+}
 function tenant(tenantId: string): Tenant {
   return { tenantId, name: `Tenant ${tenantId}`, plan: 'standard', createdAt: at };
 }
-
-function connection(tenantId: string, connectionId: string): S3Connection {
+function keyIssued(tenantId: string, keyHash: string, sequence: number): CatalogEvent {
+  return { ...envelope(tenantId, sequence), type: 'ApiKeyIssued', data: { keyHash, label: 'ci' } };
+}
+function connectionData(connectionId: string, bucket: string): S3ConnectionRegistered['data'] {
   return {
-    tenantId,
     connectionId,
-    bucket: `bucket-${tenantId}`,
+    bucket,
     region: 'eu-west-1',
     endpoint: 'https://s3.example.test',
     forcePathStyle: true,
     accessKeyId: 'AKIAEXAMPLE',
     sealedSecretAccessKey: 'v1.iv.tag.body',
-    createdAt: at,
+  };
+}
+function registered(tenantId: string, connectionId: string, sequence: number, bucket = `bucket-${tenantId}`): CatalogEvent {
+  return { ...envelope(tenantId, sequence), type: 'S3ConnectionRegistered', data: connectionData(connectionId, bucket) };
+}
+function connection(tenantId: string, connectionId: string, sequence: number, bucket = `bucket-${tenantId}`): S3Connection {
+  return { tenantId, ...connectionData(connectionId, bucket), createdAt: at, sequence };
+}
+function secretCreated(tenantId: string, sealedSecret: string, sequence: number): CatalogEvent {
+  return { ...envelope(tenantId, sequence), type: 'WebhookSecretCreated', data: { sealedSecret } };
+}
+function secretRotated(tenantId: string, sealedSecret: string, previous: string, sequence: number): CatalogEvent {
+  return {
+    ...envelope(tenantId, sequence),
+    type: 'WebhookSecretRotated',
+    data: { sealedSecret, previousSealedSecret: previous, previousExpiresAt: at },
   };
 }
 
-/** The behaviour every Catalog adapter must show (see the port's JSDoc). */
+/** The behaviour every Catalog view adapter must show (see the port's JSDoc). */
 export function catalogContract(name: string, options: CatalogContractOptions): void {
   describe(`Catalog contract: ${name}`, () => {
     let spaces: CatalogSpace[] = [];
@@ -50,114 +78,90 @@ export function catalogContract(name: string, options: CatalogContractOptions): 
       spaces = [];
     });
 
-    it('stores and overwrites tenants', async () => {
+    it('derives tenants and API keys (by hash only) from their events, idempotently, and counts the stream', async () => {
       const catalog = await (await open()).open();
       const id = `t-${randomUUID()}`;
       expect(await catalog.getTenant(id)).toBeUndefined();
-      await catalog.putTenant(tenant(id));
+      expect(await catalog.streamVersion(id)).toBe(0);
+      const events = [created(id), keyIssued(id, 'a'.repeat(64), 2)];
+      for (const e of [...events, ...events]) await catalog.apply(e);
       expect(await catalog.getTenant(id)).toEqual(tenant(id));
-      await catalog.putTenant({ ...tenant(id), plan: 'high' });
-      expect((await catalog.getTenant(id))?.plan).toBe('high');
-    });
-
-    it('finds API keys by hash only', async () => {
-      const catalog = await (await open()).open();
-      const record: ApiKeyRecord = { keyHash: 'a'.repeat(64), tenantId: 'acme', label: 'ci', createdAt: at };
-      await catalog.putApiKey(record);
-      expect(await catalog.findApiKey(record.keyHash)).toEqual(record);
+      expect(await catalog.findApiKey('a'.repeat(64))).toEqual({ keyHash: 'a'.repeat(64), tenantId: id, label: 'ci', createdAt: at });
       expect(await catalog.findApiKey('b'.repeat(64))).toBeUndefined();
+      expect(await catalog.streamVersion(id)).toBe(2);
     });
 
-    it('stores S3 connections per tenant, last writer wins', async () => {
+    it('replaces an S3 connection only with a later registration, in whatever order events arrive', async () => {
       const catalog = await (await open()).open();
-      expect(await catalog.getS3Connection('acme', 'main')).toBeUndefined();
-      await catalog.putS3Connection(connection('acme', 'main'));
-      await catalog.putS3Connection(connection('acme', 'backup'));
-      expect(await catalog.getS3Connection('acme', 'main')).toEqual(connection('acme', 'main'));
-      // When a connection is written again
-      await catalog.putS3Connection({ ...connection('acme', 'main'), bucket: 'rotated' });
-      // Then the last write is what is stored, and the other connection is untouched
-      expect(await catalog.getS3Connection('acme', 'main')).toEqual({ ...connection('acme', 'main'), bucket: 'rotated' });
-      expect(await catalog.getS3Connection('acme', 'backup')).toEqual(connection('acme', 'backup'));
+      await catalog.apply(registered('acme', 'main', 3, 'rotated'));
+      await catalog.apply(registered('acme', 'main', 2, 'first'));
+      await catalog.apply(registered('acme', 'backup', 4));
+      expect(await catalog.getS3Connection('acme', 'main')).toEqual(connection('acme', 'main', 3, 'rotated'));
+      expect(await catalog.getS3Connection('acme', 'backup')).toEqual(connection('acme', 'backup', 4));
       expect(await catalog.getS3Connection('nobody', 'main')).toBeUndefined();
+      expect(await catalog.streamVersion('acme')).toBe(4);
     });
 
     it('keeps ids that look like paths or patterns apart', async () => {
       const catalog = await (await open()).open();
       const odd = ['../x', '../../escape', 'a/b', 'a*', '%2e%2e', '.', 'UPPER', 'upper'];
-      for (const id of odd) await catalog.putS3Connection({ ...connection('acme', id), bucket: `bucket-${id}` });
+      for (const [i, id] of odd.entries()) await catalog.apply(registered('acme', id, i + 1, `bucket-${id}`));
       for (const id of odd) {
         const got = await catalog.getS3Connection('acme', id);
         expect(got?.connectionId).toBe(id);
         expect(got?.bucket).toBe(`bucket-${id}`);
       }
-      // A pattern is an id like any other, not a wildcard
       expect(await catalog.getS3Connection('acme', '*')).toBeUndefined();
       expect(await catalog.getS3Connection('acme', 'a?')).toBeUndefined();
     });
 
-    it("never shows one tenant another tenant's connections", async () => {
-      // Given acme's connection
+    it("never shows one tenant another tenant's connections or secrets", async () => {
       const catalog = await (await open()).open();
-      await catalog.putS3Connection(connection('acme', 'main'));
-      // Then globex, asking for the same id, finds nothing
+      await catalog.apply(registered('acme', 'main', 1));
+      await catalog.apply(secretCreated('acme', 's1', 2));
       expect(await catalog.getS3Connection('globex', 'main')).toBeUndefined();
-      // and globex's own connection of that id is independent
-      await catalog.putS3Connection({ ...connection('globex', 'main'), bucket: 'globex-own' });
-      expect((await catalog.getS3Connection('acme', 'main'))?.bucket).toBe(connection('acme', 'main').bucket);
+      expect(await catalog.getWebhookSecrets('globex')).toBeUndefined();
+      await catalog.apply(registered('globex', 'main', 1, 'globex-own'));
+      expect((await catalog.getS3Connection('acme', 'main'))?.bucket).toBe('bucket-acme');
       expect((await catalog.getS3Connection('globex', 'main'))?.bucket).toBe('globex-own');
     });
 
     it('returns copies that callers cannot use to change the catalog', async () => {
       const catalog = await (await open()).open();
-      const written = connection('acme', 'main');
-      await catalog.putS3Connection(written);
-      // Neither the object that was written
-      written.bucket = 'changed-after-put';
-      // nor one that was read
+      await catalog.apply(registered('acme', 'main', 1));
       const got = await catalog.getS3Connection('acme', 'main');
       if (got) got.bucket = 'changed-after-get';
-      // changes what is stored
-      expect((await catalog.getS3Connection('acme', 'main'))?.bucket).toBe(connection('acme', 'main').bucket);
+      expect((await catalog.getS3Connection('acme', 'main'))?.bucket).toBe('bucket-acme');
     });
 
-    it('keeps everything across a re-open', async () => {
-      // Given a catalog with one of each record, closed
-      const space = await open();
-      const first = await space.open();
-      const key: ApiKeyRecord = { keyHash: 'c'.repeat(64), tenantId: 'acme', label: 'prod', createdAt: at };
-      await first.putTenant(tenant('acme'));
-      await first.putApiKey(key);
-      await first.putS3Connection(connection('acme', 'main'));
-      await first.putS3Connection({ ...connection('acme', 'main'), bucket: 'rotated' });
-      await first.putS3Connection(connection('acme', '../../escape'));
-      await first.close();
-      // When it is opened again
-      const second = await space.open();
-      // Then every record is back, as last written
-      expect(await second.getTenant('acme')).toEqual(tenant('acme'));
-      expect(await second.findApiKey(key.keyHash)).toEqual(key);
-      expect(await second.getS3Connection('acme', 'main')).toEqual({ ...connection('acme', 'main'), bucket: 'rotated' });
-      expect(await second.getS3Connection('acme', '../../escape')).toEqual(connection('acme', '../../escape'));
-    });
-
-    it('keeps the first webhook secret of a tenant when two are added at once, and replaces it on put', async () => {
-      // Given an empty catalog
+    it('moves webhook secrets forward only: created, rotated, and a replayed creation changes nothing', async () => {
       const catalog = await (await open()).open();
-      const secrets = (tenantId: string, sealedSecret: string) => ({ tenantId, current: { sealedSecret, createdAt: at } });
-      // When two processes add a first secret concurrently
-      const [a, b] = await Promise.all([
-        catalog.addWebhookSecrets(secrets('acme', 's1')),
-        catalog.addWebhookSecrets(secrets('acme', 's2')),
-      ]);
-      // Then both see the same one, and it is stored; another tenant has none
-      expect(a).toEqual(b);
-      expect(await catalog.getWebhookSecrets('acme')).toEqual(a);
-      expect(await catalog.getWebhookSecrets('globex')).toBeUndefined();
-      // And a rotation replaces it
-      const rotated = { tenantId: 'acme', current: { sealedSecret: 's3', createdAt: at }, previous: { sealedSecret: 's1', expiresAt: at } };
-      await catalog.putWebhookSecrets(rotated);
-      expect(await catalog.getWebhookSecrets('acme')).toEqual(rotated);
+      await catalog.apply(secretCreated('acme', 's1', 1));
+      expect(await catalog.getWebhookSecrets('acme')).toEqual({
+        tenantId: 'acme',
+        current: { sealedSecret: 's1', createdAt: at },
+        sequence: 1,
+      });
+      await catalog.apply(secretRotated('acme', 's2', 's1', 2));
+      await catalog.apply(secretCreated('acme', 's1', 1));
+      expect(await catalog.getWebhookSecrets('acme')).toEqual({
+        tenantId: 'acme',
+        current: { sealedSecret: 's2', createdAt: at },
+        previous: { sealedSecret: 's1', expiresAt: at },
+        sequence: 2,
+      });
+    });
+
+    it('is built only after markBuilt, and clear forgets everything, the marker included', async () => {
+      const catalog = await (await open()).open();
+      expect(await catalog.isBuilt()).toBe(false);
+      await catalog.apply(created('acme'));
+      await catalog.markBuilt();
+      expect(await catalog.isBuilt()).toBe(true);
+      await catalog.clear();
+      expect(await catalog.isBuilt()).toBe(false);
+      expect(await catalog.getTenant('acme')).toBeUndefined();
+      expect(await catalog.streamVersion('acme')).toBe(0);
     });
 
     it('answers ping', async () => {

@@ -17,6 +17,12 @@ export interface EventLogUnderTest {
   topics(suffix: string): string;
   /** Closes this instance. */
   cleanup(): Promise<void>;
+  /**
+   * Makes the adapter forget the stream versions it keeps beside the log (e.g. a Redis guard
+   * losing its data), so it must take them from the log again. Absent where the log itself
+   * is the only place versions live.
+   */
+  forgetStreamVersions?(): Promise<void>;
 }
 
 export interface EventLogContractOptions {
@@ -327,6 +333,72 @@ export function eventLogContract(name: string, makeLog: () => Promise<EventLogUn
       const ids: string[] = [];
       expect(await t.log.readAll([topic], (r) => void ids.push(r.event.eventId))).toBe(200);
       expect(new Set(ids)).toEqual(new Set(events.map((e) => e.eventId)));
+    });
+    describe('appends with an expected version', () => {
+      const conflictOf = (p: Promise<unknown>) =>
+        p.then(
+          () => 'written',
+          (e: { code?: string; message?: string }) => e.code ?? e.message ?? 'failed',
+        );
+      const keyEvents = async (log: EventLog, topic: string, key: string) => {
+        const seen: number[] = [];
+        await log.readAll([topic], (r) => {
+          if (r.key === key) seen.push(seqOf(r.event));
+        });
+        return seen;
+      };
+
+      it('writes when the stream is at the expected version and refuses (CONFLICT, nothing written) when not', async () => {
+        const t = await open();
+        const topic = t.topics(`expect-${short()}`);
+        const key = randomUUID();
+        // Given a new stream: version 0
+        await t.log.append(topic, [event(key, 0)], { expectedVersion: 0 });
+        // When a second writer still expects 0, and a third expects the right version
+        expect(await conflictOf(t.log.append(topic, [event(key, 1)], { expectedVersion: 0 }))).toBe('CONFLICT');
+        await t.log.append(topic, [event(key, 2), event(key, 3)], { expectedVersion: 1 });
+        expect(await conflictOf(t.log.append(topic, [event(key, 4)], { expectedVersion: 1 }))).toBe('CONFLICT');
+        // Then only the accepted appends are on the log, and the stream is at version 3
+        await t.log.append(topic, [event(key, 5)], { expectedVersion: 3 });
+        expect(await keyEvents(t.log, topic, key)).toEqual([0, 2, 3, 5]);
+      });
+
+      it('of many concurrent appends expecting the same version, writes exactly one', async () => {
+        const t = await open();
+        const topic = t.topics(`race-${short()}`);
+        const key = randomUUID();
+        await t.log.append(topic, [event(key, 0)], { expectedVersion: 0 });
+        // When eight writers decided on version 1 append at once
+        const outcomes = await Promise.all(
+          Array.from({ length: 8 }, (_, i) => conflictOf(t.log.append(topic, [event(key, 10 + i)], { expectedVersion: 1 }))),
+        );
+        // Then one is written, seven are refused, and the stream holds two events
+        expect(outcomes.filter((o) => o === 'written')).toHaveLength(1);
+        expect(outcomes.filter((o) => o === 'CONFLICT')).toHaveLength(7);
+        const seen = await keyEvents(t.log, topic, key);
+        expect(seen).toHaveLength(2);
+        expect(seen[1]).toBe(10 + outcomes.indexOf('written'));
+      });
+
+      it('keeps stream versions per key, and a new instance (versions forgotten) takes them from the log', async () => {
+        const first = await open();
+        const suffix = `versions-${short()}`;
+        const [a, b] = [randomUUID(), randomUUID()];
+        await first.log.append(first.topics(suffix), [event(a, 0), event(a, 1)], { expectedVersion: 0 });
+        await first.log.append(first.topics(suffix), [event(b, 0)], { expectedVersion: 0 });
+        await first.cleanup();
+        // When a new instance, which knows nothing but the log, appends
+        const second = await open();
+        await second.forgetStreamVersions?.();
+        const topic = second.topics(suffix);
+        expect(await conflictOf(second.log.append(topic, [event(a, 2)], { expectedVersion: 1 }))).toBe('CONFLICT');
+        expect(await conflictOf(second.log.append(topic, [event(b, 1)], { expectedVersion: 0 }))).toBe('CONFLICT');
+        await second.log.append(topic, [event(a, 3)], { expectedVersion: 2 });
+        await second.log.append(topic, [event(b, 4)], { expectedVersion: 1 });
+        // Then each key's stream went on from where the log left it
+        expect(await keyEvents(second.log, topic, a)).toEqual([0, 1, 3]);
+        expect(await keyEvents(second.log, topic, b)).toEqual([0, 4]);
+      });
     });
   });
 }

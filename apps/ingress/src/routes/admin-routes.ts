@@ -3,7 +3,7 @@ import type { Context, Next } from 'koa';
 import { timingSafeEqual, createHash } from 'node:crypto';
 import { S3ConnectionCreateBody, TenantCreateBody } from '@pressroom/schemas';
 import { PressroomError, notFound, type S3EndpointPolicy } from '@pressroom/domain';
-import type { Catalog, Clock, Ids, SecretBox } from '@pressroom/core';
+import type { Catalog, CatalogCommands, Clock, Ids, SecretBox } from '@pressroom/core';
 import { bodyParser } from '../http/validate.ts';
 import { bearer } from '../http/auth.ts';
 import { createTenant, issueApiKey, registerS3Connection } from '../tenancy.ts';
@@ -17,6 +17,7 @@ const parseConnection = bodyParser(S3ConnectionCreateBody);
  */
 export function adminRoutes(deps: {
   catalog: Catalog;
+  catalogCommands: CatalogCommands;
   ids: Ids;
   clock: Clock;
   secrets: SecretBox;

@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import { TemplateWriteBody, type Http, type TemplateVersionContent } from '@pressroom/schemas';
-import { notFound } from '@pressroom/domain';
+import { notFound, validationError } from '@pressroom/domain';
+import type { Context } from 'koa';
 import { bodyParser } from '../http/validate.ts';
 import { tenantOf } from '../http/auth.ts';
 import { templateResource, type Templates } from '../templates.ts';
@@ -16,6 +17,18 @@ function versionParam(raw: string | undefined): number {
   const n = Number(raw);
   if (!Number.isSafeInteger(n) || n < 1) throw notFound(`Version ${raw}`);
   return n;
+}
+
+/**
+ * The version an `If-Match` header names (`"3"`, `W/"3"` or `3`): the caller replaces that
+ * version, or gets 409. Undefined without the header.
+ */
+function ifMatchVersion(ctx: Context): number | undefined {
+  const raw = ctx.get('if-match').trim();
+  if (!raw) return undefined;
+  const m = /^(?:W\/)?"?([1-9][0-9]{0,8})"?$/.exec(raw);
+  if (!m) throw validationError([{ field: 'If-Match', message: 'must name one template version, e.g. "3"' }]);
+  return Number(m[1]);
 }
 
 /** Template management, per tenant; every write is an event, every read comes from the template view. */
@@ -66,11 +79,11 @@ export function templateRoutes(deps: { templates: Templates }): Router {
 
   router.put('/:templateId', async (ctx) => {
     const body = parseWrite(ctx.request.body);
-    ctx.body = await deps.templates.revise(tenantOf(ctx).tenantId, ctx.params.templateId ?? '', contentOf(body));
+    ctx.body = await deps.templates.revise(tenantOf(ctx).tenantId, ctx.params.templateId ?? '', contentOf(body), ifMatchVersion(ctx));
   });
 
   router.delete('/:templateId', async (ctx) => {
-    await deps.templates.remove(tenantOf(ctx).tenantId, ctx.params.templateId ?? '');
+    await deps.templates.remove(tenantOf(ctx).tenantId, ctx.params.templateId ?? '', ifMatchVersion(ctx));
     ctx.status = 204;
   });
 

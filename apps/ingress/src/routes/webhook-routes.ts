@@ -6,6 +6,7 @@ import {
   requestWebhookReplay,
   rotateWebhookSecret,
   type Catalog,
+  type CatalogCommands,
   type Clock,
   type DeliveryStore,
   type EventFactory,
@@ -26,6 +27,7 @@ export interface WebhookRoutesDeps {
   view: StatusView;
   deliveries: DeliveryStore;
   catalog: Catalog;
+  catalogCommands: CatalogCommands;
   secrets: SecretBox;
   topics: TopicNames;
   event: EventFactory;

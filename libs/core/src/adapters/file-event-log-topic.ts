@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { open, type FileHandle } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
-import { logUnavailable } from '@pressroom/domain';
+import { logUnavailable, versionConflict } from '@pressroom/domain';
 import type { LogEvent } from '@pressroom/schemas';
 import { parseEvent } from '../event-codec.ts';
 import { eventKey } from '../ports/event-log.ts';
@@ -60,6 +60,8 @@ function decodeLine(line: Buffer, expectedOffset: number, path: string): StoredR
 
 interface PendingAppend {
   events: LogEvent[];
+  /** The version the events' key must be at (see AppendOptions.expectedVersion). */
+  expectedVersion: number | undefined;
   resolve(): void;
   reject(error: unknown): void;
 }
@@ -77,6 +79,12 @@ export class TopicFile extends EventEmitter {
   private writeActive = false;
   private writes: Promise<void> = Promise.resolve();
   private broken: unknown;
+  /**
+   * Events per key, built on the first conditional append (one pass over the file) and kept
+   * up to date by every write after it. Checked inside the write loop, which runs one batch
+   * at a time, so a check and the write it allows cannot be separated by another append.
+   */
+  private streamVersions: Map<string, number> | undefined;
 
   private constructor(
     readonly topic: string,
@@ -141,11 +149,11 @@ export class TopicFile extends EventEmitter {
     this.size = at;
   }
 
-  append(events: LogEvent[]): Promise<void> {
+  append(events: LogEvent[], expectedVersion?: number): Promise<void> {
     if (this.broken !== undefined) return Promise.reject(logUnavailable(this.broken));
     if (events.length === 0) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
-      this.pending.push({ events, resolve, reject });
+      this.pending.push({ events, expectedVersion, resolve, reject });
       if (!this.writeActive) {
         this.writeActive = true;
         this.writes = this.writeLoop();
@@ -165,7 +173,54 @@ export class TopicFile extends EventEmitter {
     }
   }
 
-  private async writeBatch(batch: PendingAppend[]): Promise<void> {
+  /** Counts the events of every key once; later writes keep the counts. */
+  private async loadStreamVersions(): Promise<Map<string, number>> {
+    if (this.streamVersions) return this.streamVersions;
+    const counts = new Map<string, number>();
+    const end = this.positions.length;
+    for (let from = 0; from < end;) {
+      const records = await this.read(from, end);
+      for (const r of records) counts.set(r.key, (counts.get(r.key) ?? 0) + 1);
+      from += records.length;
+    }
+    this.streamVersions = counts;
+    return counts;
+  }
+
+  /**
+   * Refuses (CONFLICT) each conditional append whose key is not at its expected version,
+   * counting the appends accepted before it in the same batch. Returns the accepted ones.
+   */
+  private async checkVersions(batch: PendingAppend[]): Promise<PendingAppend[]> {
+    if (!this.streamVersions && batch.every((p) => p.expectedVersion === undefined)) return batch;
+    let counts: Map<string, number>;
+    try {
+      counts = await this.loadStreamVersions();
+    } catch (e) {
+      for (const p of batch) p.reject(logUnavailable(e));
+      return [];
+    }
+    const next = new Map<string, number>();
+    const versionOf = (key: string) => next.get(key) ?? counts.get(key) ?? 0;
+    const accepted: PendingAppend[] = [];
+    for (const p of batch) {
+      if (p.expectedVersion !== undefined) {
+        const key = eventKey(p.events[0] as LogEvent);
+        const actual = versionOf(key);
+        if (actual !== p.expectedVersion) {
+          p.reject(versionConflict(`Stream ${key} of ${this.topic}`, p.expectedVersion, actual));
+          continue;
+        }
+      }
+      for (const e of p.events) next.set(eventKey(e), versionOf(eventKey(e)) + 1);
+      accepted.push(p);
+    }
+    return accepted;
+  }
+
+  private async writeBatch(all: PendingAppend[]): Promise<void> {
+    const batch = await this.checkVersions(all);
+    if (batch.length === 0) return;
     const lines: Buffer[] = [];
     const positions: number[] = [];
     let at = this.size;
@@ -187,6 +242,10 @@ export class TopicFile extends EventEmitter {
     }
     for (const position of positions) this.positions.push(position);
     this.size = at;
+    if (this.streamVersions) {
+      for (const { events } of batch)
+        for (const e of events) this.streamVersions.set(eventKey(e), (this.streamVersions.get(eventKey(e)) ?? 0) + 1);
+    }
     for (const p of batch) p.resolve();
     this.emit('append', this.positions.length);
   }

@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { logUnavailable } from '@pressroom/domain';
 import type { LogEvent } from '@pressroom/schemas';
 import { parseEvent } from '../event-codec.ts';
-import type { ConsumeOptions, EventLog, LogRecord, Subscription } from '../ports/event-log.ts';
+import { eventKey, type AppendOptions, type ConsumeOptions, type EventLog, type LogRecord, type Subscription } from '../ports/event-log.ts';
 import { silentLogger, type Logger } from '../ports/logger.ts';
 import { GroupCursor, Member } from './file-event-log-cursor.ts';
 import { fileNameFor, GroupOffsets } from './file-event-log-groups.ts';
@@ -96,8 +96,9 @@ export async function createFileEventLog(opts: FileEventLogOptions): Promise<Eve
   }
 
   return {
-    async append(topic: string, events: LogEvent[]): Promise<void> {
+    async append(topic: string, events: LogEvent[], options: AppendOptions = {}): Promise<void> {
       const valid = events.map((e) => parseEvent(e));
+      if (options.expectedVersion !== undefined) assertOneKey(valid);
       assertOpen();
       let file: TopicFile;
       try {
@@ -105,7 +106,7 @@ export async function createFileEventLog(opts: FileEventLogOptions): Promise<Eve
       } catch (e) {
         throw logUnavailable(e);
       }
-      await file.append(valid);
+      await file.append(valid, options.expectedVersion);
     },
 
     async consume(options: ConsumeOptions): Promise<Subscription> {
@@ -175,6 +176,12 @@ export async function createFileEventLog(opts: FileEventLogOptions): Promise<Eve
       await releaseLock(dir);
     },
   };
+}
+
+/** A conditional append checks one stream: every event must carry the same key. */
+export function assertOneKey(events: LogEvent[]): void {
+  const keys = new Set(events.map((e) => eventKey(e)));
+  if (keys.size > 1) throw new Error(`an append with an expected version must hold one key's events, got ${keys.size} keys`);
 }
 
 /** What opened successfully: a failed open was already reported to its caller. */

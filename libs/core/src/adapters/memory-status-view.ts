@@ -19,6 +19,7 @@ export function createMemoryStatusView(): StatusView {
     return entry && structuredClone(entry);
   };
 
+  let built = false;
   return {
     async apply(event: PressroomEvent) {
       const current = entries.get(event.requestId);
@@ -49,7 +50,12 @@ export function createMemoryStatusView(): StatusView {
       });
     },
 
+    isBuilt: async () => built,
+    async markBuilt() {
+      built = true;
+    },
     async clear() {
+      built = false;
       entries.clear();
     },
 

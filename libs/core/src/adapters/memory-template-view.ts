@@ -14,6 +14,7 @@ export function createMemoryTemplateView(): TemplateView {
     return head && !head.deleted ? head : undefined;
   };
 
+  let built = false;
   return {
     async apply(event) {
       const key = keyOf(event.tenantId, event.templateId);
@@ -43,7 +44,12 @@ export function createMemoryTemplateView(): TemplateView {
       const all = [...heads.values()].filter((h) => h.tenantId === tenantId && !h.deleted);
       return structuredClone(all.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.templateId.localeCompare(b.templateId)));
     },
+    isBuilt: async () => built,
+    async markBuilt() {
+      built = true;
+    },
     async clear() {
+      built = false;
       heads.clear();
       versions.clear();
     },

@@ -10,6 +10,8 @@ export interface TopicNames {
   webhooks: string;
   /** Template events (TemplateCreated/Revised/Deleted), keyed by templateId. */
   templates: string;
+  /** Catalog events (tenants, API keys, S3 connections, webhook secrets), keyed by tenantId. */
+  catalog: string;
 }
 
 export function topicNames(prefix = 'pressroom'): TopicNames {
@@ -20,12 +22,18 @@ export function topicNames(prefix = 'pressroom'): TopicNames {
     completed: `${prefix}.render.completed`,
     webhooks: `${prefix}.webhook.events`,
     templates: `${prefix}.templates`,
+    catalog: `${prefix}.catalog`,
   };
 }
 
-/** The partition key of an event: requestId for render and webhook events, templateId for template events. */
+/**
+ * The partition key of an event: requestId for render and webhook events, templateId for
+ * template events, tenantId for catalog events.
+ */
 export function eventKey(event: LogEvent): string {
-  return 'requestId' in event ? event.requestId : event.templateId;
+  if ('requestId' in event) return event.requestId;
+  if ('templateId' in event) return event.templateId;
+  return event.tenantId;
 }
 
 export interface LogRecord {
@@ -76,8 +84,41 @@ export interface Subscription {
  *   event version fails loudly.
  * The adapter owns its connections and releases them in `close`.
  */
+export interface AppendOptions {
+  /**
+   * The version the stream of the events' key (every event of one append then shares one key)
+   * must be at: how many events with that key the topic holds. When it is not, the append
+   * writes nothing and rejects with a PressroomError `CONFLICT`; two appends expecting the
+   * same version can never both be written. Used for writes decided on current state
+   * (template revisions, key and secret rotations). A stream written this way must be written
+   * only this way: an adapter that keeps versions beside the log (Kafka) does not see
+   * unconditional appends (it counts them only when it reads a stream's version from the log).
+   */
+  expectedVersion?: number;
+}
+
+/** A stream of a topic that cannot check versions itself keeps its version here (see the Kafka adapter). */
+export interface StreamVersionGuard {
+  /**
+   * Moves the stream `key` of `topic` from `expected` to `expected + count` when it is at
+   * `expected`. A guard that does not know the topic (never used, or it lost its data) first
+   * takes every stream's version from the log (`countOnLog`: events per key). Resolves with
+   * the version found when it is not `expected`.
+   */
+  reserve(
+    topic: string,
+    key: string,
+    expected: number,
+    count: number,
+    countOnLog: () => Promise<Map<string, number>>,
+  ): Promise<{ reserved: true; token: string } | { reserved: false; actual: number }>;
+  /** The reserved append is on the log: the reservation is final. */
+  settle(topic: string, key: string, token: string): Promise<void>;
+  close(): Promise<void>;
+}
+
 export interface EventLog {
-  append(topic: string, events: LogEvent[]): Promise<void>;
+  append(topic: string, events: LogEvent[], options?: AppendOptions): Promise<void>;
   consume(opts: ConsumeOptions): Promise<Subscription>;
   /**
    * Reads every record the topics hold at call time, from the beginning, in per-partition

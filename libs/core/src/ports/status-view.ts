@@ -20,6 +20,13 @@ export interface StatusView {
   waitForTerminal(requestId: string, timeoutMs: number): Promise<StatusViewEntry | undefined>;
   /** Removes every entry (before a rebuild from the log). */
   clear(): Promise<void>;
+  /**
+   * Whether a full rebuild from the log completed since the view's storage last lost its data
+   * (`clear` and a Redis FLUSHALL or restart without persistence forget it): readers that find
+   * nothing rebuild first when it is false (see selfRebuildingViews).
+   */
+  isBuilt(): Promise<boolean>;
+  markBuilt(): Promise<void>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { distributedEnv } from '../support/distributed-service.ts';
+import { apiClient, type ApiClient } from '../support/api-client.ts';
+import { runOps } from '../support/ops-cli.ts';
+import type { AppProcess } from '../support/service-process.ts';
+
+type Env = Awaited<ReturnType<typeof distributedEnv>>;
+
+/**
+ * Issue 8 point 2: a template revision is decided against the log. Two ingress processes
+ * revising one template at the same moment must not both write "version n": one answers
+ * 200, the other 409 in the one error shape, and the versions stay dense and unique.
+ */
+describe('distributed profile: concurrent template revisions through two ingress processes', () => {
+  let env: Env;
+  let second: AppProcess;
+  let a: ApiClient;
+  let b: ApiClient;
+
+  beforeAll(async () => {
+    env = await distributedEnv();
+    await env.start('ingress', env.ingressPort);
+    second = await env.start('ingress');
+    a = env.api;
+    b = apiClient(second.url, env.apiKey);
+  });
+  afterAll(async () => {
+    await env?.stopAll();
+  });
+
+  /** The template versions on the log, in log order (ops events). */
+  const versionsOnLog = async (id: string) => {
+    const events = await runOps(env.env, ['events', '--request', id]);
+    expect(events.code, events.stderr).toBe(0);
+    return events.stdout
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { event: { data: { templateVersion: number } } }).event.data.templateVersion);
+  };
+  const dense = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
+
+  it('two revisions of the version both read (If-Match): one 200, one 409, each round', async () => {
+    const created = await a.post('/v1/templates', { name: 'race', content: '<p>v1</p>' });
+    expect(created.status).toBe(201);
+    const id = created.json.templateId as string;
+    const rounds = 5;
+    for (let round = 1; round <= rounds; round++) {
+      // Given both editors read the same version
+      const read = await b.get(`/v1/templates/${id}`);
+      const ifMatch = { 'if-match': `"${read.json.version}"` };
+      // When both processes write their revision of it at once
+      const [ra, rb] = await Promise.all([
+        a.call('PUT', `/v1/templates/${id}`, { name: 'race', content: `<p>a${round}</p>` }, ifMatch),
+        b.call('PUT', `/v1/templates/${id}`, { name: 'race', content: `<p>b${round}</p>` }, ifMatch),
+      ]);
+      // Then exactly one wrote the next version and the other was told it lost
+      expect([ra.status, rb.status].sort(), `round ${round}: ${ra.text} / ${rb.text}`).toEqual([200, 409]);
+      const [won, lost] = ra.status === 200 ? [ra, rb] : [rb, ra];
+      expect(won.json.version).toBe(round + 1);
+      expect(Object.keys(lost.json)).toEqual(['error']);
+      expect(lost.json.error.code).toBe('CONFLICT');
+      expect((await a.get(`/v1/templates/${id}`)).json.content).toBe(won.json.content);
+    }
+    const versions = await b.get(`/v1/templates/${id}/versions`);
+    expect(versions.json.versions.map((v: { version: number }) => v.version)).toEqual(dense(rounds + 1));
+    expect(await versionsOnLog(id)).toEqual(dense(rounds + 1));
+  });
+
+  it('a burst of revisions through both processes: every 200 is its own version, the rest 409, none lost', async () => {
+    const created = await a.post('/v1/templates', { name: 'burst', content: '<p>v1</p>' });
+    const id = created.json.templateId as string;
+    // When eight revisions (four per process) arrive at once, without If-Match
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => (i % 2 ? a : b).put(`/v1/templates/${id}`, { name: 'burst', content: `<p>r${i}</p>` })),
+    );
+    // Then each answer is 200 or 409; the 200s hold distinct versions 2..n+1, and each is on the log once
+    expect(
+      answers.every((r) => r.status === 200 || r.status === 409),
+      answers.map((r) => r.text).join('\n'),
+    ).toBe(true);
+    const won = answers.filter((r) => r.status === 200).map((r) => r.json.version as number);
+    expect(won.length).toBeGreaterThan(0);
+    expect([...won].sort((x, y) => x - y)).toEqual(dense(won.length + 1).slice(1));
+    for (const r of answers.filter((x) => x.status === 409)) expect(r.json.error.code).toBe('CONFLICT');
+    expect(await versionsOnLog(id)).toEqual(dense(won.length + 1));
+    // And every written version shows the content of the request that was told it won
+    for (const r of answers.filter((x) => x.status === 200)) {
+      expect((await a.get(`/v1/templates/${id}/versions/${r.json.version}`)).json.content).toBe(r.json.content);
+    }
+  });
+});
