@@ -92,7 +92,40 @@ export const RenderSucceeded = envelope(
 export const RenderFailed = envelope(
   'RenderFailed',
   Type.Object(
-    { ...Delivery, error: RenderError, executionMs: Type.Number({ minimum: 0 }), worker: Type.String() },
+    {
+      ...Delivery,
+      error: RenderError,
+      executionMs: Type.Number({ minimum: 0 }),
+      worker: Type.String(),
+      retriable: Type.Optional(
+        Type.Boolean({ description: 'Whether the failure was transient (infrastructure) and retries were spent, not the document’s own.' }),
+      ),
+      attempts: Type.Optional(Type.Integer({ minimum: 1, description: 'Attempts the failing step made.' })),
+    },
+    { additionalProperties: false },
+  ),
+);
+
+/** The step of a render that failed for a transient reason and is tried again. */
+export const RenderStep = Type.Union([Type.Literal('store'), Type.Literal('append')]);
+
+/**
+ * One attempt of a render step failed for a transient reason (storage unreachable…) and the
+ * step is tried again after `delayMs`. On the completed topic, so a render's history shows
+ * every retry; the status view ignores it (the render is still ONGOING).
+ */
+export const RenderRetryScheduled = envelope(
+  'RenderRetryScheduled',
+  Type.Object(
+    {
+      mode: RenderMode,
+      step: RenderStep,
+      attempt: Type.Integer({ minimum: 1, description: 'The attempt that failed.' }),
+      error: RenderError,
+      delayMs: Type.Integer({ minimum: 0 }),
+      nextAttemptAt: Type.String({ format: 'date-time' }),
+      worker: Type.String(),
+    },
     { additionalProperties: false },
   ),
 );
@@ -174,6 +207,7 @@ export const PressroomEvent = Type.Union([
   RenderRequested,
   RenderSucceeded,
   RenderFailed,
+  RenderRetryScheduled,
   WebhookDelivered,
   WebhookFailed,
   WebhookAttempted,
@@ -183,6 +217,7 @@ export const PressroomEvent = Type.Union([
 export type RenderRequested = Static<typeof RenderRequested>;
 export type RenderSucceeded = Static<typeof RenderSucceeded>;
 export type RenderFailed = Static<typeof RenderFailed>;
+export type RenderRetryScheduled = Static<typeof RenderRetryScheduled>;
 export type WebhookDelivered = Static<typeof WebhookDelivered>;
 export type WebhookFailed = Static<typeof WebhookFailed>;
 export type WebhookAttempted = Static<typeof WebhookAttempted>;
@@ -210,5 +245,6 @@ export const EventSchemas = {
   TemplateDeleted,
   WebhookAttempted,
   WebhookReplayRequested,
+  RenderRetryScheduled,
 } as const;
 export type EventType = keyof typeof EventSchemas;

@@ -62,17 +62,36 @@ export async function startSubscription(deps: SubscriptionDeps, opts: ConsumeOpt
   );
 
   async function eachMessage(payload: EachMessagePayload): Promise<void> {
-    const { topic, partition, message } = payload;
     const heartbeat = () => payload.heartbeat();
+    // Lets go of the record when stopping or when the group rebalances: a handler waiting out a
+    // long retry must not keep this member from rejoining within the rebalance timeout.
+    const release = new AbortController();
+    const onStop = () => release.abort(new Error('subscription stopping'));
+    if (stopping.signal.aborted) onStop();
+    else stopping.signal.addEventListener('abort', onStop, { once: true });
     const ctx: ConsumeContext = {
       heartbeat: async () => {
         try {
           await heartbeat();
         } catch (e) {
           logger.debug('kafka: heartbeat reported a rebalance; handled after this record', { error: String(e) });
+          release.abort(e);
         }
       },
+      signal: release.signal,
     };
+    try {
+      await handleRetrying(payload, heartbeat, ctx);
+    } finally {
+      stopping.signal.removeEventListener('abort', onStop);
+    }
+  }
+
+  async function handleRetrying(
+    { topic, partition, message }: EachMessagePayload,
+    heartbeat: () => Promise<void>,
+    ctx: ConsumeContext,
+  ): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
         if (!message.value) throw new Error('record has no value');
