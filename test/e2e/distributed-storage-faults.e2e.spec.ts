@@ -82,7 +82,8 @@ describe('distributed profile: storage refusing or hanging is waited out, not tu
     }
   }
 
-  const retriesLogged = () => worker.output.filter((l) => l.includes('storing the file failed; retrying')).length;
+  /** Renders the worker has started so far (its log): the fault is held until the load reaches it. */
+  const rendersStarted = () => worker.output.filter((l) => l.includes('"render started"')).length;
 
   /** The log's events, by request, read with the ops CLI (an audit through Kafka). */
   async function eventTypesByRequest(): Promise<Map<string, string[]>> {
@@ -109,7 +110,7 @@ describe('distributed profile: storage refusing or hanging is waited out, not tu
   it('S3 refusing connections, then back without our bucket: every render succeeds, readiness recovers by itself', async () => {
     await proxy.set('refuse');
     const accepted = await submitLoad('refused');
-    await waitFor(() => retriesLogged() > 0, { timeoutMs: 60_000, description: 'a storage retry' });
+    await waitFor(() => rendersStarted() > 0, { timeoutMs: 60_000, description: 'the load to reach the worker' });
     // The server "restarts" with in-memory storage: our bucket is gone when it is back.
     await deleteBucket(env.env.PRESSROOM_S3_BUCKET!);
     await sleep(OUTAGE_MS);
@@ -128,10 +129,10 @@ describe('distributed profile: storage refusing or hanging is waited out, not tu
   }, 240_000);
 
   it('S3 hanging (accepts, never answers): every render succeeds once the server answers again', async () => {
-    const before = retriesLogged();
+    const before = rendersStarted();
     await proxy.set('hang');
     const accepted = await submitLoad('hung');
-    await waitFor(() => retriesLogged() > before, { timeoutMs: 60_000, description: 'a storage retry after a timeout' });
+    await waitFor(() => rendersStarted() > before, { timeoutMs: 60_000, description: 'the load to reach the worker' });
     await sleep(OUTAGE_MS);
     await proxy.set('pass');
 
