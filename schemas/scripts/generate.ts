@@ -20,6 +20,7 @@ const schemas: Record<string, unknown> = {
   'events/WebhookAttempted.v1': S.WebhookAttempted,
   'events/WebhookReplayRequested.v1': S.WebhookReplayRequested,
   'events/RenderRetryScheduled.v1': S.RenderRetryScheduled,
+  'events/WebhookAttemptStarted.v1': S.WebhookAttemptStarted,
   'http/TemplateSyncBody': S.TemplateSyncBody,
   'http/TemplateAsyncBody': S.TemplateAsyncBody,
   'http/HtmlSyncBody': S.HtmlSyncBody,

@@ -191,6 +191,26 @@ export const WebhookAttempted = envelope(
   ),
 );
 
+/**
+ * An attempt is about to reach the network: recorded before the request is sent, so an
+ * attempt cut short by a crash (sent, perhaps received, never recorded as ended) is still on
+ * the log. Its outcome is the WebhookAttempted of the same round and attempt, if any.
+ */
+export const WebhookAttemptStarted = envelope(
+  'WebhookAttemptStarted',
+  Type.Object(
+    {
+      webhookId: Type.String(),
+      url: Type.String(),
+      round: Type.Integer({ minimum: 0 }),
+      attempt: Type.Integer({ minimum: 1, description: 'Attempt number within the round.' }),
+      renderStatus: Type.String(),
+      startedAt: Type.String({ format: 'date-time' }),
+    },
+    { additionalProperties: false },
+  ),
+);
+
 /** Someone asked to deliver a finished result again (API or ops CLI); the dispatcher acts on it. */
 export const WebhookReplayRequested = envelope(
   'WebhookReplayRequested',
@@ -212,6 +232,7 @@ export const PressroomEvent = Type.Union([
   WebhookFailed,
   WebhookAttempted,
   WebhookReplayRequested,
+  WebhookAttemptStarted,
 ]);
 
 export type RenderRequested = Static<typeof RenderRequested>;
@@ -222,7 +243,8 @@ export type WebhookDelivered = Static<typeof WebhookDelivered>;
 export type WebhookFailed = Static<typeof WebhookFailed>;
 export type WebhookAttempted = Static<typeof WebhookAttempted>;
 export type WebhookReplayRequested = Static<typeof WebhookReplayRequested>;
-export type WebhookEvent = WebhookDelivered | WebhookFailed | WebhookAttempted | WebhookReplayRequested;
+export type WebhookAttemptStarted = Static<typeof WebhookAttemptStarted>;
+export type WebhookEvent = WebhookDelivered | WebhookFailed | WebhookAttempted | WebhookReplayRequested | WebhookAttemptStarted;
 export type PressroomEvent = Static<typeof PressroomEvent>;
 export type RenderCompleted = RenderSucceeded | RenderFailed;
 export type StorageTarget = Static<typeof StorageTarget>;
@@ -246,5 +268,6 @@ export const EventSchemas = {
   WebhookAttempted,
   WebhookReplayRequested,
   RenderRetryScheduled,
+  WebhookAttemptStarted,
 } as const;
 export type EventType = keyof typeof EventSchemas;
