@@ -39,9 +39,10 @@ export interface RegistryCodec extends EventCodec {
 type RegistryOptions = NonNullable<ConstructorParameters<typeof SchemaRegistry>[1]>;
 
 /**
- * The library validates JSON payloads with Ajv in strict mode, which rejects our schemas
- * (`format: "uuid"`, `"date-time"`). This stands in for Ajv: TypeBox compiles the schema the
- * registry holds, formats included, so the writer's schema is checked as the library intends.
+ * The library validates JSON payloads with Ajv in strict mode, which rejects the schemas
+ * earlier releases registered (`format: "uuid"`, `"date-time"`; still the writer schemas of
+ * their events on the log). This stands in for Ajv: TypeBox compiles whatever schema the
+ * registry holds, formats included, so every writer's schema is checked as the library intends.
  */
 const typeboxValidator = {
   addSchema() {
