@@ -24,6 +24,8 @@ const schemas: Record<string, unknown> = {
   'events/S3ConnectionRegistered.v1': S.S3ConnectionRegistered,
   'events/WebhookSecretCreated.v1': S.WebhookSecretCreated,
   'events/WebhookSecretRotated.v1': S.WebhookSecretRotated,
+  'events/RenderRetryScheduled.v1': S.RenderRetryScheduled,
+  'events/WebhookAttemptStarted.v1': S.WebhookAttemptStarted,
   'http/TemplateSyncBody': S.TemplateSyncBody,
   'http/TemplateAsyncBody': S.TemplateAsyncBody,
   'http/HtmlSyncBody': S.HtmlSyncBody,

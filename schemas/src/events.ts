@@ -105,7 +105,40 @@ export const RenderSucceeded = envelope(
 export const RenderFailed = envelope(
   'RenderFailed',
   Type.Object(
-    { ...Delivery, error: RenderError, executionMs: Type.Number({ minimum: 0 }), worker: Type.String() },
+    {
+      ...Delivery,
+      error: RenderError,
+      executionMs: Type.Number({ minimum: 0 }),
+      worker: Type.String(),
+      retriable: Type.Optional(
+        Type.Boolean({ description: 'Whether the failure was transient (infrastructure) and retries were spent, not the document’s own.' }),
+      ),
+      attempts: Type.Optional(Type.Integer({ minimum: 1, description: 'Attempts the failing step made.' })),
+    },
+    { additionalProperties: false },
+  ),
+);
+
+/** The step of a render that failed for a transient reason and is tried again. */
+export const RenderStep = Type.Union([Type.Literal('store'), Type.Literal('append')]);
+
+/**
+ * One attempt of a render step failed for a transient reason (storage unreachable…) and the
+ * step is tried again after `delayMs`. On the completed topic, so a render's history shows
+ * every retry; the status view ignores it (the render is still ONGOING).
+ */
+export const RenderRetryScheduled = envelope(
+  'RenderRetryScheduled',
+  Type.Object(
+    {
+      mode: RenderMode,
+      step: RenderStep,
+      attempt: Type.Integer({ minimum: 1, description: 'The attempt that failed.' }),
+      error: RenderError,
+      delayMs: Type.Integer({ minimum: 0 }),
+      nextAttemptAt: Type.String({ format: 'date-time' }),
+      worker: Type.String(),
+    },
     { additionalProperties: false },
   ),
 );
@@ -171,6 +204,26 @@ export const WebhookAttempted = envelope(
   ),
 );
 
+/**
+ * An attempt is about to reach the network: recorded before the request is sent, so an
+ * attempt cut short by a crash (sent, perhaps received, never recorded as ended) is still on
+ * the log. Its outcome is the WebhookAttempted of the same round and attempt, if any.
+ */
+export const WebhookAttemptStarted = envelope(
+  'WebhookAttemptStarted',
+  Type.Object(
+    {
+      webhookId: Type.String(),
+      url: Type.String(),
+      round: Type.Integer({ minimum: 0 }),
+      attempt: Type.Integer({ minimum: 1, description: 'Attempt number within the round.' }),
+      renderStatus: Type.String(),
+      startedAt: Type.String({ format: 'date-time' }),
+    },
+    { additionalProperties: false },
+  ),
+);
+
 /** Someone asked to deliver a finished result again (API or ops CLI); the dispatcher acts on it. */
 export const WebhookReplayRequested = envelope(
   'WebhookReplayRequested',
@@ -187,20 +240,24 @@ export const PressroomEvent = Type.Union([
   RenderRequested,
   RenderSucceeded,
   RenderFailed,
+  RenderRetryScheduled,
   WebhookDelivered,
   WebhookFailed,
   WebhookAttempted,
   WebhookReplayRequested,
+  WebhookAttemptStarted,
 ]);
 
 export type RenderRequested = Static<typeof RenderRequested>;
 export type RenderSucceeded = Static<typeof RenderSucceeded>;
 export type RenderFailed = Static<typeof RenderFailed>;
+export type RenderRetryScheduled = Static<typeof RenderRetryScheduled>;
 export type WebhookDelivered = Static<typeof WebhookDelivered>;
 export type WebhookFailed = Static<typeof WebhookFailed>;
 export type WebhookAttempted = Static<typeof WebhookAttempted>;
 export type WebhookReplayRequested = Static<typeof WebhookReplayRequested>;
-export type WebhookEvent = WebhookDelivered | WebhookFailed | WebhookAttempted | WebhookReplayRequested;
+export type WebhookAttemptStarted = Static<typeof WebhookAttemptStarted>;
+export type WebhookEvent = WebhookDelivered | WebhookFailed | WebhookAttempted | WebhookReplayRequested | WebhookAttemptStarted;
 export type PressroomEvent = Static<typeof PressroomEvent>;
 export type RenderCompleted = RenderSucceeded | RenderFailed;
 export type StorageTarget = Static<typeof StorageTarget>;
@@ -231,5 +288,7 @@ export const EventSchemas = {
   S3ConnectionRegistered,
   WebhookSecretCreated,
   WebhookSecretRotated,
+  RenderRetryScheduled,
+  WebhookAttemptStarted,
 } as const;
 export type EventType = keyof typeof EventSchemas;

@@ -1,17 +1,27 @@
 import Type, { type Static } from 'typebox';
 import { TenantId } from './common.ts';
-import { WebhookAttemptOutcome } from './events.ts';
+/**
+ * What one attempt led to, as the deliveries view shows it: the recorded outcomes, and
+ * `unknown` for an attempt that started (it may have reached the receiver) but whose end was
+ * never recorded: the dispatcher stopped during it, or it is still in flight.
+ */
+export const DeliveryAttemptOutcome = Type.Union([
+  Type.Literal('delivered'),
+  Type.Literal('retrying'),
+  Type.Literal('failed'),
+  Type.Literal('unknown'),
+]);
 
-/** One recorded attempt, as the deliveries endpoint shows it. */
+/** One attempt, as the deliveries endpoint shows it. */
 export const DeliveryAttempt = Type.Object(
   {
     round: Type.Integer({ minimum: 0 }),
     attempt: Type.Integer({ minimum: 1 }),
     startedAt: Type.String({ format: 'date-time' }),
     statusCode: Type.Optional(Type.Integer()),
-    durationMs: Type.Number(),
+    durationMs: Type.Optional(Type.Number({ description: 'Absent when the outcome is unknown.' })),
     error: Type.Optional(Type.String()),
-    outcome: WebhookAttemptOutcome,
+    outcome: DeliveryAttemptOutcome,
     nextAttemptAt: Type.Optional(Type.String({ format: 'date-time' })),
   },
   { additionalProperties: false },

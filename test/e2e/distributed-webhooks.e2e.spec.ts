@@ -125,6 +125,13 @@ describe('distributed profile: webhook retries, replay and a dispatcher crash, o
     expect(calls[1]!.headers['webhook-id']).toBe(first!.headers['webhook-id']);
     expect(verifyWithStandardWebhooks(secret, calls[1]!)).toMatchObject({ requestId, renderStatus: 'SUCCESS' });
     const view = await deliveries(requestId, (v) => v.state === 'DELIVERED', 'the delivery after the crash');
-    expect(view.attempts.map((a: any) => [a.attempt, a.statusCode])).toEqual([[1, 200]]);
+    // Both requests that reached the receiver are on the record: the cut-short one honestly unknown.
+    expect(view.attempts.map((a: any) => [a.attempt, a.outcome, a.statusCode])).toEqual([
+      [1, 'unknown', undefined],
+      [2, 'delivered', 200],
+    ]);
+    const types = await eventTypes(requestId);
+    expect(types.filter((t) => t === 'WebhookAttemptStarted')).toHaveLength(2);
+    expect(types.filter((t) => t === 'WebhookAttempted')).toHaveLength(1);
   });
 });

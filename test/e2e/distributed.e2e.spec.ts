@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Kafka, logLevel } from 'kafkajs';
-import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
+import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import { Redis } from 'ioredis';
 import { waitFor } from '@pressroom/testing';
 import { distributedEnv } from '../support/distributed-service.ts';
@@ -110,14 +110,9 @@ describe('distributed profile against real Kafka, Schema Registry, Redis, S3 and
   });
 
   it('puts the events on their topics in the Schema Registry wire format', async () => {
-    // The registry client's own JSON support (ajv), independent of our codec; ajv does not know
-    // the `date-time`/`uri` formats without a plugin, so it checks structure only.
-    const registry = new SchemaRegistry(
-      { host: inject('SCHEMA_REGISTRY_URL') },
-      {
-        [SchemaType.JSON]: { strict: false, validateFormats: false },
-      },
-    );
+    // The registry client with its default options (its own strict ajv), independent of our codec:
+    // what an outside reader would write.
+    const registry = new SchemaRegistry({ host: inject('SCHEMA_REGISTRY_URL') });
     const accepted = await env.api.post('/v1/pdf/async', {
       templateId,
       data: { name: 'wire', items: [] },
@@ -129,9 +124,15 @@ describe('distributed profile against real Kafka, Schema Registry, Redis, S3 and
     for (const value of values) expect(value[0]).toBe(0);
     const decoded = (await Promise.all(values.map((v) => registry.decode(v)))) as { type: string }[];
     const types = new Set(decoded.map((e) => e.type));
-    expect([...types].sort()).toEqual(['RenderRequested', 'RenderSucceeded', 'WebhookAttempted', 'WebhookDelivered']);
+    expect([...types].sort()).toEqual([
+      'RenderRequested',
+      'RenderSucceeded',
+      'WebhookAttemptStarted',
+      'WebhookAttempted',
+      'WebhookDelivered',
+    ]);
     const ours = decoded.filter((e) => (e as { requestId?: string }).requestId === accepted.json.requestId).map((e) => e.type);
-    expect(ours.sort()).toEqual(['RenderRequested', 'RenderSucceeded', 'WebhookAttempted', 'WebhookDelivered']);
+    expect(ours.sort()).toEqual(['RenderRequested', 'RenderSucceeded', 'WebhookAttemptStarted', 'WebhookAttempted', 'WebhookDelivered']);
   });
 
   it('rebuilds an identical status view from the log after the Redis view is wiped', async () => {

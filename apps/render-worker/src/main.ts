@@ -15,6 +15,7 @@ const worker = await startRenderWorker({
   readAhead: config.render.readAhead,
   capForPlan: (plan) => planRenderCap(config.render.tenantCaps, plan),
   renderTimeoutMs: config.render.timeoutMs,
+  retry: config.render.retry,
 });
 const ops = await startOpsServer({
   port: config.port,

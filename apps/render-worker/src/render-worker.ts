@@ -1,5 +1,13 @@
 import { hostname } from 'node:os';
-import { artifactKey, contentTypeFor, tenantRenderCap } from '@pressroom/domain';
+import {
+  artifactKey,
+  contentTypeFor,
+  tenantRenderCap,
+  DEFAULT_TRANSIENT_RETRY_POLICY,
+  PressroomError,
+  type StepFailure,
+  type TransientRetryPolicy,
+} from '@pressroom/domain';
 import {
   RenderFailure,
   type ArtifactStorage,
@@ -18,6 +26,7 @@ import {
 import type { RenderRequested } from '@pressroom/schemas';
 import type { Metrics } from '@pressroom/observability';
 import { RenderSlots } from './render-slots.ts';
+import { retryStep } from './retry-step.ts';
 
 export interface RenderWorkerDeps {
   log: EventLog;
@@ -44,6 +53,10 @@ export interface RenderWorkerDeps {
   workerId?: string;
   /** The uploaded assets (fonts, images) of a tenant, for its renders. Default: none (every asset 404s). */
   assetsFor?: (tenantId: string) => AssetSource;
+  /** Retries of a step that failed for a transient reason (storing the file, appending the outcome). */
+  retry?: TransientRetryPolicy;
+  /** A draw in [0, 1) for the retry jitter. Default Math.random. */
+  random?: () => number;
 }
 
 /** How often a long render tells the group it is alive (well under any session timeout). */
@@ -111,18 +124,37 @@ async function handleRecord(deps: RenderWorkerDeps, worker: string, record: LogR
   const logger = deps.logger.child({ requestId: requested.requestId, tenantId: requested.tenantId });
   const started = performance.now();
   logger.info('render started', { lane: requested.data.mode, output: requested.data.output, worker });
+  // Also during retry waits: a record waiting out a storage outage keeps its member in the group.
   const beat = setInterval(() => void ctx.heartbeat().catch(() => {}), HEARTBEAT_EVERY_MS);
   try {
-    const outcome = await renderAndStore(deps, requested);
+    const outcome = await renderAndStore(deps, requested, { worker, signal: ctx.signal, logger });
     const executionMs = Math.round(performance.now() - started);
     const ids = { requestId: requested.requestId, tenantId: requested.tenantId };
     const delivery = { mode: requested.data.mode, ...(requested.data.webhook ? { webhook: requested.data.webhook } : {}) };
     const completed =
       'artifact' in outcome
         ? deps.event('RenderSucceeded', ids, { ...delivery, artifact: outcome.artifact, executionMs, worker })
-        : deps.event('RenderFailed', ids, { ...delivery, error: outcome.error, executionMs, worker });
-    // If this append fails, the handler rejects and the request is rendered again: at-least-once.
-    await deps.log.append(deps.topics.completed, [completed]);
+        : deps.event('RenderFailed', ids, {
+            ...delivery,
+            error: outcome.error,
+            executionMs,
+            worker,
+            ...(outcome.retriable !== undefined ? { retriable: outcome.retriable } : {}),
+            ...(outcome.attempts !== undefined ? { attempts: outcome.attempts } : {}),
+          });
+    // A broker or registry blip is waited out here, with the file already stored; only when the
+    // retries are spent does the handler reject, and the request is rendered again: at-least-once.
+    const appended = await retryStep(() => deps.log.append(deps.topics.completed, [completed]), {
+      policy: deps.retry ?? DEFAULT_TRANSIENT_RETRY_POLICY,
+      random: deps.random ?? Math.random,
+      signal: ctx.signal,
+      classify: classifyTransient,
+      onRetry: async ({ attempt, failure, delayMs }) => {
+        // Not on the log: the log is what failed.
+        logger.warn('appending the outcome failed; retrying', { attempt, delayMs, error: failure.message });
+      },
+    });
+    if (!appended.ok) throw new Error(`the outcome could not be appended: ${appended.failure.message}`);
     const result = completed.type === 'RenderSucceeded' ? 'success' : 'failure';
     deps.metrics.renderSeconds.observe({ output: requested.data.output, outcome: result }, executionMs / 1000);
     deps.metrics.rendersTotal.inc({ outcome: result, code: 'error' in outcome ? outcome.error.code : '' });
@@ -134,9 +166,15 @@ async function handleRecord(deps: RenderWorkerDeps, worker: string, record: LogR
 
 type Outcome =
   | { artifact: { target: RenderRequested['data']['storage']; key: string; contentType: string; bytes: number } }
-  | { error: { code: FailureCodeValue; message: string } };
+  | { error: { code: FailureCodeValue; message: string }; retriable?: boolean; attempts?: number };
 
-async function renderAndStore(deps: RenderWorkerDeps, requested: RenderRequested): Promise<Outcome> {
+interface StepContext {
+  worker: string;
+  signal: AbortSignal | undefined;
+  logger: Logger;
+}
+
+async function renderAndStore(deps: RenderWorkerDeps, requested: RenderRequested, step: StepContext): Promise<Outcome> {
   const { data } = requested;
   let bytes: Uint8Array;
   try {
@@ -149,13 +187,67 @@ async function renderAndStore(deps: RenderWorkerDeps, requested: RenderRequested
   }
   const key = artifactKey({ tenantId: requested.tenantId, requestId: requested.requestId, output: data.output, target: data.storage });
   const contentType = contentTypeFor(data.output);
-  try {
-    await deps.storage.put(requested.tenantId, data.storage, key, bytes, contentType);
-  } catch (err) {
-    deps.logger.warn('storing the file failed', { requestId: requested.requestId, err });
-    return { error: { code: 'STORAGE_ERROR', message: `The file could not be stored: ${(err as Error).message}` } };
+  const stored = await storeWithRetries(deps, requested, step, () =>
+    deps.storage.put(requested.tenantId, data.storage, key, bytes, contentType),
+  );
+  if (!stored.ok) {
+    step.logger.warn('storing the file failed', {
+      attempts: stored.attempts,
+      retriable: stored.failure.retriable,
+      error: stored.failure.message,
+    });
+    return {
+      error: { code: 'STORAGE_ERROR', message: `The file could not be stored: ${stored.failure.message}` },
+      retriable: stored.failure.retriable,
+      attempts: stored.attempts,
+    };
   }
   return { artifact: { target: data.storage, key, contentType, bytes: bytes.byteLength } };
+}
+
+/**
+ * Stores the rendered bytes, trying again while storage is unreachable; every retry goes on the
+ * render's history (RenderRetryScheduled on the completed topic) before the wait. The bytes are
+ * kept, so a storage outage never costs a second render.
+ */
+function storeWithRetries(deps: RenderWorkerDeps, requested: RenderRequested, step: StepContext, put: () => Promise<void>) {
+  const ids = { requestId: requested.requestId, tenantId: requested.tenantId };
+  return retryStep(put, {
+    policy: deps.retry ?? DEFAULT_TRANSIENT_RETRY_POLICY,
+    random: deps.random ?? Math.random,
+    signal: step.signal,
+    classify: classifyTransient,
+    onRetry: async ({ attempt, failure, delayMs }) => {
+      const nextAttemptAt = new Date(Date.now() + delayMs).toISOString();
+      step.logger.warn('storing the file failed; retrying', { attempt, delayMs, error: failure.message });
+      const retry = deps.event('RenderRetryScheduled', ids, {
+        mode: requested.data.mode,
+        step: 'store',
+        attempt,
+        error: { code: 'STORAGE_ERROR', message: failure.message },
+        delayMs,
+        nextAttemptAt,
+        worker: step.worker,
+      });
+      // Best effort: when the log is down too, the retry still happens, only its record is missing.
+      await deps.log.append(deps.topics.completed, [retry]).catch((err: unknown) => {
+        step.logger.warn('could not record the retry on the log', { err });
+      });
+    },
+  });
+}
+
+/**
+ * Whether trying again can help: a PressroomError says so itself (S3: unreachable, throttled or
+ * 5xx yes; a refusal such as wrong credentials or a deleted connection no); a programming error
+ * never; anything else unexpected from infrastructure yes (the attempts are bounded).
+ */
+export function classifyTransient(error: unknown): StepFailure {
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof PressroomError) return { retriable: error.retryable, message };
+  if (error instanceof TypeError || error instanceof RangeError || error instanceof SyntaxError) return { retriable: false, message };
+  if (error instanceof Error && error.name === 'EventDecodeError') return { retriable: false, message };
+  return { retriable: true, message };
 }
 
 /**

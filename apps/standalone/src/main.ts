@@ -23,6 +23,7 @@ const worker = await startRenderWorker({
   readAhead: config.render.readAhead,
   capForPlan: (plan) => planRenderCap(config.render.tenantCaps, plan),
   renderTimeoutMs: config.render.timeoutMs,
+  retry: config.render.retry,
 });
 const dispatcher = await startWebhookDispatcher({ ...rt, settings: dispatcherSettings(config), rebuildOnStart: rt.viewIsVolatile });
 const server = await startIngressServer({ ...rt, readiness: [...rt.readiness, { name: 'chromium', check: () => renderer.ping() }] });

@@ -54,9 +54,12 @@ export interface DispatcherSettings {
 
 /**
  * Makes the next attempt of one scheduled delivery, records it, and schedules the one after
- * (or ends the round). The attempt is recorded only after it ended: a process that dies in
- * between leaves the schedule entry leased, and the same attempt, with the same webhook-id,
- * is made again when the lease runs out (or, embedded, when the schedule is rebuilt at start).
+ * (or ends the round). The attempt is recorded twice: WebhookAttemptStarted before anything is
+ * sent (the log knows of every attempt that may have reached the receiver) and WebhookAttempted
+ * with its outcome after. A process that dies in between leaves the schedule entry leased; when
+ * the lease runs out (or, embedded, when the schedule is rebuilt at start) the next attempt, with
+ * the next number and the same webhook-id, is made, and the cut-short one stays on the log with
+ * an unknown outcome.
  */
 export async function deliverAttempt(deps: AttemptDeps, requestId: string): Promise<void> {
   const record = await deps.deliveries.get(requestId);
@@ -88,6 +91,8 @@ export async function deliverAttempt(deps: AttemptDeps, requestId: string): Prom
   }
 
   const started = deps.clock.now();
+  // On the log before the request leaves: if this fails, nothing was sent (the lease retries).
+  await record_(deps, [deps.event('WebhookAttemptStarted', ids, { ...common, attempt, startedAt: started.toISOString() })]);
   log.info('webhook attempt started', { attempt, round: view.round });
   const t0 = performance.now();
   let outcome: AttemptResult;

@@ -113,6 +113,17 @@ export const ConfigSchema = Type.Object({
     25_000_000,
     1,
   ),
+  PRESSROOM_RENDER_RETRY_BASE_MS: Int(
+    'Delay before a render step (storing the file, appending the outcome) that failed for a transient reason is tried again; it doubles per attempt (with jitter).',
+    1000,
+    1,
+  ),
+  PRESSROOM_RENDER_RETRY_MAX_MS: Int('Longest delay between two attempts of a render step.', 30000, 1),
+  PRESSROOM_RENDER_RETRY_MAX_ATTEMPTS: Int(
+    'Attempts of a render step before a transient failure is final (FAILED STORAGE_ERROR, or the request is rendered again).',
+    10,
+    1,
+  ),
   PRESSROOM_RENDER_ALLOWED_HOSTS: Str('Comma-separated hosts a page may fetch over https (none by default).', ''),
   PRESSROOM_RENDER_ALLOW_PRIVATE_HOSTS: Bool(
     'Let allowed render hosts resolve to private addresses (RFC 1918, CGNAT, unique-local): asset servers on an internal network. Loopback, link-local and metadata addresses are refused regardless.',
@@ -145,6 +156,11 @@ export const ConfigSchema = Type.Object({
   S3_SECRET_ACCESS_KEY: Str('Secret key of our own bucket.'),
   S3_FORCE_PATH_STYLE: Bool('Path-style S3 addressing (S3Proxy, MinIO).', true),
   PRESSROOM_S3_BUCKET: Str('Our own bucket for rendered files (distributed profile).', 'pressroom-artifacts'),
+  PRESSROOM_S3_REQUEST_TIMEOUT_MS: Int(
+    'How long an S3 request may go without an answer before it counts as failed (and is retried): bounds a hanging storage server.',
+    30000,
+    100,
+  ),
 });
 
 type Raw = Static<typeof ConfigSchema>;
@@ -196,6 +212,8 @@ export interface PressroomConfig {
     allowedHosts: string[];
     allowPrivateHosts: boolean;
     chromiumPath: string | undefined;
+    /** Retries of a render step that failed for a transient reason. */
+    retry: { baseDelayMs: number; maxDelayMs: number; maxAttempts: number };
   };
   topicPrefix: string;
   kafkaPartitions: number;
@@ -214,6 +232,7 @@ export interface PressroomConfig {
     secretAccessKey: string | undefined;
     forcePathStyle: boolean;
     bucket: string;
+    requestTimeoutMs: number;
   };
 }
 
@@ -292,6 +311,11 @@ export function loadConfig(env: Record<string, string | undefined>): PressroomCo
       allowedHosts: splitList(c.PRESSROOM_RENDER_ALLOWED_HOSTS),
       allowPrivateHosts: c.PRESSROOM_RENDER_ALLOW_PRIVATE_HOSTS === 'true',
       chromiumPath: c.CHROMIUM_PATH,
+      retry: {
+        baseDelayMs: Number(c.PRESSROOM_RENDER_RETRY_BASE_MS),
+        maxDelayMs: Number(c.PRESSROOM_RENDER_RETRY_MAX_MS),
+        maxAttempts: Number(c.PRESSROOM_RENDER_RETRY_MAX_ATTEMPTS),
+      },
     },
     topicPrefix: c.PRESSROOM_TOPIC_PREFIX,
     kafkaPartitions: Number(c.PRESSROOM_KAFKA_PARTITIONS),
@@ -310,6 +334,7 @@ export function loadConfig(env: Record<string, string | undefined>): PressroomCo
       secretAccessKey: c.S3_SECRET_ACCESS_KEY,
       forcePathStyle: c.S3_FORCE_PATH_STYLE === 'true',
       bucket: c.PRESSROOM_S3_BUCKET,
+      requestTimeoutMs: Number(c.PRESSROOM_S3_REQUEST_TIMEOUT_MS),
     },
   };
   const more: string[] = [];

@@ -53,8 +53,16 @@ export function foldDelivery(record: DeliveryRecord): DeliveryState {
   };
   let nextAttempt = 1;
   let lastAttemptThisRound: { attempt: number; nextAttemptAt?: string } | undefined;
+  // Attempts that started; those with no recorded end are shown with an unknown outcome.
+  const ended = new Set(events.flatMap((e) => (e.type === 'WebhookAttempted' ? [`${e.data.round}/${e.data.attempt}`] : [])));
   for (const e of events) {
-    if (e.type === 'WebhookAttempted') {
+    if (e.type === 'WebhookAttemptStarted') {
+      // A started attempt is used up even if it never ended: the next one gets the next number.
+      if (e.data.round === round) nextAttempt = Math.max(nextAttempt, e.data.attempt + 1);
+      if (!ended.has(`${e.data.round}/${e.data.attempt}`)) {
+        view.attempts.push({ round: e.data.round, attempt: e.data.attempt, startedAt: e.data.startedAt, outcome: 'unknown' });
+      }
+    } else if (e.type === 'WebhookAttempted') {
       view.attempts.push({
         round: e.data.round,
         attempt: e.data.attempt,
@@ -112,6 +120,7 @@ export function isWebhookEvent(event: LogEvent): event is WebhookEvent {
     event.type === 'WebhookAttempted' ||
     event.type === 'WebhookDelivered' ||
     event.type === 'WebhookFailed' ||
-    event.type === 'WebhookReplayRequested'
+    event.type === 'WebhookReplayRequested' ||
+    event.type === 'WebhookAttemptStarted'
   );
 }

@@ -47,6 +47,11 @@ const delivered = (s: number, round: number): WebhookEvent => ({
   type: 'WebhookDelivered',
   data: { url, statusCode: 200, durationMs: 3, renderStatus: 'SUCCESS', round, webhookId: webhookIdFor(requestId) },
 });
+const attemptStarted = (s: number, round: number, attempt: number): WebhookEvent => ({
+  ...base(s),
+  type: 'WebhookAttemptStarted',
+  data: { webhookId: webhookIdFor(requestId), url, round, attempt, renderStatus: 'SUCCESS', startedAt: at(s) },
+});
 const replay = (s: number): WebhookEvent => ({
   ...base(s),
   type: 'WebhookReplayRequested',
@@ -54,6 +59,36 @@ const replay = (s: number): WebhookEvent => ({
 });
 
 describe('foldDelivery', () => {
+  it('shows an attempt that started but never ended with an unknown outcome, and numbers the next one after it', () => {
+    const cut = foldDelivery({ requestId, tenantId, completion: succeeded, events: [attemptStarted(2, 0, 1)] });
+    expect(cut.view.state).toBe('PENDING');
+    expect(cut.view.attempts).toEqual([{ round: 0, attempt: 1, startedAt: at(2), outcome: 'unknown' }]);
+    expect(cut.nextAttempt).toBe(2);
+    const after = foldDelivery({
+      requestId,
+      tenantId,
+      completion: succeeded,
+      events: [attemptStarted(2, 0, 1), attemptStarted(30, 0, 2), attempted(30, 0, 2, 'delivered', 200), delivered(30, 0)],
+    });
+    expect(after.view.state).toBe('DELIVERED');
+    expect(after.view.attempts.map((a) => [a.attempt, a.outcome, a.statusCode])).toEqual([
+      [1, 'unknown', undefined],
+      [2, 'delivered', 200],
+    ]);
+  });
+
+  it('merges a started attempt with its recorded end', () => {
+    const done = foldDelivery({
+      requestId,
+      tenantId,
+      completion: succeeded,
+      events: [attemptStarted(2, 0, 1), attempted(2, 0, 1, 'retrying', 500)],
+    });
+    expect(done.view.attempts).toHaveLength(1);
+    expect(done.view.attempts[0]).toMatchObject({ attempt: 1, outcome: 'retrying', statusCode: 500 });
+    expect(done.nextAttempt).toBe(2);
+  });
+
   it('is PENDING with the next due time while retrying, DELIVERED after the final event', () => {
     const retrying = foldDelivery({ requestId, tenantId, completion: succeeded, events: [attempted(2, 0, 1, 'retrying', 500)] });
     expect(retrying.view).toMatchObject({ state: 'PENDING', round: 0, nextAttemptAt: at(12), renderStatus: 'SUCCESS', url });

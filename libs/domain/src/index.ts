@@ -19,3 +19,4 @@ export * from './failure-fault.ts';
 export * from './decision.ts';
 export * from './template-decider.ts';
 export * from './catalog.ts';
+export * from './transient-retry.ts';

@@ -127,15 +127,6 @@ export async function startSubscription(deps: SubscriptionDeps, opts: ConsumeOpt
 
   async function eachMessage(payload: EachMessagePayload): Promise<void> {
     const { topic, partition, message } = payload;
-    const ctx: ConsumeContext = {
-      heartbeat: async () => {
-        try {
-          await payload.heartbeat();
-        } catch (e) {
-          logger.debug('kafka: heartbeat reported a rebalance; handled after this record', { error: String(e) });
-        }
-      },
-    };
     const offset = BigInt(message.offset);
     const key = message.key?.toString() ?? '';
     let p = progressOf(topic, partition);
@@ -143,14 +134,14 @@ export async function startSubscription(deps: SubscriptionDeps, opts: ConsumeOpt
     // Bounded read-ahead, one record of a key at a time. While waiting, the member stays alive.
     while (!stopping.signal.aborted && (tasks.size >= concurrency || p.keyBusy(key))) {
       await Promise.race([changed, sleep(timings.heartbeatIntervalMs)]);
-      await ctx.heartbeat();
+      await payload.heartbeat().catch(() => {});
       p = progressOf(topic, partition);
     }
     // Not taken (stopping, or the partition went to another member meanwhile): never committed by
     // this member, and nothing after it on its partition is taken either.
     if (stopping.signal.aborted || !assigned.has(`${topic}:${partition}`)) return;
     p.take(offset, key);
-    const task = handleRecord(payload, ctx, p, offset, key).finally(() => {
+    const task = handleRecord(payload, p, offset, key).finally(() => {
       tasks.delete(task);
       notify();
       void commit();
@@ -158,9 +149,34 @@ export async function startSubscription(deps: SubscriptionDeps, opts: ConsumeOpt
     tasks.add(task);
   }
 
-  async function handleRecord(payload: EachMessagePayload, ctx: ConsumeContext, p: PartitionProgress, offset: bigint, key: string) {
+  /**
+   * One attempt's context: its signal lets go of the record when the subscription stops or a
+   * heartbeat reports a rebalance, so a handler waiting out a long retry never keeps this member
+   * from rejoining within the rebalance timeout.
+   */
+  function attemptContext(payload: EachMessagePayload): { ctx: ConsumeContext; done: () => void } {
+    const release = new AbortController();
+    const onStop = () => release.abort(new Error('subscription stopping'));
+    if (stopping.signal.aborted) onStop();
+    else stopping.signal.addEventListener('abort', onStop, { once: true });
+    const ctx: ConsumeContext = {
+      heartbeat: async () => {
+        try {
+          await payload.heartbeat();
+        } catch (e) {
+          logger.debug('kafka: heartbeat reported a rebalance; letting go of the record', { error: String(e) });
+          release.abort(e);
+        }
+      },
+      signal: release.signal,
+    };
+    return { ctx, done: () => stopping.signal.removeEventListener('abort', onStop) };
+  }
+
+  async function handleRecord(payload: EachMessagePayload, p: PartitionProgress, offset: bigint, key: string) {
     const { topic, partition, message } = payload;
     for (let attempt = 1; ; attempt++) {
+      const { ctx, done } = attemptContext(payload);
       try {
         if (!message.value) throw new Error('record has no value');
         const event = await codec.decode(message.value);
@@ -173,12 +189,16 @@ export async function startSubscription(deps: SubscriptionDeps, opts: ConsumeOpt
         // Loud once it looks stuck (e.g. an event version this build does not know).
         if (attempt >= 5) logger.error('kafka: record not handled; it will be delivered again', fields);
         else logger.warn('kafka: record not handled; it will be delivered again', fields);
-        if (!(await backOff(delay, stopping.signal))) {
+        // The partition went to another member: the record is theirs now (never committed here).
+        const lost = !assigned.has(`${topic}:${partition}`);
+        if (lost || !(await backOff(delay, stopping.signal))) {
           // Stays open in its partition's progress: the committed position stays at or before it.
           p.release(key);
           return;
         }
-        await ctx.heartbeat();
+        await payload.heartbeat().catch(() => {});
+      } finally {
+        done();
       }
     }
   }

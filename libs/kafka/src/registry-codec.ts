@@ -2,6 +2,8 @@ import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import { Compile } from 'typebox/compile';
 import { decodeEventJson, EventDecodeError, encodeEventJson, parseEvent } from '@pressroom/core';
 import { EventSchemas, type EventType, type LogEvent } from '@pressroom/schemas';
+import { registeredSchemaOf } from './registry-schema.ts';
+import { registerSubject } from './registry-subjects.ts';
 
 /** How event values are written to and read from Kafka. Both directions go through `parseEvent`. */
 export interface EventCodec {
@@ -37,9 +39,10 @@ export interface RegistryCodec extends EventCodec {
 type RegistryOptions = NonNullable<ConstructorParameters<typeof SchemaRegistry>[1]>;
 
 /**
- * The library validates JSON payloads with Ajv in strict mode, which rejects our schemas
- * (`format: "uuid"`, `"date-time"`). This stands in for Ajv: TypeBox compiles the schema the
- * registry holds, formats included, so the writer's schema is checked as the library intends.
+ * The library validates JSON payloads with Ajv in strict mode, which rejects the schemas
+ * earlier releases registered (`format: "uuid"`, `"date-time"`; still the writer schemas of
+ * their events on the log). This stands in for Ajv: TypeBox compiles whatever schema the
+ * registry holds, formats included, so every writer's schema is checked as the library intends.
  */
 const typeboxValidator = {
   addSchema() {
@@ -61,11 +64,13 @@ const typeboxValidator = {
  * Encodes events in the Confluent wire format (magic byte 0, 4-byte schema id, JSON) with
  * one JSON Schema per event type, registered under the record-name strategy: subject
  * `<prefix>pressroom.<Type>.v1` (the schema's `$id`), since one topic carries several types.
- * Every type is registered at creation (fail fast on a wrong URL); registering the same
- * schema again returns the same id. Decoding looks the writer's schema up by the id in the
- * value, validates against it, then `parseEvent` checks it against the schema this build
- * knows (unknown version: EventDecodeError). A plain JSON value is accepted too, so topics
- * written before the registry was configured stay readable.
+ * Every type is registered at creation, in its portable form (see registeredSchemaOf), safely
+ * from several apps at once (see registerSubject); registering the same schema again returns
+ * the same id, and each schema is fetched once so appends never wait on the registry.
+ * Decoding looks the writer's schema up by the id in the value, validates against it, then
+ * `parseEvent` checks it against the schema this build knows (unknown version:
+ * EventDecodeError). A plain JSON value is accepted too, so topics written before the registry
+ * was configured stay readable.
  */
 export async function createRegistryCodec(opts: RegistryCodecOptions): Promise<RegistryCodec> {
   const registryOptions = { [SchemaType.JSON]: { ajvInstance: typeboxValidator } } as unknown as RegistryOptions;
@@ -74,11 +79,8 @@ export async function createRegistryCodec(opts: RegistryCodecOptions): Promise<R
   const subjectOf = (type: EventType) => `${prefix}${(EventSchemas[type] as { $id?: string }).$id ?? `pressroom.${type}.v1`}`;
   const ids = {} as Record<EventType, number>;
   for (const type of Object.keys(EventSchemas) as EventType[]) {
-    const { id } = await registry.register(
-      { type: SchemaType.JSON, schema: JSON.stringify(EventSchemas[type]) },
-      { subject: subjectOf(type) },
-    );
-    ids[type] = id;
+    ids[type] = await registerSubject(opts.url, subjectOf(type), JSON.stringify(registeredSchemaOf(EventSchemas[type])));
+    await registry.getSchema(ids[type]); // into the client's cache, for encode
   }
 
   return {

@@ -170,8 +170,14 @@ export async function openRuntime(config: PressroomConfig, app: string, opts: { 
     accessKeyId: config.s3.accessKeyId ?? '',
     secretAccessKey: config.s3.secretAccessKey ?? '',
     forcePathStyle: config.s3.forcePathStyle,
+    requestTimeoutMs: config.s3.requestTimeoutMs,
+    ownsBucket: true,
   });
-  await own.ensureBucket();
+  // Storage that is down now must not stop the app from starting, in any order with it: the
+  // bucket is created on the first put or readiness check that finds it missing.
+  await own.ensureBucket().catch((err: unknown) => {
+    logger.warn('could not check or create the bucket at start; it will be created when storage answers', { err });
+  });
   return assemble(common, {
     log,
     view,

@@ -10,6 +10,8 @@ export interface S3Settings {
   secretAccessKey: string;
   /** `https://host/bucket/key` instead of `https://bucket.host/key`; most S3-compatible servers need it. */
   forcePathStyle?: boolean;
+  /** How long a request may go without an answer before it fails (and the SDK retries it). Default 30 000 ms. */
+  requestTimeoutMs?: number;
 }
 
 /**
@@ -26,6 +28,9 @@ export function createS3Client(settings: Omit<S3Settings, 'bucket'>): S3Client {
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
     maxAttempts: 3,
-    requestHandler: { connectionTimeout: 5_000, requestTimeout: 60_000 },
+    // A hanging server costs at most maxAttempts × requestTimeout per call; the render worker's own
+    // retries (with back-off, on the render's history) take over from there.
+    // throwOnRequestTimeout: without it the handler only logs a warning and the request hangs on.
+    requestHandler: { connectionTimeout: 5_000, requestTimeout: settings.requestTimeoutMs ?? 30_000, throwOnRequestTimeout: true },
   });
 }

@@ -22,6 +22,8 @@ export function nameOf(error: unknown): string | undefined {
 export function storageError(action: string, error: unknown): PressroomError {
   const status = statusOf(error);
   const retryable = status === undefined || status >= 500 || status === 429;
-  const detail = [nameOf(error), status].filter((x) => x !== undefined).join(' ');
+  // No response at all (refused, reset, timed out): the transport's own message says which.
+  const transport = status === undefined && error instanceof Error && error.message ? `: ${error.message.slice(0, 200)}` : '';
+  const detail = [nameOf(error), status].filter((x) => x !== undefined).join(' ') + transport;
   return new PressroomError('DEPENDENCY_UNAVAILABLE', `S3 ${action} failed${detail ? ` (${detail})` : ''}.`, { retryable, cause: error });
 }

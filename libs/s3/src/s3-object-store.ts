@@ -19,6 +19,12 @@ export interface S3ObjectStoreOptions extends S3Settings {
    * signed for this host, since the host is part of the signature.
    */
   publicEndpoint?: string;
+  /**
+   * The bucket is ours (not a tenant's): when it is found missing (a storage server that lost
+   * its data, a bucket deleted by mistake), `put` and `ping` create it again instead of
+   * failing until someone does it by hand.
+   */
+  ownsBucket?: boolean;
 }
 
 export interface S3ObjectStore extends ObjectStore {
@@ -41,14 +47,21 @@ export function createS3ObjectStore(options: S3ObjectStoreOptions): S3ObjectStor
   // Presigning is offline: a second client only carries the public host into the signature.
   const signer: S3Client = options.publicEndpoint ? createS3Client({ ...options, endpoint: options.publicEndpoint }) : client;
 
-  return {
+  const putObject = (key: string, bytes: Uint8Array, contentType: string) =>
+    client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: bytes, ContentType: contentType, ContentLength: bytes.byteLength }));
+
+  const store: S3ObjectStore = {
     async put(key, bytes, contentType) {
       try {
-        await client.send(
-          new PutObjectCommand({ Bucket: bucket, Key: key, Body: bytes, ContentType: contentType, ContentLength: bytes.byteLength }),
-        );
+        await putObject(key, bytes, contentType);
       } catch (error) {
-        throw storageError(`PutObject ${bucket}/${key}`, error);
+        if (!(options.ownsBucket && isNoSuchBucket(error))) throw storageError(`PutObject ${bucket}/${key}`, error);
+        await store.ensureBucket();
+        try {
+          await putObject(key, bytes, contentType);
+        } catch (again) {
+          throw storageError(`PutObject ${bucket}/${key}`, again);
+        }
       }
     },
 
@@ -86,6 +99,8 @@ export function createS3ObjectStore(options: S3ObjectStoreOptions): S3ObjectStor
       try {
         await client.send(new HeadBucketCommand({ Bucket: bucket }));
       } catch (error) {
+        // Readiness heals by itself: a missing bucket of ours is created again.
+        if (options.ownsBucket && statusOf(error) === 404) return store.ensureBucket();
         throw storageError(`HeadBucket ${bucket}`, error);
       }
     },
@@ -112,4 +127,10 @@ export function createS3ObjectStore(options: S3ObjectStoreOptions): S3ObjectStor
       if (signer !== client) signer.destroy();
     },
   };
+  return store;
+}
+
+/** PutObject into a bucket that does not exist (S3: 404 NoSuchBucket). */
+function isNoSuchBucket(error: unknown): boolean {
+  return nameOf(error) === 'NoSuchBucket' || (statusOf(error) === 404 && nameOf(error) !== 'NoSuchKey');
 }

@@ -49,6 +49,13 @@ export interface LogRecord {
 export interface ConsumeContext {
   /** Keeps group membership alive during a long handler (Kafka heartbeat); a no-op where not needed. */
   heartbeat(): Promise<void>;
+  /**
+   * Aborted when this member should let go of the record: the subscription is stopping, or a
+   * heartbeat reported that the group is rebalancing (the record may go to another member).
+   * A handler that waits (retry back-off) stops waiting and rejects: the record stays
+   * uncommitted and is handled again. Absent where nothing can take the record away.
+   */
+  signal?: AbortSignal;
 }
 
 export interface ConsumeOptions {
