@@ -76,6 +76,13 @@ export const RenderRequested = envelope(
       /** A preview for an editor: the caller reads the bytes back at once (no webhook, no link). */
       preview: Type.Optional(Type.Boolean()),
       storage: StorageTarget,
+      /**
+       * When the ingress stops waiting for the log to take this request and answers 503. A
+       * request the log wrote after it was refused, so the render worker withdraws it unrendered.
+       */
+      acceptBy: Type.Optional(Type.String({ format: 'date-time' })),
+      /** The caller's Idempotency-Key, when it sent one (on the log for audit and to rebuild the keys). */
+      idempotencyKey: Type.Optional(Type.String({ maxLength: 255 })),
     },
     { additionalProperties: false },
   ),
@@ -95,6 +102,23 @@ export const RenderFailed = envelope(
     { ...Delivery, error: RenderError, executionMs: Type.Number({ minimum: 0 }), worker: Type.String() },
     { additionalProperties: false },
   ),
+);
+
+/**
+ * Why a request is withdrawn: the ingress answered 503 and the request may still reach the log
+ * (NOT_ACCEPTED), or the render worker found it written after the ingress's `acceptBy`
+ * (WRITTEN_AFTER_DEADLINE).
+ */
+export const WithdrawalReason = Type.Union([Type.Literal('NOT_ACCEPTED'), Type.Literal('WRITTEN_AFTER_DEADLINE')]);
+
+/**
+ * A request the ingress refused (503) is withdrawn: never rendered, never delivered, its status
+ * 404. Appended to the completed topic (key requestId), so it and the render outcome are in one
+ * order that the status projector and the webhook dispatcher read alike: the first of them wins.
+ */
+export const RenderWithdrawn = envelope(
+  'RenderWithdrawn',
+  Type.Object({ ...Delivery, reason: WithdrawalReason, by: Type.String({ description: 'The process that withdrew it.' }) }, { additionalProperties: false }),
 );
 
 /** Which delivery of a result this is: the first one (0) or the n-th replay. */
@@ -178,6 +202,7 @@ export const PressroomEvent = Type.Union([
   WebhookFailed,
   WebhookAttempted,
   WebhookReplayRequested,
+  RenderWithdrawn,
 ]);
 
 export type RenderRequested = Static<typeof RenderRequested>;
@@ -187,6 +212,8 @@ export type WebhookDelivered = Static<typeof WebhookDelivered>;
 export type WebhookFailed = Static<typeof WebhookFailed>;
 export type WebhookAttempted = Static<typeof WebhookAttempted>;
 export type WebhookReplayRequested = Static<typeof WebhookReplayRequested>;
+export type RenderWithdrawn = Static<typeof RenderWithdrawn>;
+export type WithdrawalReason = Static<typeof WithdrawalReason>;
 export type WebhookEvent = WebhookDelivered | WebhookFailed | WebhookAttempted | WebhookReplayRequested;
 export type PressroomEvent = Static<typeof PressroomEvent>;
 export type RenderCompleted = RenderSucceeded | RenderFailed;
@@ -210,5 +237,6 @@ export const EventSchemas = {
   TemplateDeleted,
   WebhookAttempted,
   WebhookReplayRequested,
+  RenderWithdrawn,
 } as const;
 export type EventType = keyof typeof EventSchemas;

@@ -20,6 +20,8 @@ export const StatusViewEntry = Type.Object(
     artifact: Type.Optional(ArtifactRef),
     executionMs: Type.Optional(Type.Number()),
     error: Type.Optional(RenderError),
+    /** Set when the request was withdrawn (refused with 503) before any outcome: the API answers 404. */
+    withdrawnAt: Type.Optional(Type.String()),
   },
   { additionalProperties: false },
 );

@@ -11,6 +11,7 @@ import type {
   DeliveryStore,
   EventFactory,
   EventLog,
+  IdempotencyKeys,
   Ids,
   Logger,
   SecretBox,
@@ -22,6 +23,7 @@ import { errorMapper } from './http/error-mapper.ts';
 import { jsonOnly } from './http/json-only.ts';
 import { requireApiKey } from './http/auth.ts';
 import { createRenderRequests } from './render-requests.ts';
+import { createWithdrawals } from './withdrawals.ts';
 import { renderRoutes } from './routes/render-routes.ts';
 import { templateRoutes } from './routes/template-routes.ts';
 import { assetRoutes } from './routes/asset-routes.ts';
@@ -47,6 +49,7 @@ export interface IngressDeps {
   assets: AssetStore;
   logger: Logger;
   metrics: Metrics;
+  idempotency: IdempotencyKeys;
   readiness: ReadinessCheck[];
   /** Routes mounted before authentication (the embedded profile's signed file links). */
   publicRoutes?: Router[];
@@ -57,6 +60,10 @@ export interface IngressDeps {
     maxAssetBytes: number;
     allowPrivateWebhooks: boolean;
     adminToken: string | undefined;
+    /** How long the ingress waits for the log to take a render request before answering 503. */
+    acceptTimeoutMs: number;
+    /** How long an Idempotency-Key is remembered. */
+    idempotencyTtlMs: number;
     /** Webhook target rules beyond allowPrivateWebhooks, and the secret rotation overlap. */
     webhooks: { allowHttp: boolean; allowedPorts: number[]; secretOverlapMs: number };
   };
@@ -120,6 +127,9 @@ export function buildIngressApp(deps: IngressDeps): Koa {
     ...deps,
     templates: templateStore,
     allowPrivateWebhooks: deps.settings.allowPrivateWebhooks,
+    withdrawals: createWithdrawals(deps),
+    acceptTimeoutMs: deps.settings.acceptTimeoutMs,
+    idempotencyTtlMs: deps.settings.idempotencyTtlMs,
     webhookTargets: { allowHttp: deps.settings.webhooks.allowHttp, allowedPorts: deps.settings.webhooks.allowedPorts },
   });
   const api = new Router();

@@ -25,6 +25,8 @@ export async function startIngressServer(rt: Runtime): Promise<Server> {
       maxAssetBytes: config.maxAssetBytes,
       allowPrivateWebhooks: config.allowPrivateWebhooks,
       adminToken: config.adminToken,
+      acceptTimeoutMs: config.kafkaAppendTimeoutMs,
+      idempotencyTtlMs: config.idempotencyTtlMs,
       webhooks: {
         allowHttp: config.webhooks.allowHttp,
         allowedPorts: config.webhooks.allowedPorts,

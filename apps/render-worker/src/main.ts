@@ -12,6 +12,7 @@ const worker = await startRenderWorker({
   assetsFor: (tenantId) => rt.assets.sourceFor(tenantId),
   concurrency: config.render.pages,
   renderTimeoutMs: config.render.timeoutMs,
+  acceptClockSkewMs: config.acceptClockSkewMs,
 });
 const ops = await startOpsServer({
   port: config.port,

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { artifactKey, contentTypeFor } from '@pressroom/domain';
+import { admitsRender, artifactKey, contentTypeFor } from '@pressroom/domain';
 import {
   RenderFailure,
   type ArtifactStorage,
@@ -33,7 +33,11 @@ export interface RenderWorkerDeps {
   workerId?: string;
   /** The uploaded assets (fonts, images) of a tenant, for its renders. Default: none (every asset 404s). */
   assetsFor?: (tenantId: string) => AssetSource;
+  /** Clock difference tolerated between the ingress and the log when judging `acceptBy` (see admitsRender). */
+  acceptClockSkewMs?: number;
 }
+
+const DEFAULT_ACCEPT_CLOCK_SKEW_MS = 2_000;
 
 /** How often a long render tells the group it is alive (well under any session timeout). */
 const HEARTBEAT_EVERY_MS = 2000;
@@ -72,6 +76,22 @@ async function handleRecord(deps: RenderWorkerDeps, worker: string, record: LogR
   if (record.event.type !== 'RenderRequested') return;
   const requested = record.event;
   const logger = deps.logger.child({ requestId: requested.requestId, tenantId: requested.tenantId });
+  if (!admitsRender(requested.data, record.writtenAt, deps.acceptClockSkewMs ?? DEFAULT_ACCEPT_CLOCK_SKEW_MS)) {
+    // Written after the ingress answered 503: the caller was told "not taken". Withdrawn, on the
+    // log, so the status view and the deliveries know it too; a redelivery appends it again (harmless).
+    const { mode, webhook } = requested.data;
+    const withdrawn = deps.event(
+      'RenderWithdrawn',
+      { requestId: requested.requestId, tenantId: requested.tenantId },
+      { mode, ...(webhook ? { webhook } : {}), reason: 'WRITTEN_AFTER_DEADLINE', by: worker },
+    );
+    await deps.log.append(deps.topics.completed, [withdrawn]);
+    logger.warn('request written after the ingress refused it; withdrawn unrendered', {
+      acceptBy: requested.data.acceptBy,
+      writtenAt: new Date(record.writtenAt ?? 0).toISOString(),
+    });
+    return;
+  }
   const started = performance.now();
   logger.info('render started', { lane: requested.data.mode, output: requested.data.output, worker });
   const beat = setInterval(() => void ctx.heartbeat().catch(() => {}), HEARTBEAT_EVERY_MS);

@@ -19,6 +19,7 @@ const worker = await startRenderWorker({
   assetsFor: (tenantId) => rt.assets.sourceFor(tenantId),
   concurrency: config.render.pages,
   renderTimeoutMs: config.render.timeoutMs,
+  acceptClockSkewMs: config.acceptClockSkewMs,
 });
 const dispatcher = await startWebhookDispatcher({ ...rt, settings: dispatcherSettings(config), rebuildOnStart: rt.viewIsVolatile });
 const server = await startIngressServer({ ...rt, readiness: [...rt.readiness, { name: 'chromium', check: () => renderer.ping() }] });

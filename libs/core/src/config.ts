@@ -68,7 +68,17 @@ export const ConfigSchema = Type.Object({
     30000,
     1000,
   ),
-  PRESSROOM_KAFKA_APPEND_TIMEOUT_MS: Int('How long an append may wait for the brokers before the request is refused with 503.', 10000, 100),
+  PRESSROOM_KAFKA_APPEND_TIMEOUT_MS: Int(
+    'How long the ingress waits for the log to take a render request before it answers 503 (both profiles); a request the log writes later is withdrawn, never rendered.',
+    10000,
+    100,
+  ),
+  PRESSROOM_ACCEPT_CLOCK_SKEW_MS: Int(
+    'Clock difference tolerated between the ingress and the Kafka brokers when the render worker decides a request was written after the ingress refused it.',
+    2000,
+    0,
+  ),
+  PRESSROOM_IDEMPOTENCY_TTL_MS: Int('How long an Idempotency-Key of a render request is remembered (per tenant).', 24 * 3600_000, 60_000),
   PRESSROOM_REDIS_PREFIX: Str('Prefix of every Redis key.', 'pressroom:'),
   PRESSROOM_LOG_LEVEL: Type.Union([Type.Literal('debug'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error')], {
     default: 'info',
@@ -123,6 +133,10 @@ export interface PressroomConfig {
   kafkaPartitions: number;
   kafkaSessionTimeoutMs: number;
   kafkaAppendTimeoutMs: number;
+  /** See PRESSROOM_ACCEPT_CLOCK_SKEW_MS. */
+  acceptClockSkewMs: number;
+  /** How long an Idempotency-Key is remembered. */
+  idempotencyTtlMs: number;
   redisPrefix: string;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   kafkaBrokers: string[];
@@ -196,6 +210,8 @@ export function loadConfig(env: Record<string, string | undefined>): PressroomCo
     kafkaPartitions: Number(c.PRESSROOM_KAFKA_PARTITIONS),
     kafkaSessionTimeoutMs: Number(c.PRESSROOM_KAFKA_SESSION_TIMEOUT_MS),
     kafkaAppendTimeoutMs: Number(c.PRESSROOM_KAFKA_APPEND_TIMEOUT_MS),
+    acceptClockSkewMs: Number(c.PRESSROOM_ACCEPT_CLOCK_SKEW_MS),
+    idempotencyTtlMs: Number(c.PRESSROOM_IDEMPOTENCY_TTL_MS),
     redisPrefix: c.PRESSROOM_REDIS_PREFIX,
     logLevel: c.PRESSROOM_LOG_LEVEL,
     kafkaBrokers: splitList(c.KAFKA_BROKERS ?? ''),

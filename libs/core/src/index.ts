@@ -27,3 +27,5 @@ export * from './webhook-signature.ts';
 export * from './webhook-secrets.ts';
 export * from './webhook-http.ts';
 export * from './webhook-deliveries.ts';
+export * from './ports/idempotency-keys.ts';
+export * from './adapters/memory-idempotency-keys.ts';

@@ -11,6 +11,10 @@ export type ErrorCode =
   | 'PAYLOAD_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'CONFLICT'
+  /** An Idempotency-Key sent again with a different request. */
+  | 'IDEMPOTENCY_KEY_REUSED'
+  /** An Idempotency-Key whose first request is still being taken, past the wait for it. */
+  | 'IDEMPOTENCY_KEY_IN_USE'
   | 'LOG_UNAVAILABLE'
   | 'DEPENDENCY_UNAVAILABLE'
   | 'INTERNAL';

@@ -77,7 +77,10 @@ export async function startSubscription(deps: SubscriptionDeps, opts: ConsumeOpt
       try {
         if (!message.value) throw new Error('record has no value');
         const event = await codec.decode(message.value);
-        await opts.handle({ topic, partition, offset: message.offset, key: message.key?.toString() ?? eventKey(event), event }, ctx);
+        const key = message.key?.toString() ?? eventKey(event);
+        // LogAppendTime on the topics we create (see TopicAdmin): the broker's time of the write.
+        const writtenAt = Number(message.timestamp);
+        await opts.handle({ topic, partition, offset: message.offset, key, event, ...(writtenAt > 0 ? { writtenAt } : {}) }, ctx);
         return;
       } catch (e) {
         const delay = Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** (attempt - 1));

@@ -4,3 +4,4 @@ export { unlinkByPrefix } from './unlink-by-prefix.ts';
 export * from './redis-template-view.ts';
 export * from './redis-asset-index.ts';
 export * from './redis-delivery-store.ts';
+export * from './redis-idempotency-keys.ts';

@@ -1,6 +1,6 @@
-import { goneUrlOf, isWebhookEvent, type DeliveryRecord } from '@pressroom/domain';
+import { goneUrlOf, isWebhookEvent, withdrawsWebhook, type DeliveryRecord } from '@pressroom/domain';
 import { silentLogger, type DeliveryStore, type Logger } from '@pressroom/core';
-import type { RenderCompleted, WebhookEvent } from '@pressroom/schemas';
+import type { RenderCompleted, RenderWithdrawn, WebhookEvent } from '@pressroom/schemas';
 import { connectRedis, disconnectRedis } from './connect.ts';
 import { unlinkByPrefix } from './unlink-by-prefix.ts';
 import { redisGuard } from './guard.ts';
@@ -58,6 +58,11 @@ export function createRedisDeliveryStore(options: RedisDeliveryStoreOptions): De
             .zadd(completedKey(e.tenantId), 'NX', Date.parse(e.occurredAt), e.requestId)
             .exec(),
         );
+      } else if (withdrawsWebhook(e)) {
+        // Takes the terminal slot if no outcome is there yet: a later outcome is then never delivered.
+        await guard(
+          redis.multi().hsetnx(recordKey(e.requestId), 'tenant', e.tenantId).hsetnx(recordKey(e.requestId), 'completion', JSON.stringify(e)).exec(),
+        );
       } else if (isWebhookEvent(e)) {
         const tx = redis
           .multi()
@@ -73,7 +78,7 @@ export function createRedisDeliveryStore(options: RedisDeliveryStoreOptions): De
       if (!fields.tenant) return undefined;
       const record: DeliveryRecord = { requestId, tenantId: fields.tenant, events: [] };
       for (const [name, value] of Object.entries(fields)) {
-        if (name === 'completion') record.completion = JSON.parse(value) as RenderCompleted;
+        if (name === 'completion') record.completion = JSON.parse(value) as RenderCompleted | RenderWithdrawn;
         else if (name.startsWith('e:')) record.events.push(JSON.parse(value) as WebhookEvent);
       }
       return record;
