@@ -19,6 +19,7 @@ const schemas: Record<string, unknown> = {
   'events/TemplateDeleted.v1': S.TemplateDeleted,
   'events/WebhookAttempted.v1': S.WebhookAttempted,
   'events/WebhookReplayRequested.v1': S.WebhookReplayRequested,
+  'events/RenderWithdrawn.v1': S.RenderWithdrawn,
   'http/TemplateSyncBody': S.TemplateSyncBody,
   'http/TemplateAsyncBody': S.TemplateAsyncBody,
   'http/HtmlSyncBody': S.HtmlSyncBody,

@@ -118,7 +118,10 @@ export const WithdrawalReason = Type.Union([Type.Literal('NOT_ACCEPTED'), Type.L
  */
 export const RenderWithdrawn = envelope(
   'RenderWithdrawn',
-  Type.Object({ ...Delivery, reason: WithdrawalReason, by: Type.String({ description: 'The process that withdrew it.' }) }, { additionalProperties: false }),
+  Type.Object(
+    { ...Delivery, reason: WithdrawalReason, by: Type.String({ description: 'The process that withdrew it.' }) },
+    { additionalProperties: false },
+  ),
 );
 
 /** Which delivery of a result this is: the first one (0) or the n-th replay. */

@@ -121,7 +121,8 @@ export async function checkLedger(input: LedgerInput): Promise<LedgerReport> {
       } else if (res.json.renderStatus === 'SUCCESS') {
         const bytes = await input.download(res.json.signedUrl);
         const head = Buffer.from(bytes.slice(0, 4)).toString('latin1');
-        if (head !== '%PDF' && head !== '\x89PNG') violations.push(`${tag}: the file of ${requestId} does not open (${JSON.stringify(head)})`);
+        if (head !== '%PDF' && head !== '\x89PNG')
+          violations.push(`${tag}: the file of ${requestId} does not open (${JSON.stringify(head)})`);
       }
     }
 
@@ -132,7 +133,9 @@ export async function checkLedger(input: LedgerInput): Promise<LedgerReport> {
       const first = firstTerminal.get(requestId);
       if (first !== 'RenderWithdrawn') {
         refusedRendered += first ? 1 : 0;
-        violations.push(`${tag}: refused request ${requestId} was written to the log and ${first ? `ended ${first}` : 'has no terminal event'}`);
+        violations.push(
+          `${tag}: refused request ${requestId} was written to the log and ${first ? `ended ${first}` : 'has no terminal event'}`,
+        );
       }
       const res = await input.status(requestId);
       if (res.status !== 404) violations.push(`${tag}: refused request ${requestId} answers status ${res.status}, not 404`);
@@ -142,7 +145,8 @@ export async function checkLedger(input: LedgerInput): Promise<LedgerReport> {
     const paths = new Set(subs.map((s) => s.webhookPath).filter((p): p is string => p !== undefined));
     const calls = input.webhookCalls.filter((c) => paths.has(c.path));
     for (const c of calls) {
-      if (!acceptedIds.has(c.requestId)) violations.push(`${tag}: webhook ${c.webhookId} delivered for ${c.requestId}, which was not accepted`);
+      if (!acceptedIds.has(c.requestId))
+        violations.push(`${tag}: webhook ${c.webhookId} delivered for ${c.requestId}, which was not accepted`);
       if (!loggedWebhookIds.has(c.webhookId)) violations.push(`${tag}: webhook ${c.webhookId} reached the receiver but is not on the log`);
     }
     for (const [requestId, forRequest] of groupBy(calls, (c) => c.requestId)) {

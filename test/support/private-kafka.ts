@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -40,8 +40,28 @@ export class PrivateKafka {
     await run(join(infra, 'kafka-down.sh'), [], { env: { ...process.env, ...this.#env, KAFKA_STOP_TIMEOUT: '30' }, timeout: 60_000 });
   }
 
+  /**
+   * Freezes the broker (SIGSTOP): connections stay open, nothing is answered. A produce request
+   * sent meanwhile waits in the socket and is written when it thaws: a write that lands late, after
+   * the producer's caller gave up, and without it ever having failed.
+   */
+  async freeze(): Promise<void> {
+    process.kill(await this.#pid(), 'SIGSTOP');
+  }
+
+  async thaw(): Promise<void> {
+    process.kill(await this.#pid(), 'SIGCONT');
+  }
+
+  async #pid(): Promise<number> {
+    const pid = Number((await readFile(join(this.#dir, 'kafka.pid'), 'utf8')).trim());
+    if (!Number.isInteger(pid) || pid <= 0) throw new Error('the private broker is not running');
+    return pid;
+  }
+
   /** Stops the broker and removes its data dir. */
   async destroy(): Promise<void> {
+    await this.thaw().catch(() => {});
     await this.stop();
     if (this.#dir) await rm(this.#dir, { recursive: true, force: true });
   }

@@ -103,7 +103,12 @@ const KEY_POLL_MS = 100;
  * client's retry is a new attempt.
  */
 export function createRenderRequests(deps: RenderRequestsDeps) {
-  async function submit(tenant: Tenant, mode: 'sync' | 'async', input: RenderInput, opts: { idempotencyKey?: string } = {}): Promise<Submitted> {
+  async function submit(
+    tenant: Tenant,
+    mode: 'sync' | 'async',
+    input: RenderInput,
+    opts: { idempotencyKey?: string } = {},
+  ): Promise<Submitted> {
     if (opts.idempotencyKey === undefined) return { requestId: (await issue(tenant, mode, input)).requestId, replayed: false };
     return submitKeyed(tenant, mode, input, opts.idempotencyKey);
   }
@@ -113,7 +118,12 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
     const waitUntil = deps.clock.now().getTime() + deps.acceptTimeoutMs + PENDING_KEY_MARGIN_MS;
     for (;;) {
       const requestId = deps.ids.next();
-      const claim = await deps.idempotency.claim(tenant.tenantId, key, { requestId, fingerprint }, deps.acceptTimeoutMs + PENDING_KEY_MARGIN_MS);
+      const claim = await deps.idempotency.claim(
+        tenant.tenantId,
+        key,
+        { requestId, fingerprint },
+        deps.acceptTimeoutMs + PENDING_KEY_MARGIN_MS,
+      );
       if (claim.won) {
         try {
           await issue(tenant, mode, input, { requestId, idempotencyKey: key });
@@ -192,20 +202,20 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
       },
     );
     const topic = mode === 'sync' ? deps.topics.requestedSync : deps.topics.requestedAsync;
+    const appended = deps.log.append(topic, [requested]);
     try {
-      await appendBy(topic, requested, acceptBy);
+      await settledBy(appended, acceptBy);
     } catch (err) {
       // Maybe written anyway (in a batch still retried, or acknowledged too late): withdraw it.
-      deps.withdrawals.withdraw(requested);
+      deps.withdrawals.withdraw(requested, appended);
       throw err instanceof PressroomError ? err : logUnavailable(err);
     }
     await deps.view.apply(requested);
     return requested;
   }
 
-  /** Appends, or rejects LOG_UNAVAILABLE at `acceptBy` on the ingress's clock, whatever the log adapter's own bound. */
-  async function appendBy(topic: string, requested: RenderRequested, acceptBy: number): Promise<void> {
-    const appended = deps.log.append(topic, [requested]);
+  /** Waits for the append, or rejects LOG_UNAVAILABLE at `acceptBy` on the ingress's clock, whatever the log adapter's own bound. */
+  async function settledBy(appended: Promise<void>, acceptBy: number): Promise<void> {
     appended.catch(() => {}); // settled after the deadline: the withdrawal covers it
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
@@ -223,7 +233,11 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
 
   /** What an Idempotency-Key is bound to: the endpoint and the body, member order aside. */
   function fingerprintOf(mode: 'sync' | 'async', input: RenderInput): string {
-    const what = { endpoint: `${input.kind}:${mode}`, ...(input.kind === 'preview' ? { templateId: input.templateId } : {}), body: input.body };
+    const what = {
+      endpoint: `${input.kind}:${mode}`,
+      ...(input.kind === 'preview' ? { templateId: input.templateId } : {}),
+      body: input.body,
+    };
     return createHash('sha256').update(canonicalJson(what)).digest('hex');
   }
 

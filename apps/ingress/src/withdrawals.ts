@@ -1,13 +1,18 @@
 import { hostname } from 'node:os';
 import type { RenderRequested } from '@pressroom/schemas';
 import type { EventFactory, EventLog, Logger, StatusView, TopicNames } from '@pressroom/core';
+import { appendNeverSent } from '@pressroom/domain';
 
 const FIRST_RETRY_MS = 500;
 const MAX_RETRY_MS = 10_000;
 
 export interface Withdrawals {
-  /** Records, durably and in the background, that the ingress refused this request (503). */
-  withdraw(requested: RenderRequested): void;
+  /**
+   * Records, durably and in the background, that the ingress refused this request (503), once
+   * `append` (the refused append, still running) shows it may reach the log: it resolved late,
+   * or failed other than AppendNeverSent. A request never sent needs no withdrawal.
+   */
+  withdraw(requested: RenderRequested, append: Promise<void>): void;
   /** Stops retrying (shutdown). */
   close(): void;
 }
@@ -23,11 +28,18 @@ export interface Withdrawals {
  * The append goes through the same ordered producer as the request, so it follows the request's
  * batch; it is retried with back-off until the log takes it or the ingress stops.
  */
-export function createWithdrawals(deps: { log: EventLog; view: StatusView; topics: TopicNames; event: EventFactory; logger: Logger }): Withdrawals {
+export function createWithdrawals(deps: {
+  log: EventLog;
+  view: StatusView;
+  topics: TopicNames;
+  event: EventFactory;
+  logger: Logger;
+}): Withdrawals {
   const by = `ingress:${hostname()}:${process.pid}`;
   let closed = false;
 
   async function append(requested: RenderRequested): Promise<void> {
+    if (closed) return;
     const { mode, webhook } = requested.data;
     const withdrawn = deps.event(
       'RenderWithdrawn',
@@ -52,8 +64,11 @@ export function createWithdrawals(deps: { log: EventLog; view: StatusView; topic
   }
 
   return {
-    withdraw(requested) {
-      void append(requested);
+    withdraw(requested, refused) {
+      refused.then(
+        () => append(requested), // acknowledged after the 503: it is on the log
+        (err: unknown) => (appendNeverSent(err) ? undefined : append(requested)),
+      );
     },
     close() {
       closed = true;

@@ -56,7 +56,8 @@ export async function requestWebhookReplay(
   let requestIds: string[];
   if ('requestId' in selector) {
     const record = await deps.deliveries.get(selector.requestId);
-    if (!record || record.tenantId !== tenantId || !record.completion || record.completion.type === 'RenderWithdrawn') throw notFound(`Delivery of ${selector.requestId}`);
+    if (!record || record.tenantId !== tenantId || !record.completion || record.completion.type === 'RenderWithdrawn')
+      throw notFound(`Delivery of ${selector.requestId}`);
     requestIds = [selector.requestId];
   } else {
     requestIds = await deps.deliveries.listCompleted(tenantId, selector.fromMs, selector.toMs);

@@ -48,6 +48,23 @@ export function notFound(what: string): PressroomError {
   return new PressroomError('NOT_FOUND', `${what} not found.`);
 }
 
+/**
+ * The cause of a LOG_UNAVAILABLE for an append the log adapter never sent (it expired while
+ * queued, or the log was closed): it can never be written. Any other LOG_UNAVAILABLE of an
+ * append means "maybe written" (a send in flight can still land, or landed without an answer).
+ */
+export class AppendNeverSent extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'AppendNeverSent';
+  }
+}
+
+/** Whether a failed append can never reach the log (see AppendNeverSent). */
+export function appendNeverSent(err: unknown): boolean {
+  return err instanceof PressroomError && err.cause instanceof AppendNeverSent;
+}
+
 /** LogUnavailable happens when the event log cannot durably accept a write; the caller may retry later. */
 export function logUnavailable(cause: unknown): PressroomError {
   return new PressroomError('LOG_UNAVAILABLE', 'The service cannot accept requests right now; retry later.', {

@@ -61,7 +61,11 @@ export function createRedisDeliveryStore(options: RedisDeliveryStoreOptions): De
       } else if (withdrawsWebhook(e)) {
         // Takes the terminal slot if no outcome is there yet: a later outcome is then never delivered.
         await guard(
-          redis.multi().hsetnx(recordKey(e.requestId), 'tenant', e.tenantId).hsetnx(recordKey(e.requestId), 'completion', JSON.stringify(e)).exec(),
+          redis
+            .multi()
+            .hsetnx(recordKey(e.requestId), 'tenant', e.tenantId)
+            .hsetnx(recordKey(e.requestId), 'completion', JSON.stringify(e))
+            .exec(),
         );
       } else if (isWebhookEvent(e)) {
         const tx = redis

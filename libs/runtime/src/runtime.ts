@@ -188,7 +188,9 @@ function assemble(
     storage: new ArtifactStorage({ own, catalog: parts.catalog, secrets: parts.secrets, connectionStore }),
     assets: new AssetStore({ index: assetIndex, objects: own, clock: common.clock }),
     async close() {
-      await Promise.allSettled([parts.log, parts.view, parts.catalog, parts.templates, assetIndex, parts.deliveries, parts.idempotency].map((c) => c.close()));
+      await Promise.allSettled(
+        [parts.log, parts.view, parts.catalog, parts.templates, assetIndex, parts.deliveries, parts.idempotency].map((c) => c.close()),
+      );
     },
   };
 }
