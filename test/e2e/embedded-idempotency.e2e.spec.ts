@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '@pressroom/testing';
 import { apiClient, download, type ApiClient } from '../support/api-client.ts';
 import { startEmbedded } from '../support/embedded-service.ts';
-import { runOps } from '../support/ops-cli.ts';
 import { pdfText } from '../support/pdf-tools.ts';
 import { WebhookReceiver } from '../support/webhook-receiver.ts';
 
@@ -21,16 +22,17 @@ describe('embedded profile: Idempotency-Key on render endpoints', () => {
   const key = () => `key-${randomBytes(8).toString('hex')}`;
   const keyed = (api: ApiClient, path: string, body: unknown, k: string) => api.call('POST', path, body, { 'idempotency-key': k });
 
-  /** The RenderRequested events on the log that carry this key (read with the ops CLI, as an auditor would). */
+  /**
+   * The RenderRequested events on the log that carry this key, read from the embedded log's files
+   * (one JSON line per record; the running service owns the log, so the ops CLI cannot open it).
+   */
   const requestsWithKey = async (k: string) => {
-    const out = await runOps(svc.app.env, ['events', '--type', 'RenderRequested']);
-    expect(out.code, out.stderr).toBe(0);
-    return out.stdout
-      .trim()
-      .split('\n')
+    const dir = join(svc.dataDir, 'log', 'topics');
+    const lines = (await Promise.all((await readdir(dir)).map((f) => readFile(join(dir, f), 'utf8')))).join('\n').split('\n');
+    return lines
       .filter(Boolean)
       .map((l) => JSON.parse(l).event)
-      .filter((e) => e.data.idempotencyKey === k);
+      .filter((e) => e.type === 'RenderRequested' && e.data.idempotencyKey === k);
   };
 
   beforeAll(async () => {
