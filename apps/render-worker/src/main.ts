@@ -1,10 +1,12 @@
-import { onShutdown, openRenderer, openRuntime } from '@pressroom/runtime';
+import { keepServingOnFaults, onShutdown, openRenderer, openRuntime } from '@pressroom/runtime';
 import { startOpsServer } from '@pressroom/observability';
+import { DEFAULT_RENDER_RETRY_POLICY } from '@pressroom/domain';
 import { readConfig } from './config.ts';
 import { startRenderWorker } from './render-worker.ts';
 
 const config = readConfig();
 const rt = await openRuntime(config, 'render-worker');
+keepServingOnFaults(rt.logger, rt.metrics);
 const renderer = await openRenderer(config, rt.logger);
 const worker = await startRenderWorker({
   ...rt,
@@ -12,6 +14,7 @@ const worker = await startRenderWorker({
   assetsFor: (tenantId) => rt.assets.sourceFor(tenantId),
   concurrency: config.render.pages,
   renderTimeoutMs: config.render.timeoutMs,
+  crashRetry: { ...DEFAULT_RENDER_RETRY_POLICY, crashRetries: config.render.crashRetries },
 });
 const ops = await startOpsServer({
   port: config.port,

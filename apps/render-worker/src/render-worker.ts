@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { artifactKey, contentTypeFor } from '@pressroom/domain';
+import { artifactKey, contentTypeFor, decideAfterRenderAttempt, DEFAULT_RENDER_RETRY_POLICY, type RenderRetryPolicy } from '@pressroom/domain';
 import {
   RenderFailure,
   type ArtifactStorage,
@@ -33,6 +33,8 @@ export interface RenderWorkerDeps {
   workerId?: string;
   /** The uploaded assets (fonts, images) of a tenant, for its renders. Default: none (every asset 404s). */
   assetsFor?: (tenantId: string) => AssetSource;
+  /** Retries of a render whose renderer crashed or wedged (RENDER_CRASHED). Default: DEFAULT_RENDER_RETRY_POLICY. */
+  crashRetry?: RenderRetryPolicy;
 }
 
 /** How often a long render tells the group it is alive (well under any session timeout). */
@@ -101,15 +103,9 @@ type Outcome =
 
 async function renderAndStore(deps: RenderWorkerDeps, requested: RenderRequested): Promise<Outcome> {
   const { data } = requested;
-  let bytes: Uint8Array;
-  try {
-    const output = await deps.renderer.render(renderJobFor(requested, deps));
-    bytes = output.bytes;
-  } catch (err) {
-    if (err instanceof RenderFailure) return { error: { code: err.code, message: err.message } };
-    deps.logger.error('renderer crashed', { requestId: requested.requestId, err });
-    return { error: { code: 'RENDER_ERROR', message: 'The renderer failed unexpectedly.' } };
-  }
+  const rendered = await renderWithRetries(deps, requested);
+  if ('error' in rendered) return rendered;
+  const bytes = rendered.bytes;
   const key = artifactKey({ tenantId: requested.tenantId, requestId: requested.requestId, output: data.output, target: data.storage });
   const contentType = contentTypeFor(data.output);
   try {
@@ -119,6 +115,37 @@ async function renderAndStore(deps: RenderWorkerDeps, requested: RenderRequested
     return { error: { code: 'STORAGE_ERROR', message: `The file could not be stored: ${(err as Error).message}` } };
   }
   return { artifact: { target: data.storage, key, contentType, bytes: bytes.byteLength } };
+}
+
+/**
+ * Renders the request; when the renderer crashes or wedges under it, tries again a bounded
+ * number of times (decideAfterRenderAttempt), so a request that kills the renderer every time
+ * ends as RENDER_CRASHED on the log instead of being replayed forever (a poison message).
+ */
+async function renderWithRetries(
+  deps: RenderWorkerDeps,
+  requested: RenderRequested,
+): Promise<{ bytes: Uint8Array } | { error: { code: FailureCodeValue; message: string } }> {
+  const policy = deps.crashRetry ?? DEFAULT_RENDER_RETRY_POLICY;
+  const logger = deps.logger.child({ requestId: requested.requestId, tenantId: requested.tenantId });
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return { bytes: (await deps.renderer.render(renderJobFor(requested, deps))).bytes };
+    } catch (err) {
+      if (!(err instanceof RenderFailure)) {
+        logger.error('renderer failed unexpectedly', { err });
+        return { error: { code: 'RENDER_ERROR', message: 'The renderer failed unexpectedly.' } };
+      }
+      const decision = decideAfterRenderAttempt({ code: err.code, attempt, policy });
+      if (decision.outcome === 'record') return { error: { code: err.code, message: err.message } };
+      if (decision.outcome === 'record-crash') {
+        logger.error('the renderer crashed on every attempt at this render; recording it as failed', { attempts: attempt });
+        return { error: { code: 'RENDER_CRASHED', message: decision.message } };
+      }
+      logger.warn('the renderer crashed during this render; trying again', { attempt, delayMs: decision.delayMs, reason: err.message });
+      await new Promise((resolve) => setTimeout(resolve, decision.delayMs));
+    }
+  }
 }
 
 /**

@@ -12,3 +12,4 @@ export * from './asset-sniff.ts';
 export * from './webhook-retry.ts';
 export * from './webhook-target-policy.ts';
 export * from './delivery.ts';
+export * from './render-retry.ts';
