@@ -1,5 +1,11 @@
 import { hostname } from 'node:os';
-import { artifactKey, contentTypeFor, decideAfterRenderAttempt, DEFAULT_RENDER_RETRY_POLICY, type RenderRetryPolicy } from '@pressroom/domain';
+import {
+  artifactKey,
+  contentTypeFor,
+  decideAfterRenderAttempt,
+  DEFAULT_RENDER_RETRY_POLICY,
+  type RenderRetryPolicy,
+} from '@pressroom/domain';
 import {
   RenderFailure,
   type ArtifactStorage,

@@ -19,9 +19,7 @@ export interface RenderRetryPolicy {
 export const DEFAULT_RENDER_RETRY_POLICY: RenderRetryPolicy = { crashRetries: 2, baseDelayMs: 1_000, maxDelayMs: 10_000 };
 
 export type RenderAttemptDecision =
-  | { outcome: 'record' }
-  | { outcome: 'retry'; delayMs: number }
-  | { outcome: 'record-crash'; message: string };
+  { outcome: 'record' } | { outcome: 'retry'; delayMs: number } | { outcome: 'record-crash'; message: string };
 
 /**
  * After attempt number `attempt` (1-based) ended with a failure of `code`: a crash is retried

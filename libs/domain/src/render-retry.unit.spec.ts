@@ -32,7 +32,9 @@ describe('decideAfterRenderAttempt', () => {
   });
 
   it('bounds the attempts by default (the default policy retries twice)', () => {
-    const outcomes = [1, 2, 3].map((attempt) => decideAfterRenderAttempt({ code: 'RENDER_CRASHED', attempt, policy: DEFAULT_RENDER_RETRY_POLICY }).outcome);
+    const outcomes = [1, 2, 3].map(
+      (attempt) => decideAfterRenderAttempt({ code: 'RENDER_CRASHED', attempt, policy: DEFAULT_RENDER_RETRY_POLICY }).outcome,
+    );
     expect(outcomes).toEqual(['retry', 'retry', 'record-crash']);
   });
 });

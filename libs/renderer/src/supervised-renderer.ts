@@ -4,7 +4,15 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { RenderFailure, silentLogger, type FailureCodeValue, type Logger, type Renderer, type RenderJob, type RenderOutput } from '@pressroom/core';
+import {
+  RenderFailure,
+  silentLogger,
+  type FailureCodeValue,
+  type Logger,
+  type Renderer,
+  type RenderJob,
+  type RenderOutput,
+} from '@pressroom/core';
 import { resolveChromiumPath } from './chromium-path.ts';
 import { HOST_FAULT_EXIT, type FromHost, type HostSettings, type ToHost } from './host/protocol.ts';
 import { LaneQueue } from './lane-queue.ts';

@@ -30,10 +30,8 @@ function plain(fields: Record<string, unknown> | undefined): Record<string, unkn
 }
 
 function ipcLogger(base: Record<string, unknown> = {}): Logger {
-  const at =
-    (level: 'debug' | 'info' | 'warn' | 'error') =>
-    (msg: string, fields?: Record<string, unknown>) =>
-      send({ t: 'log', level, msg, fields: plain({ ...base, ...fields }) ?? {} });
+  const at = (level: 'debug' | 'info' | 'warn' | 'error') => (msg: string, fields?: Record<string, unknown>) =>
+    send({ t: 'log', level, msg, fields: plain({ ...base, ...fields }) ?? {} });
   return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), child: (f) => ipcLogger({ ...base, ...f }) };
 }
 
