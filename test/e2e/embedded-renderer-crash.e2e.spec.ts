@@ -41,11 +41,24 @@ describe('embedded profile: no tenant page can end or wedge the service (issue 7
 
   beforeAll(async () => {
     canary = await startCanary();
-    svc = await startEmbedded({ PRESSROOM_RENDER_PAGES: '1', PRESSROOM_RENDER_CRASH_RETRIES: '1', PRESSROOM_RENDER_TIMEOUT_MS: '20000' });
+    // The renderer runs as an unprivileged user (as README advises when the service runs as root),
+    // so everything below also runs with Chromium's sandbox on.
+    svc = await startEmbedded({
+      PRESSROOM_RENDER_PAGES: '1',
+      PRESSROOM_RENDER_CRASH_RETRIES: '1',
+      PRESSROOM_RENDER_TIMEOUT_MS: '20000',
+      PRESSROOM_RENDER_USER: 'nobody',
+    });
   });
   afterAll(async () => {
     await svc?.app.stop();
     await canary?.close();
+  });
+
+  it('runs the renderer as the configured unprivileged user, with Chromium sandboxed', async () => {
+    const started = await svc.app.waitForLog((l) => l.msg === 'renderer host started');
+    expect(started).toMatchObject({ sandbox: true, uid: 65534 });
+    await expectServing(svc, 'start');
   });
 
   it('shows tenant pages no automation bindings: a probe in HTML, template code, a ready expression and a footer sees none', async () => {
