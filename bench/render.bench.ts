@@ -156,7 +156,9 @@ function printRows(rows: Row[], all: Row[]): void {
 function inProcessRatio(r: Row, all: Row[]): string {
   if (!r.path.startsWith('child: ')) return '';
   const same = all.find((b) => b.binary === r.binary && b.concurrency === r.concurrency && b.path === r.path.replace('child: ', 'ours: '));
-  return same ? `; vs in-process ${(r.rendersPerSecond / same.rendersPerSecond).toFixed(2)}× r/s, ${(r.p50 / same.p50).toFixed(2)}× p50` : '';
+  return same
+    ? `; vs in-process ${(r.rendersPerSecond / same.rendersPerSecond).toFixed(2)}× r/s, ${(r.p50 / same.p50).toFixed(2)}× p50`
+    : '';
 }
 
 function quantile(sorted: number[], q: number): number {

@@ -14,6 +14,7 @@ import {
   type RenderOutput,
 } from '@pressroom/core';
 import { resolveChromiumPath } from './chromium-path.ts';
+import { hostEnv } from './host/host-env.ts';
 import { HOST_FAULT_EXIT, type FromHost, type HostSettings, type ToHost } from './host/protocol.ts';
 import { LaneQueue } from './lane-queue.ts';
 import { PoolClosedError } from './page-pool.ts';
@@ -61,8 +62,6 @@ const HEALTHY_AFTER_MS = 30_000;
 const START_TIMEOUT_MS = 60_000;
 const PING_TIMEOUT_MS = 5_000;
 const CLOSE_TIMEOUT_MS = 15_000;
-/** Only what Chromium and Node need: the host never sees the service's secrets. */
-const PASSED_ENV = /^(PATH|TMPDIR|LANG|LC_[A-Z]+|TZ|FONTCONFIG_[A-Z_]+|PLAYWRIGHT_[A-Z_]+|DEBUG)$/;
 
 const hostEntry = join(import.meta.dirname, 'host', 'renderer-host.ts');
 // The host is TypeScript like the rest: it runs under the same loader (tsx) as the apps.
@@ -261,13 +260,9 @@ class Supervisor {
     const user = this.#opts.user;
     const dir = await mkdtemp(join(tmpdir(), 'pressroom-renderer-'));
     if (user) await chown(dir, user.uid, user.gid);
-    // The host makes `dir` its HOME and TMPDIR once it runs (see renderer-host.ts): the loader
-    // keeps its compile cache in the shared temporary directory, Chromium its profile in `dir`.
-    const env: Record<string, string> = { PRESSROOM_RENDERER_HOST_DIR: dir, HOME: dir };
-    for (const [k, v] of Object.entries(process.env)) if (v !== undefined && PASSED_ENV.test(k)) env[k] = v;
     const proc = fork(hostEntry, [], {
       execArgv: ['--import', tsxLoader],
-      env,
+      env: hostEnv(dir),
       cwd: dir,
       serialization: 'advanced',
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],

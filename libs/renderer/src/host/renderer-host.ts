@@ -61,10 +61,6 @@ async function shutdown(): Promise<void> {
 }
 
 async function start(settings: HostSettings): Promise<void> {
-  // Chromium's profile and temporary files go to the private directory the supervisor made for
-  // this host and removes when it ends (os.tmpdir() reads TMPDIR on every call).
-  const dir = process.env.PRESSROOM_RENDERER_HOST_DIR;
-  if (dir) process.env.TMPDIR = process.env.HOME = dir;
   try {
     renderer = await createPlaywrightRenderer({ ...settings, logger });
   } catch (err) {
