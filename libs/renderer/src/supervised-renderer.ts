@@ -193,8 +193,10 @@ class Supervisor {
     }
   }
 
+  /** Answers for the host running now; while one is being restarted, fails at once (not ready). */
   async ping(): Promise<void> {
-    const host = await this.host();
+    const host = this.#current;
+    if (!host?.alive) throw new Error('the renderer is restarting');
     const id = this.#nextId++;
     const answer = new Promise<string | undefined>((resolve) => {
       host.pings.set(id, resolve);
@@ -289,7 +291,7 @@ class Supervisor {
         clearTimeout(timer);
         reject(new Error(`the renderer host exited during start (${signal ?? `status ${code}`})`));
       });
-      proc.once('error', (err) => this.#log.error('renderer host process error', { err }));
+      proc.on('error', (err) => this.#log.error('renderer host process error', { err }));
     });
     proc.once('exit', (code, signal) => void this.#onExit(host, code, signal));
     host.send({ t: 'start', settings: this.#settings });
