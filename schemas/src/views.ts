@@ -20,6 +20,8 @@ export const StatusViewEntry = Type.Object(
     artifact: Type.Optional(ArtifactRef),
     executionMs: Type.Optional(Type.Number()),
     error: Type.Optional(RenderError),
+    /** Render attempts started (RenderAttemptStarted), for the worker's crash bound; never shown to callers. */
+    attempts: Type.Optional(Type.Integer({ minimum: 0 })),
   },
   { additionalProperties: false },
 );

@@ -196,4 +196,38 @@ describe('embedded profile: a restart on a log holding a poisonous request (issu
     const plain = await svc.api.post('/v1/html-to-pdf/sync', { html: '<p>after restart</p>' });
     expect(plain.status).toBe(200);
   });
+
+  it('does not render again a request whose every attempt ended with the whole process dying: it ends RENDER_CRASHED', async () => {
+    // Given a log holding a request with three attempts started and none finished (what a
+    // request that kills the worker process itself, three times, leaves behind)
+    await restarted?.stop();
+    const log = await createFileEventLog({ dir: join(svc.dataDir, 'log') });
+    const event = createEventFactory({ clock: systemClock, ids: uuidV7Ids });
+    const ids = { requestId: uuidV7Ids.next(), tenantId: 'default' };
+    const t = topicNames();
+    await log.append(t.requestedAsync, [
+      event('RenderRequested', ids, {
+        mode: 'async',
+        source: { kind: 'html', html: '<p>killer</p>' },
+        output: 'pdf',
+        storage: { kind: 'default' },
+      }),
+    ]);
+    for (const attempt of [1, 2, 3]) await log.append(t.completed, [event('RenderAttemptStarted', ids, { attempt, worker: 'gone' })]);
+    await log.close();
+
+    // When the service starts again (default bound: 2 retries, so 3 attempts)
+    restarted = await new AppProcess('standalone', svc.app.env, svc.app.port).start();
+
+    // Then the request is recorded as crashed instead of being tried a 4th time, and the service serves
+    const status = await statusOf(svc.api, ids.requestId, (s) => s !== 'ONGOING');
+    expect(status).toMatchObject({
+      renderStatus: 'FAILED',
+      error: { code: 'RENDER_CRASHED', message: expect.stringContaining('3 attempts') },
+    });
+    expect(restarted.output.some((l) => l.includes('"render started"') && l.includes(ids.requestId))).toBe(true);
+    expect(restarted.output.some((l) => l.includes('earlier attempts at this render never finished'))).toBe(true);
+    const plain = await svc.api.post('/v1/html-to-pdf/sync', { html: '<p>after the killer</p>' });
+    expect(plain.status).toBe(200);
+  });
 });

@@ -15,6 +15,7 @@ const worker = await startRenderWorker({
   concurrency: config.render.pages,
   renderTimeoutMs: config.render.timeoutMs,
   crashRetry: { ...DEFAULT_RENDER_RETRY_POLICY, crashRetries: config.render.crashRetries },
+  view: rt.view,
 });
 const ops = await startOpsServer({
   port: config.port,

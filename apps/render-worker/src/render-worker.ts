@@ -3,6 +3,7 @@ import {
   artifactKey,
   contentTypeFor,
   decideAfterRenderAttempt,
+  decideBeforeRenderAttempt,
   DEFAULT_RENDER_RETRY_POLICY,
   type RenderRetryPolicy,
 } from '@pressroom/domain';
@@ -20,6 +21,7 @@ import {
   type RenderJob,
   type ConsumeContext,
   type AssetSource,
+  type StatusView,
 } from '@pressroom/core';
 import type { RenderRequested } from '@pressroom/schemas';
 import type { Metrics } from '@pressroom/observability';
@@ -41,6 +43,11 @@ export interface RenderWorkerDeps {
   assetsFor?: (tenantId: string) => AssetSource;
   /** Retries of a render whose renderer crashed or wedged (RENDER_CRASHED). Default: DEFAULT_RENDER_RETRY_POLICY. */
   crashRetry?: RenderRetryPolicy;
+  /**
+   * The status view, for the attempts already recorded (RenderAttemptStarted) when a request is
+   * delivered again after a worker died under it. Without it, only renderer crashes are bounded.
+   */
+  view?: Pick<StatusView, 'get'>;
 }
 
 /** How often a long render tells the group it is alive (well under any session timeout). */
@@ -84,7 +91,7 @@ async function handleRecord(deps: RenderWorkerDeps, worker: string, record: LogR
   logger.info('render started', { lane: requested.data.mode, output: requested.data.output, worker });
   const beat = setInterval(() => void ctx.heartbeat().catch(() => {}), HEARTBEAT_EVERY_MS);
   try {
-    const outcome = await renderAndStore(deps, requested);
+    const outcome = await renderAndStore(deps, worker, requested);
     const executionMs = Math.round(performance.now() - started);
     const ids = { requestId: requested.requestId, tenantId: requested.tenantId };
     const delivery = { mode: requested.data.mode, ...(requested.data.webhook ? { webhook: requested.data.webhook } : {}) };
@@ -107,9 +114,9 @@ type Outcome =
   | { artifact: { target: RenderRequested['data']['storage']; key: string; contentType: string; bytes: number } }
   | { error: { code: FailureCodeValue; message: string } };
 
-async function renderAndStore(deps: RenderWorkerDeps, requested: RenderRequested): Promise<Outcome> {
+async function renderAndStore(deps: RenderWorkerDeps, worker: string, requested: RenderRequested): Promise<Outcome> {
   const { data } = requested;
-  const rendered = await renderWithRetries(deps, requested);
+  const rendered = await renderWithRetries(deps, worker, requested);
   if ('error' in rendered) return rendered;
   const bytes = rendered.bytes;
   const key = artifactKey({ tenantId: requested.tenantId, requestId: requested.requestId, output: data.output, target: data.storage });
@@ -130,14 +137,32 @@ async function renderAndStore(deps: RenderWorkerDeps, requested: RenderRequested
  */
 async function renderWithRetries(
   deps: RenderWorkerDeps,
+  worker: string,
   requested: RenderRequested,
 ): Promise<{ bytes: Uint8Array } | { error: { code: FailureCodeValue; message: string } }> {
   const policy = deps.crashRetry ?? DEFAULT_RENDER_RETRY_POLICY;
-  const logger = deps.logger.child({ requestId: requested.requestId, tenantId: requested.tenantId });
-  for (let attempt = 1; ; attempt++) {
+  const ids = { requestId: requested.requestId, tenantId: requested.tenantId };
+  const logger = deps.logger.child(ids);
+  // Attempts other deliveries of this record started and never finished (their worker died).
+  const earlier = deps.view ? ((await deps.view.get(requested.requestId))?.attempts ?? 0) : 0;
+  for (let attempt = earlier + 1; ; attempt++) {
+    const gate = decideBeforeRenderAttempt({ attempt, policy });
+    if (gate.outcome === 'record-crash') {
+      logger.error('earlier attempts at this render never finished; recording it as failed', { attempts: attempt - 1 });
+      return { error: { code: 'RENDER_CRASHED', message: gate.message } };
+    }
+    // Recorded alongside the render, not before it: the render does not wait for the log, and a
+    // worker that dies in the first milliseconds of an attempt costs at most one uncounted attempt.
+    const recorded = deps.view
+      ? deps.log.append(deps.topics.completed, [deps.event('RenderAttemptStarted', ids, { attempt, worker })])
+      : Promise.resolve();
+    recorded.catch(() => {}); // awaited below; a failure then fails the handler (redelivery)
     try {
-      return { bytes: (await deps.renderer.render(renderJobFor(requested, deps))).bytes };
+      const bytes = (await deps.renderer.render(renderJobFor(requested, deps))).bytes;
+      await recorded; // before the outcome, so the attempt precedes it on the log
+      return { bytes };
     } catch (err) {
+      await recorded;
       if (!(err instanceof RenderFailure)) {
         logger.error('renderer failed unexpectedly', { err });
         return { error: { code: 'RENDER_ERROR', message: 'The renderer failed unexpectedly.' } };

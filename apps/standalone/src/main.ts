@@ -22,6 +22,7 @@ const worker = await startRenderWorker({
   concurrency: config.render.pages,
   renderTimeoutMs: config.render.timeoutMs,
   crashRetry: { ...DEFAULT_RENDER_RETRY_POLICY, crashRetries: config.render.crashRetries },
+  view: rt.view,
 });
 const dispatcher = await startWebhookDispatcher({ ...rt, settings: dispatcherSettings(config), rebuildOnStart: rt.viewIsVolatile });
 const server = await startIngressServer({ ...rt, readiness: [...rt.readiness, { name: 'chromium', check: () => renderer.ping() }] });

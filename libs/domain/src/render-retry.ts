@@ -22,6 +22,21 @@ export type RenderAttemptDecision =
   { outcome: 'record' } | { outcome: 'retry'; delayMs: number } | { outcome: 'record-crash'; message: string };
 
 /**
+ * Before attempt number `attempt` (1-based, counting the attempts already recorded on the log
+ * for this request, by any worker): past the bound, the request is not rendered again but
+ * recorded as RENDER_CRASHED. This is what bounds a request that kills the whole worker process
+ * (not only its renderer), where no one is left to count the crash as it happens.
+ */
+export function decideBeforeRenderAttempt(args: {
+  attempt: number;
+  policy: RenderRetryPolicy;
+}): { outcome: 'render' } | { outcome: 'record-crash'; message: string } {
+  const done = args.attempt - 1;
+  if (done <= args.policy.crashRetries) return { outcome: 'render' };
+  return { outcome: 'record-crash', message: crashMessage(done) };
+}
+
+/**
  * After attempt number `attempt` (1-based) ended with a failure of `code`: a crash is retried
  * while retries remain, then recorded as RENDER_CRASHED; any other failure is recorded as is.
  */
@@ -31,6 +46,10 @@ export function decideAfterRenderAttempt(args: { code: string; attempt: number; 
   if (attempt <= policy.crashRetries) {
     return { outcome: 'retry', delayMs: Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1)) };
   }
-  const tries = attempt === 1 ? 'its only attempt' : `each of ${attempt} attempts`;
-  return { outcome: 'record-crash', message: `The renderer stopped during ${tries}; the request was not rendered.` };
+  return { outcome: 'record-crash', message: crashMessage(attempt) };
+}
+
+function crashMessage(attempts: number): string {
+  const tries = attempts === 1 ? 'its only attempt' : `each of ${attempts} attempts`;
+  return `The renderer stopped during ${tries}; the request was not rendered.`;
 }

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { decideAfterRenderAttempt, DEFAULT_RENDER_RETRY_POLICY, type RenderRetryPolicy } from './render-retry.ts';
+import {
+  decideAfterRenderAttempt,
+  decideBeforeRenderAttempt,
+  DEFAULT_RENDER_RETRY_POLICY,
+  type RenderRetryPolicy,
+} from './render-retry.ts';
 
 const policy: RenderRetryPolicy = { crashRetries: 2, baseDelayMs: 500, maxDelayMs: 1_500 };
 
@@ -36,5 +41,25 @@ describe('decideAfterRenderAttempt', () => {
       (attempt) => decideAfterRenderAttempt({ code: 'RENDER_CRASHED', attempt, policy: DEFAULT_RENDER_RETRY_POLICY }).outcome,
     );
     expect(outcomes).toEqual(['retry', 'retry', 'record-crash']);
+  });
+});
+
+describe('decideBeforeRenderAttempt', () => {
+  it('renders while the attempts already on the log are within the bound', () => {
+    for (const attempt of [1, 2, 3]) expect(decideBeforeRenderAttempt({ attempt, policy })).toEqual({ outcome: 'render' });
+  });
+
+  it('records RENDER_CRASHED instead of a 4th attempt: three started and none ended (the worker died each time)', () => {
+    expect(decideBeforeRenderAttempt({ attempt: 4, policy })).toEqual({
+      outcome: 'record-crash',
+      message: expect.stringContaining('each of 3 attempts'),
+    });
+  });
+
+  it('agrees with decideAfterRenderAttempt on where the bound is', () => {
+    const lastAllowed = policy.crashRetries + 1;
+    expect(decideBeforeRenderAttempt({ attempt: lastAllowed, policy }).outcome).toBe('render');
+    expect(decideAfterRenderAttempt({ code: 'RENDER_CRASHED', attempt: lastAllowed, policy }).outcome).toBe('record-crash');
+    expect(decideBeforeRenderAttempt({ attempt: lastAllowed + 1, policy }).outcome).toBe('record-crash');
   });
 });
