@@ -14,6 +14,8 @@ export const FailureCode = Type.Union(
     Type.Literal('OUTPUT_TOO_LARGE'),
     Type.Literal('STORAGE_ERROR'),
     Type.Literal('RENDER_ERROR'),
+    // The renderer process died or stopped answering during this render, on every attempt.
+    Type.Literal('RENDER_CRASHED'),
   ],
   { description: 'Why a render failed.' },
 );

@@ -124,6 +124,16 @@ export const RenderWithdrawn = envelope(
   ),
 );
 
+/**
+ * A render worker is about to render the request (attempt n, 1-based). Recorded before the
+ * render, so the attempts of a request that kills the whole worker process are counted on the
+ * log and bounded too (PRESSROOM_RENDER_CRASH_RETRIES), not only those whose renderer died.
+ */
+export const RenderAttemptStarted = envelope(
+  'RenderAttemptStarted',
+  Type.Object({ attempt: Type.Integer({ minimum: 1 }), worker: Type.String() }, { additionalProperties: false }),
+);
+
 /** Which delivery of a result this is: the first one (0) or the n-th replay. */
 const WebhookIds = {
   webhookId: Type.Optional(Type.String({ description: 'The `webhook-id` header: stable for one result, across retries and replays.' })),
@@ -199,6 +209,7 @@ export const WebhookReplayRequested = envelope(
 
 export const PressroomEvent = Type.Union([
   RenderRequested,
+  RenderAttemptStarted,
   RenderSucceeded,
   RenderFailed,
   WebhookDelivered,
@@ -220,6 +231,7 @@ export type WithdrawalReason = Static<typeof WithdrawalReason>;
 export type WebhookEvent = WebhookDelivered | WebhookFailed | WebhookAttempted | WebhookReplayRequested;
 export type PressroomEvent = Static<typeof PressroomEvent>;
 export type RenderCompleted = RenderSucceeded | RenderFailed;
+export type RenderAttemptStarted = Static<typeof RenderAttemptStarted>;
 export type StorageTarget = Static<typeof StorageTarget>;
 export type ArtifactRef = Static<typeof ArtifactRef>;
 export type RenderSource = Static<typeof RenderSource>;
@@ -231,6 +243,7 @@ export type LogEvent = PressroomEvent | TemplateEvent;
 /** Schemas by event type, for codecs and the registry. */
 export const EventSchemas = {
   RenderRequested,
+  RenderAttemptStarted,
   RenderSucceeded,
   RenderFailed,
   WebhookDelivered,

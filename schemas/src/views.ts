@@ -22,6 +22,8 @@ export const StatusViewEntry = Type.Object(
     error: Type.Optional(RenderError),
     /** Set when the request was withdrawn (refused with 503) before any outcome: the API answers 404. */
     withdrawnAt: Type.Optional(Type.String()),
+    /** Render attempts started (RenderAttemptStarted), for the worker's crash bound; never shown to callers. */
+    attempts: Type.Optional(Type.Integer({ minimum: 0 })),
   },
   { additionalProperties: false },
 );

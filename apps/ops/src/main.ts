@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { openRuntime } from '@pressroom/runtime';
+import { exitOnFaults, openRuntime } from '@pressroom/runtime';
 import { eventKey } from '@pressroom/core';
 import { createJsonLogger } from '@pressroom/observability';
 import { createTenant, issueApiKey, registerS3Connection } from '@pressroom/ingress';
@@ -55,6 +55,7 @@ function fail(message: string): never {
   process.exit(2);
 }
 
+exitOnFaults();
 const [noun, verb] = positionals;
 if (values.help || !noun) {
   process.stdout.write(usage);

@@ -1,5 +1,13 @@
 import { hostname } from 'node:os';
-import { admitsRender, artifactKey, contentTypeFor } from '@pressroom/domain';
+import {
+  admitsRender,
+  artifactKey,
+  contentTypeFor,
+  decideAfterRenderAttempt,
+  decideBeforeRenderAttempt,
+  DEFAULT_RENDER_RETRY_POLICY,
+  type RenderRetryPolicy,
+} from '@pressroom/domain';
 import {
   RenderFailure,
   type ArtifactStorage,
@@ -14,6 +22,7 @@ import {
   type RenderJob,
   type ConsumeContext,
   type AssetSource,
+  type StatusView,
 } from '@pressroom/core';
 import type { RenderRequested } from '@pressroom/schemas';
 import type { Metrics } from '@pressroom/observability';
@@ -35,6 +44,13 @@ export interface RenderWorkerDeps {
   assetsFor?: (tenantId: string) => AssetSource;
   /** Clock difference tolerated between the ingress and the log when judging `acceptBy` (see admitsRender). */
   acceptClockSkewMs?: number;
+  /** Retries of a render whose renderer crashed or wedged (RENDER_CRASHED). Default: DEFAULT_RENDER_RETRY_POLICY. */
+  crashRetry?: RenderRetryPolicy;
+  /**
+   * The status view, for the attempts already recorded (RenderAttemptStarted) when a request is
+   * delivered again after a worker died under it. Without it, only renderer crashes are bounded.
+   */
+  view?: Pick<StatusView, 'get'>;
 }
 
 const DEFAULT_ACCEPT_CLOCK_SKEW_MS = 2_000;
@@ -96,7 +112,7 @@ async function handleRecord(deps: RenderWorkerDeps, worker: string, record: LogR
   logger.info('render started', { lane: requested.data.mode, output: requested.data.output, worker });
   const beat = setInterval(() => void ctx.heartbeat().catch(() => {}), HEARTBEAT_EVERY_MS);
   try {
-    const outcome = await renderAndStore(deps, requested);
+    const outcome = await renderAndStore(deps, worker, requested);
     const executionMs = Math.round(performance.now() - started);
     const ids = { requestId: requested.requestId, tenantId: requested.tenantId };
     const delivery = { mode: requested.data.mode, ...(requested.data.webhook ? { webhook: requested.data.webhook } : {}) };
@@ -119,17 +135,11 @@ type Outcome =
   | { artifact: { target: RenderRequested['data']['storage']; key: string; contentType: string; bytes: number } }
   | { error: { code: FailureCodeValue; message: string } };
 
-async function renderAndStore(deps: RenderWorkerDeps, requested: RenderRequested): Promise<Outcome> {
+async function renderAndStore(deps: RenderWorkerDeps, worker: string, requested: RenderRequested): Promise<Outcome> {
   const { data } = requested;
-  let bytes: Uint8Array;
-  try {
-    const output = await deps.renderer.render(renderJobFor(requested, deps));
-    bytes = output.bytes;
-  } catch (err) {
-    if (err instanceof RenderFailure) return { error: { code: err.code, message: err.message } };
-    deps.logger.error('renderer crashed', { requestId: requested.requestId, err });
-    return { error: { code: 'RENDER_ERROR', message: 'The renderer failed unexpectedly.' } };
-  }
+  const rendered = await renderWithRetries(deps, worker, requested);
+  if ('error' in rendered) return rendered;
+  const bytes = rendered.bytes;
   const key = artifactKey({ tenantId: requested.tenantId, requestId: requested.requestId, output: data.output, target: data.storage });
   const contentType = contentTypeFor(data.output);
   try {
@@ -139,6 +149,55 @@ async function renderAndStore(deps: RenderWorkerDeps, requested: RenderRequested
     return { error: { code: 'STORAGE_ERROR', message: `The file could not be stored: ${(err as Error).message}` } };
   }
   return { artifact: { target: data.storage, key, contentType, bytes: bytes.byteLength } };
+}
+
+/**
+ * Renders the request; when the renderer crashes or wedges under it, tries again a bounded
+ * number of times (decideAfterRenderAttempt), so a request that kills the renderer every time
+ * ends as RENDER_CRASHED on the log instead of being replayed forever (a poison message).
+ */
+async function renderWithRetries(
+  deps: RenderWorkerDeps,
+  worker: string,
+  requested: RenderRequested,
+): Promise<{ bytes: Uint8Array } | { error: { code: FailureCodeValue; message: string } }> {
+  const policy = deps.crashRetry ?? DEFAULT_RENDER_RETRY_POLICY;
+  const ids = { requestId: requested.requestId, tenantId: requested.tenantId };
+  const logger = deps.logger.child(ids);
+  // Attempts other deliveries of this record started and never finished (their worker died).
+  const earlier = deps.view ? ((await deps.view.get(requested.requestId))?.attempts ?? 0) : 0;
+  for (let attempt = earlier + 1; ; attempt++) {
+    const gate = decideBeforeRenderAttempt({ attempt, policy });
+    if (gate.outcome === 'record-crash') {
+      logger.error('earlier attempts at this render never finished; recording it as failed', { attempts: attempt - 1 });
+      return { error: { code: 'RENDER_CRASHED', message: gate.message } };
+    }
+    // Recorded alongside the render, not before it: the render does not wait for the log, and a
+    // worker that dies in the first milliseconds of an attempt costs at most one uncounted attempt.
+    const recorded = deps.view
+      ? deps.log.append(deps.topics.completed, [deps.event('RenderAttemptStarted', ids, { attempt, worker })])
+      : Promise.resolve();
+    recorded.catch(() => {}); // awaited below; a failure then fails the handler (redelivery)
+    try {
+      const bytes = (await deps.renderer.render(renderJobFor(requested, deps))).bytes;
+      await recorded; // before the outcome, so the attempt precedes it on the log
+      return { bytes };
+    } catch (err) {
+      await recorded;
+      if (!(err instanceof RenderFailure)) {
+        logger.error('renderer failed unexpectedly', { err });
+        return { error: { code: 'RENDER_ERROR', message: 'The renderer failed unexpectedly.' } };
+      }
+      const decision = decideAfterRenderAttempt({ code: err.code, attempt, policy });
+      if (decision.outcome === 'record') return { error: { code: err.code, message: err.message } };
+      if (decision.outcome === 'record-crash') {
+        logger.error('the renderer crashed on every attempt at this render; recording it as failed', { attempts: attempt });
+        return { error: { code: 'RENDER_CRASHED', message: decision.message } };
+      }
+      logger.warn('the renderer crashed during this render; trying again', { attempt, delayMs: decision.delayMs, reason: err.message });
+      await new Promise((resolve) => setTimeout(resolve, decision.delayMs));
+    }
+  }
 }
 
 /**

@@ -1,14 +1,16 @@
-import { onShutdown, openRenderer, openRuntime } from '@pressroom/runtime';
+import { keepServingOnFaults, onShutdown, openRenderer, openRuntime } from '@pressroom/runtime';
 import { closeServer, startIngressServer } from '@pressroom/ingress';
 import { startRenderWorker } from '@pressroom/render-worker';
 import { startStatusProjector, startTemplateProjector } from '@pressroom/status-projector';
 import { dispatcherSettings, startWebhookDispatcher } from '@pressroom/webhook-dispatcher';
+import { DEFAULT_RENDER_RETRY_POLICY } from '@pressroom/domain';
 import { readConfig } from './config.ts';
 
 // All four apps in one process. This is the composition root, the one app that imports the
 // others: each still talks to the rest only through the log and the view.
 const config = readConfig();
 const rt = await openRuntime(config, 'standalone');
+keepServingOnFaults(rt.logger, rt.metrics);
 const renderer = await openRenderer(config, rt.logger);
 // The projector first: with a volatile view it rebuilds from the log before anyone asks.
 const projector = await startStatusProjector({ ...rt, rebuildOnStart: rt.viewIsVolatile });
@@ -20,6 +22,8 @@ const worker = await startRenderWorker({
   concurrency: config.render.pages,
   renderTimeoutMs: config.render.timeoutMs,
   acceptClockSkewMs: config.acceptClockSkewMs,
+  crashRetry: { ...DEFAULT_RENDER_RETRY_POLICY, crashRetries: config.render.crashRetries },
+  view: rt.view,
 });
 const dispatcher = await startWebhookDispatcher({ ...rt, settings: dispatcherSettings(config), rebuildOnStart: rt.viewIsVolatile });
 const server = await startIngressServer({ ...rt, readiness: [...rt.readiness, { name: 'chromium', check: () => renderer.ping() }] });

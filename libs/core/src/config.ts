@@ -60,6 +60,14 @@ export const ConfigSchema = Type.Object({
   PRESSROOM_RENDER_RECYCLE_AFTER: Int('Renders after which a page is replaced.', 200, 1),
   PRESSROOM_RENDER_MAX_OUTPUT_BYTES: Int('Largest file a render may produce.', 50 * 1024 * 1024, 1024),
   PRESSROOM_RENDER_ALLOWED_HOSTS: Str('Comma-separated hosts a page may fetch over https (none by default).', ''),
+  PRESSROOM_RENDER_CRASH_RETRIES: Int(
+    'Further attempts at a render whose renderer process crashed or stopped answering, before it is recorded FAILED with RENDER_CRASHED.',
+    2,
+    0,
+  ),
+  PRESSROOM_RENDER_USER: Str(
+    'Unprivileged user the renderer process (and Chromium, with its sandbox on) runs as when the service runs as root, e.g. `pressroom-render` (see infra/renderer-user.sh).',
+  ),
   CHROMIUM_PATH: Str('Chromium binary. Default: chromium-headless-shell when installed, else chromium.'),
   PRESSROOM_TOPIC_PREFIX: Str('Prefix of the Kafka topics.', 'pressroom'),
   PRESSROOM_KAFKA_PARTITIONS: Int('Partitions of each topic when Pressroom creates it.', 6, 1),
@@ -128,6 +136,8 @@ export interface PressroomConfig {
     maxOutputBytes: number;
     allowedHosts: string[];
     chromiumPath: string | undefined;
+    crashRetries: number;
+    user: string | undefined;
   };
   topicPrefix: string;
   kafkaPartitions: number;
@@ -205,6 +215,8 @@ export function loadConfig(env: Record<string, string | undefined>): PressroomCo
       maxOutputBytes: Number(c.PRESSROOM_RENDER_MAX_OUTPUT_BYTES),
       allowedHosts: splitList(c.PRESSROOM_RENDER_ALLOWED_HOSTS),
       chromiumPath: c.CHROMIUM_PATH,
+      crashRetries: Number(c.PRESSROOM_RENDER_CRASH_RETRIES),
+      user: c.PRESSROOM_RENDER_USER,
     },
     topicPrefix: c.PRESSROOM_TOPIC_PREFIX,
     kafkaPartitions: Number(c.PRESSROOM_KAFKA_PARTITIONS),

@@ -14,3 +14,4 @@ export * from './webhook-target-policy.ts';
 export * from './delivery.ts';
 export * from './admission.ts';
 export * from './idempotency.ts';
+export * from './render-retry.ts';

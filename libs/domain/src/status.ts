@@ -23,6 +23,7 @@ export function evolveStatus(current: StatusViewEntry | undefined, event: Pressr
       const source = event.data.source;
       return {
         ...base,
+        mode: event.data.mode, // the request's own, over a guess made by an attempt seen first
         requestedAt: base.requestedAt ?? event.occurredAt,
         ...(source.kind === 'template' ? { template: { templateId: source.templateId, templateVersion: source.templateVersion } } : {}),
       };
@@ -36,6 +37,17 @@ export function evolveStatus(current: StatusViewEntry | undefined, event: Pressr
         mode: event.data.mode,
       };
       return { ...base, withdrawnAt: event.occurredAt };
+    }
+    case 'RenderAttemptStarted': {
+      // The highest attempt number seen: idempotent, and order does not matter.
+      if (current && (current.attempts ?? 0) >= event.data.attempt) return current;
+      const base: StatusViewEntry = current ?? {
+        requestId: event.requestId,
+        tenantId: event.tenantId,
+        state: 'ONGOING',
+        mode: 'async',
+      };
+      return { ...base, attempts: event.data.attempt };
     }
     case 'RenderSucceeded':
     case 'RenderFailed': {

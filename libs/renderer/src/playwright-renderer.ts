@@ -29,6 +29,8 @@ export interface PlaywrightRendererOptions {
   allowedHosts?: string[];
   /** Largest file a render may produce; bigger ones fail with OUTPUT_TOO_LARGE. */
   maxOutputBytes: number;
+  /** Chromium's sandbox; only where this process runs unprivileged (see supervised-renderer.ts). Default off. */
+  sandbox?: boolean;
   logger?: Logger;
 }
 
@@ -51,7 +53,8 @@ export type PlaywrightRenderer = Renderer & { stats(): RendererStats };
 export async function createPlaywrightRenderer(options: PlaywrightRendererOptions): Promise<PlaywrightRenderer> {
   const logger = (options.logger ?? silentLogger).child({ component: 'renderer' });
   const executablePath = resolveChromiumPath(options.executablePath);
-  const host = new BrowserHost({ executablePath, args: chromiumArgs(), logger });
+  const sandbox = options.sandbox ?? false;
+  const host = new BrowserHost({ executablePath, args: chromiumArgs({ sandbox }), sandbox, logger });
   const runtimeScript = await pageRuntimeScript();
   const pool = new PagePool({
     size: options.pages,
@@ -78,6 +81,7 @@ export async function createPlaywrightRenderer(options: PlaywrightRendererOption
     OUTPUT_TOO_LARGE: 0,
     STORAGE_ERROR: 0,
     RENDER_ERROR: 0,
+    RENDER_CRASHED: 0,
   };
   let closing: Promise<void> | undefined;
 
