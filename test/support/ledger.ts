@@ -14,7 +14,10 @@
  *
  * Rules checked (each broken one is one line in `violations`):
  * 1. Every accepted request reaches exactly one terminal state: its status answers SUCCESS or
- *    FAILED, and the log holds a render outcome for it; a SUCCESS's file opens (PDF or PNG bytes).
+ *    FAILED, and the log holds exactly one render outcome for it (a redelivered request is not
+ *    rendered again); a SUCCESS's file opens (PDF or PNG bytes). A request whose client got no
+ *    answer at all (status 0: the connection died with the process) may or may not have been
+ *    taken: if it reached the log, it is held to this rule like an accepted one.
  * 2. A request answered 503 (or any other refusal) is never rendered: every requestId on the log
  *    carrying a tag, other than the tag's accepted requestIds, ends withdrawn (no render outcome
  *    is its first terminal event) and its status answers 404. A refused attempt retried with its
@@ -22,7 +25,9 @@
  * 3. Attempts sharing an Idempotency-Key that were accepted got the same requestId.
  * 4. Webhooks: a tag with no accepted answer gets no call; every call is for an accepted
  *    requestId of its tag; one result has one `webhook-id`; every delivered `webhook-id` is on the
- *    log (a WebhookAttempted or WebhookDelivered event with that id).
+ *    log (a WebhookAttempted or WebhookDelivered event with that id); every accepted request with
+ *    a webhook whose outcome came first reached the receiver (at least once: a delivery cut short
+ *    by a crash is sent again with the same `webhook-id`).
  */
 import type { LogEvent } from '@pressroom/schemas';
 
@@ -71,6 +76,8 @@ export interface LedgerReport {
 const RENDER_OUTCOMES = new Set(['RenderSucceeded', 'RenderFailed']);
 const TERMINAL = new Set(['RenderSucceeded', 'RenderFailed', 'RenderWithdrawn']);
 const accepted = (s: LedgerSubmission) => s.status === 200 || s.status === 202;
+/** No answer at all (the process died with the connection): taken or not, the client cannot tell. */
+const unanswered = (s: LedgerSubmission) => s.status === 0;
 
 /** Checks the rules above; never throws for a broken rule, it lists it. */
 export async function checkLedger(input: LedgerInput): Promise<LedgerReport> {
@@ -98,8 +105,10 @@ export async function checkLedger(input: LedgerInput): Promise<LedgerReport> {
   let refusedRendered = 0;
   for (const [tag, subs] of byTag) {
     const acceptedIds = new Set(subs.filter(accepted).map((s) => s.requestId ?? ''));
-    refused += subs.filter((s) => !accepted(s)).length;
     if (acceptedIds.has('')) violations.push(`${tag}: accepted without a requestId`);
+    // Unanswered and never answered otherwise: whatever of it reached the log was taken.
+    if (acceptedIds.size === 0 && subs.every(unanswered)) for (const id of idsByTag.get(tag) ?? []) acceptedIds.add(id);
+    refused += subs.filter((s) => !accepted(s) && !unanswered(s)).length;
 
     // Rule 3: one key, one requestId.
     for (const [key, keyed] of groupBy(
@@ -113,7 +122,10 @@ export async function checkLedger(input: LedgerInput): Promise<LedgerReport> {
     // Rule 1.
     for (const requestId of acceptedIds) {
       if (!requestId) continue;
-      if (!outcomes.has(requestId)) violations.push(`${tag}: accepted ${requestId} has no render outcome on the log`);
+      const rendered = outcomes.get(requestId) ?? 0;
+      if (rendered === 0) violations.push(`${tag}: accepted ${requestId} has no render outcome on the log`);
+      if (rendered > 1)
+        violations.push(`${tag}: accepted ${requestId} has ${rendered} render outcomes on the log (rendered more than once)`);
       if (firstTerminal.get(requestId) === 'RenderWithdrawn') violations.push(`${tag}: accepted ${requestId} was withdrawn`);
       const res = await input.status(requestId);
       if (res.status !== 200 || (res.json?.renderStatus !== 'SUCCESS' && res.json?.renderStatus !== 'FAILED')) {
@@ -128,7 +140,7 @@ export async function checkLedger(input: LedgerInput): Promise<LedgerReport> {
 
     // Rule 2.
     const others = [...(idsByTag.get(tag) ?? [])].filter((id) => !acceptedIds.has(id));
-    if (acceptedIds.size === 0 || subs.some((s) => !accepted(s))) refusedWrittenLater += others.length;
+    if (acceptedIds.size === 0 || subs.some((s) => !accepted(s) && !unanswered(s))) refusedWrittenLater += others.length;
     for (const requestId of others) {
       const first = firstTerminal.get(requestId);
       if (first !== 'RenderWithdrawn') {
@@ -148,6 +160,12 @@ export async function checkLedger(input: LedgerInput): Promise<LedgerReport> {
       if (!acceptedIds.has(c.requestId))
         violations.push(`${tag}: webhook ${c.webhookId} delivered for ${c.requestId}, which was not accepted`);
       if (!loggedWebhookIds.has(c.webhookId)) violations.push(`${tag}: webhook ${c.webhookId} reached the receiver but is not on the log`);
+    }
+    const webhookExpected = subs.some((s) => s.webhookPath !== undefined);
+    for (const requestId of acceptedIds) {
+      const first = firstTerminal.get(requestId);
+      if (webhookExpected && first && RENDER_OUTCOMES.has(first) && !calls.some((c) => c.requestId === requestId))
+        violations.push(`${tag}: accepted ${requestId} ended ${first} but its webhook never reached the receiver`);
     }
     for (const [requestId, forRequest] of groupBy(calls, (c) => c.requestId)) {
       const ids = new Set(forRequest.map((c) => c.webhookId));

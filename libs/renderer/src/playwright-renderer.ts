@@ -99,7 +99,7 @@ export async function createPlaywrightRenderer(options: PlaywrightRendererOption
       succeeded++;
       return output;
     } catch (err) {
-      const failure = asFailure(err, job.timeoutMs);
+      const failure = crashedUnder(wp, asFailure(err, job.timeoutMs));
       failed[failure.code]++;
       // A template or size failure leaves a healthy page behind; anything else may not.
       spoiled = failure.code !== 'TEMPLATE_ERROR' && failure.code !== 'OUTPUT_TOO_LARGE';
@@ -110,6 +110,20 @@ export async function createPlaywrightRenderer(options: PlaywrightRendererOption
       wp.assets = undefined;
       void lease.release({ discard: spoiled });
     }
+  }
+
+  /**
+   * A render that failed because Chromium died under it (the browser process killed or crashed,
+   * or the page's own renderer process) says nothing about the document: it is RENDER_CRASHED,
+   * which the render worker tries again (bounded), not a final RENDER_ERROR or RENDER_TIMEOUT.
+   * The failure's own kind is kept when the document is at fault (template, output size).
+   */
+  function crashedUnder(wp: WarmPage, failure: RenderFailure): RenderFailure {
+    if (failure.code !== 'RENDER_ERROR' && failure.code !== 'RENDER_TIMEOUT') return failure;
+    const browserGone = !host.isCurrent(wp.browser);
+    if (!wp.crashed && !browserGone) return failure;
+    logger.warn('chromium died during a render', { browserGone, pageCrashed: wp.crashed, failure: failure.message });
+    return new RenderFailure('RENDER_CRASHED', 'Chromium stopped during this render.', { cause: failure });
   }
 
   async function renderJob(wp: WarmPage, job: RenderJob, deadline: number): Promise<RenderOutput> {
