@@ -128,9 +128,15 @@ describe('distributed profile against real Kafka, Schema Registry, Redis, S3 and
     for (const value of values) expect(value[0]).toBe(0);
     const decoded = (await Promise.all(values.map((v) => registry.decode(v)))) as { type: string }[];
     const types = new Set(decoded.map((e) => e.type));
-    expect([...types].sort()).toEqual(['RenderRequested', 'RenderSucceeded', 'WebhookAttempted', 'WebhookDelivered']);
+    expect([...types].sort()).toEqual([
+      'RenderAttemptStarted',
+      'RenderRequested',
+      'RenderSucceeded',
+      'WebhookAttempted',
+      'WebhookDelivered',
+    ]);
     const ours = decoded.filter((e) => (e as { requestId?: string }).requestId === accepted.json.requestId).map((e) => e.type);
-    expect(ours.sort()).toEqual(['RenderRequested', 'RenderSucceeded', 'WebhookAttempted', 'WebhookDelivered']);
+    expect(ours.sort()).toEqual(['RenderAttemptStarted', 'RenderRequested', 'RenderSucceeded', 'WebhookAttempted', 'WebhookDelivered']);
   });
 
   it('rebuilds an identical status view from the log after the Redis view is wiped', async () => {

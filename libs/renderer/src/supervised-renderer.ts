@@ -13,6 +13,7 @@ import {
   type RenderJob,
   type RenderOutput,
 } from '@pressroom/core';
+import { FailureCode } from '@pressroom/schemas';
 import { resolveChromiumPath } from './chromium-path.ts';
 import { hostEnv } from './host/host-env.ts';
 import { HOST_FAULT_EXIT, type FromHost, type HostSettings, type ToHost } from './host/protocol.ts';
@@ -49,14 +50,8 @@ export interface SupervisedRendererStats {
 
 export type SupervisedRenderer = Renderer & { stats(): SupervisedRendererStats };
 
-const FAILURE_CODES: readonly string[] = [
-  'TEMPLATE_ERROR',
-  'RENDER_TIMEOUT',
-  'OUTPUT_TOO_LARGE',
-  'STORAGE_ERROR',
-  'RENDER_ERROR',
-  'RENDER_CRASHED',
-] satisfies FailureCodeValue[];
+/** Every failure code of the schema (a closed list), so a code the host sends is passed on only if it is one. */
+const FAILURE_CODES: readonly string[] = FailureCode.anyOf.map((literal) => String(literal.const));
 /** A host that lived this long before it died counts as healthy: the back-off starts over. */
 const HEALTHY_AFTER_MS = 30_000;
 const START_TIMEOUT_MS = 60_000;
