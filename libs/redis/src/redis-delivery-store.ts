@@ -55,9 +55,14 @@ export function createRedisDeliveryStore(options: RedisDeliveryStoreOptions): De
             .multi()
             .hsetnx(recordKey(e.requestId), 'tenant', e.tenantId)
             .hsetnx(recordKey(e.requestId), 'completion', JSON.stringify(e))
-            .zadd(completedKey(e.tenantId), 'NX', Date.parse(e.occurredAt), e.requestId)
             .exec(),
         );
+        // Listed for replay only when this outcome holds the slot (not behind a withdrawal); checked
+        // by eventId, so a redelivery after a crash between the two steps still lists it.
+        const held = await guard(redis.hget(recordKey(e.requestId), 'completion'));
+        if (held && (JSON.parse(held) as { eventId: string }).eventId === e.eventId) {
+          await guard(redis.zadd(completedKey(e.tenantId), 'NX', Date.parse(e.occurredAt), e.requestId));
+        }
       } else if (withdrawsWebhook(e)) {
         // Takes the terminal slot if no outcome is there yet: a later outcome is then never delivered.
         await guard(
