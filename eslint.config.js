@@ -41,7 +41,17 @@ export default tseslint.config(
     },
   },
   {
-    files: ['apps/*/src/config.ts', '**/*.spec.ts', 'test/**', 'bench/**', 'scripts/**', 'vitest.config.ts', 'eslint.config.js'],
+    // host-env.ts builds the renderer host's environment: it passes PATH and locale on, never settings.
+    files: [
+      'apps/*/src/config.ts',
+      'libs/renderer/src/host/host-env.ts',
+      '**/*.spec.ts',
+      'test/**',
+      'bench/**',
+      'scripts/**',
+      'vitest.config.ts',
+      'eslint.config.js',
+    ],
     rules: { 'no-restricted-syntax': 'off' },
   },
   layer(

@@ -8,14 +8,16 @@
 //   npm run bench -- --compare-browsers            # chromium-headless-shell and chromium, both
 //   npm run bench -- --executable /usr/lib/chromium/chromium
 //   npm run bench -- --spare-pages 1                # our pool gets concurrency + 1 pages
+//   npm run bench -- --supervised                   # also the renderer as the apps run it: in a
+//                                                   # supervised child process (the IPC hop's cost)
 //
 // Each job of ours starts in a fresh document (tenant isolation, see libs/renderer/src/warm-page.ts);
 // the page is reset after the job's result is returned, so with spare pages the reset overlaps
 // the next job instead of delaying it.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { chromiumArgs, createPlaywrightRenderer, resolveChromiumPath } from '@pressroom/renderer';
-import type { RenderJob } from '@pressroom/core';
+import { chromiumArgs, createPlaywrightRenderer, createSupervisedRenderer, resolveChromiumPath } from '@pressroom/renderer';
+import type { Renderer, RenderJob } from '@pressroom/core';
 import { chromium, type Page } from 'playwright';
 
 const { values: flags } = parseArgs({
@@ -26,6 +28,7 @@ const { values: flags } = parseArgs({
     'spare-pages': { type: 'string', default: '0' },
     executable: { type: 'string' },
     'compare-browsers': { type: 'boolean', default: false },
+    supervised: { type: 'boolean', default: false },
   },
 });
 
@@ -44,7 +47,7 @@ const invoice = {
 interface Row {
   binary: string;
   concurrency: number;
-  path: 'baseline' | 'ours: html' | 'ours: template';
+  path: 'baseline' | 'ours: html' | 'ours: template' | 'child: html' | 'child: template';
   rendersPerSecond: number;
   p50: number;
   p95: number;
@@ -96,13 +99,9 @@ async function baseline(executablePath: string, concurrency: number) {
   }
 }
 
-async function ours(executablePath: string, concurrency: number, source: RenderJob['source']) {
-  const renderer = await createPlaywrightRenderer({
-    executablePath,
-    pages: concurrency + SPARE_PAGES,
-    recycleAfter: 200,
-    maxOutputBytes: 50_000_000,
-  });
+async function ours(executablePath: string, concurrency: number, source: RenderJob['source'], inChild = false) {
+  const options = { executablePath, pages: concurrency + SPARE_PAGES, recycleAfter: 200, maxOutputBytes: 50_000_000 };
+  const renderer: Renderer = inChild ? await createSupervisedRenderer(options) : await createPlaywrightRenderer(options);
   try {
     return await measure(concurrency, async () => {
       const out = await renderer.render({ source, output: 'pdf', timeoutMs: 30_000 });
@@ -122,7 +121,11 @@ async function benchBinary(executablePath: string): Promise<Row[]> {
     rows.push({ binary, concurrency, path: 'baseline', ...(await baseline(executablePath, concurrency)) });
     rows.push({ binary, concurrency, path: 'ours: html', ...(await ours(executablePath, concurrency, html)) });
     rows.push({ binary, concurrency, path: 'ours: template', ...(await ours(executablePath, concurrency, template)) });
-    printRows(rows.slice(-3), rows);
+    if (flags.supervised) {
+      rows.push({ binary, concurrency, path: 'child: html', ...(await ours(executablePath, concurrency, html, true)) });
+      rows.push({ binary, concurrency, path: 'child: template', ...(await ours(executablePath, concurrency, template, true)) });
+    }
+    printRows(rows.slice(flags.supervised ? -5 : -3), rows);
   }
   return rows;
 }
@@ -143,10 +146,19 @@ function printRows(rows: Row[], all: Row[]): void {
         r.p50.toFixed(0).padStart(7),
         r.p95.toFixed(0).padStart(7),
         String(r.bytes).padStart(9),
-        '  ' + ratio,
+        '  ' + ratio + inProcessRatio(r, all),
       ].join(' '),
     );
   }
+}
+
+/** For a row of the renderer in a child process: its cost against the same path in process. */
+function inProcessRatio(r: Row, all: Row[]): string {
+  if (!r.path.startsWith('child: ')) return '';
+  const same = all.find((b) => b.binary === r.binary && b.concurrency === r.concurrency && b.path === r.path.replace('child: ', 'ours: '));
+  return same
+    ? `; vs in-process ${(r.rendersPerSecond / same.rendersPerSecond).toFixed(2)}× r/s, ${(r.p50 / same.p50).toFixed(2)}× p50`
+    : '';
 }
 
 function quantile(sorted: number[], q: number): number {

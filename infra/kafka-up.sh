@@ -3,11 +3,18 @@
 # Jars come from Maven Central (infra/kafka/pom.xml) and are cached in ~/.m2 and .infra/kafka/libs.
 # Idempotent: reuses a broker that is already up. Formats storage only when the data dir is not
 # formatted yet (FRESH=1 wipes the data dir first, restarting our own broker if it is running).
+#
+# A private broker (fault tests that stop or kill it, never the shared one):
+#   KAFKA_PORT=29092 KAFKA_CONTROLLER_PORT=29093 KAFKA_DIR=/tmp/my-kafka infra/kafka-up.sh
+#   KAFKA_DIR=/tmp/my-kafka infra/kafka-down.sh
+# KAFKA_DIR holds its data, logs and PID file; the jars stay shared (KAFKA_LIBS, default the
+# shared state dir's). KAFKA_HEAP caps its heap (default 768m).
 set -euo pipefail
 # shellcheck source=infra/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-KDIR="$INFRA_STATE/kafka"
+KDIR="${KAFKA_DIR:-$INFRA_STATE/kafka}"
+LIBS="${KAFKA_LIBS:-$INFRA_STATE/kafka/libs}"
 PIDFILE="$KDIR/kafka.pid"
 PROPS="$KDIR/server.properties"
 DEADLINE="${KAFKA_START_TIMEOUT:-150}"
@@ -34,9 +41,9 @@ elif port_open "$KAFKA_PORT"; then
 else
   rm -f "$PIDFILE"
   mkdir -p "$KDIR/logs"
-  fetch_maven kafka "$INFRA_ROOT/infra/kafka/pom.xml" "$KDIR/libs" dependency:copy-dependencies \
-    -Dlibs.dir="$KDIR/libs"
-  CP="$KDIR/libs/*"
+  fetch_maven kafka "$INFRA_ROOT/infra/kafka/pom.xml" "$LIBS" dependency:copy-dependencies \
+    -Dlibs.dir="$LIBS"
+  CP="$LIBS/*"
 
   if [[ ${FRESH:-0} == 1 ]]; then
     log "kafka: FRESH=1, wiping $KDIR/data"
@@ -94,7 +101,7 @@ PROPS
   [[ -f $KDIR/logs/server.log ]] && mv -f "$KDIR/logs/server.log" "$KDIR/logs/server.log.prev"
   log "kafka: starting broker"
   start_daemon "$PIDFILE" "$KDIR/logs/stdout.log" \
-    "$JAVA" -Xms256m -Xmx768m -server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 \
+    "$JAVA" -Xms256m -Xmx"${KAFKA_HEAP:-768m}" -server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 \
     -XX:InitiatingHeapOccupancyPercent=35 -XX:+ExplicitGCInvokesConcurrent -XX:MaxInlineLevel=15 \
     -Djava.awt.headless=true "${LOG_OPTS[@]}" -cp "$CP" kafka.Kafka "$PROPS"
 fi

@@ -9,8 +9,9 @@ JAVA="${JAVA:-${JAVA_HOME:+$JAVA_HOME/bin/}java}"
 MVN="${MVN:-mvn}"
 
 # Ports / endpoints (kept in one place; .infra/env is written from these).
-KAFKA_PORT=19092
-KAFKA_CONTROLLER_PORT=19093
+# KAFKA_PORT / KAFKA_CONTROLLER_PORT may be set by a fault test that runs a private broker (see kafka-up.sh).
+KAFKA_PORT=${KAFKA_PORT:-19092}
+KAFKA_CONTROLLER_PORT=${KAFKA_CONTROLLER_PORT:-19093}
 REGISTRY_PORT=18081
 REGISTRY_MGMT_PORT=18082
 S3_PORT=19000

@@ -10,6 +10,7 @@ import * as S from '../src/index.ts';
 const outDir = join(dirname(fileURLToPath(import.meta.url)), '..', 'json');
 const schemas: Record<string, unknown> = {
   'events/RenderRequested.v1': S.RenderRequested,
+  'events/RenderAttemptStarted.v1': S.RenderAttemptStarted,
   'events/RenderSucceeded.v1': S.RenderSucceeded,
   'events/RenderFailed.v1': S.RenderFailed,
   'events/WebhookDelivered.v1': S.WebhookDelivered,
@@ -26,6 +27,7 @@ const schemas: Record<string, unknown> = {
   'events/WebhookSecretRotated.v1': S.WebhookSecretRotated,
   'events/RenderRetryScheduled.v1': S.RenderRetryScheduled,
   'events/WebhookAttemptStarted.v1': S.WebhookAttemptStarted,
+  'events/RenderWithdrawn.v1': S.RenderWithdrawn,
   'http/TemplateSyncBody': S.TemplateSyncBody,
   'http/TemplateAsyncBody': S.TemplateAsyncBody,
   'http/HtmlSyncBody': S.HtmlSyncBody,

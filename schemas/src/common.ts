@@ -16,6 +16,8 @@ export const FailureCode = Type.Union(
     Type.Literal('RENDER_ERROR'),
     Type.Literal('NAVIGATION_REFUSED'),
     Type.Literal('PAGE_SETUP_INVALID'),
+    // The renderer process died or stopped answering during this render, on every attempt.
+    Type.Literal('RENDER_CRASHED'),
   ],
   { description: 'Why a render failed.' },
 );

@@ -89,6 +89,13 @@ export const RenderRequested = envelope(
        * in flight follows it, without a catalog lookup. Absent on older records (the smallest cap).
        */
       plan: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+      /**
+       * When the ingress stops waiting for the log to take this request and answers 503. A
+       * request the log wrote after it was refused, so the render worker withdraws it unrendered.
+       */
+      acceptBy: Type.Optional(Type.String({ format: 'date-time' })),
+      /** The caller's Idempotency-Key, when it sent one (on the log for audit and to rebuild the keys). */
+      idempotencyKey: Type.Optional(Type.String({ maxLength: 255 })),
     },
     { additionalProperties: false },
   ),
@@ -141,6 +148,36 @@ export const RenderRetryScheduled = envelope(
     },
     { additionalProperties: false },
   ),
+);
+
+/**
+ * Why a request is withdrawn: the ingress answered 503 and the request may still reach the log
+ * (NOT_ACCEPTED), or the render worker found it written after the ingress's `acceptBy`
+ * (WRITTEN_AFTER_DEADLINE).
+ */
+export const WithdrawalReason = Type.Union([Type.Literal('NOT_ACCEPTED'), Type.Literal('WRITTEN_AFTER_DEADLINE')]);
+
+/**
+ * A request the ingress refused (503) is withdrawn: never rendered, never delivered, its status
+ * 404. Appended to the completed topic (key requestId), so it and the render outcome are in one
+ * order that the status projector and the webhook dispatcher read alike: the first of them wins.
+ */
+export const RenderWithdrawn = envelope(
+  'RenderWithdrawn',
+  Type.Object(
+    { ...Delivery, reason: WithdrawalReason, by: Type.String({ description: 'The process that withdrew it.' }) },
+    { additionalProperties: false },
+  ),
+);
+
+/**
+ * A render worker is about to render the request (attempt n, 1-based). Recorded before the
+ * render, so the attempts of a request that kills the whole worker process are counted on the
+ * log and bounded too (PRESSROOM_RENDER_CRASH_RETRIES), not only those whose renderer died.
+ */
+export const RenderAttemptStarted = envelope(
+  'RenderAttemptStarted',
+  Type.Object({ attempt: Type.Integer({ minimum: 1 }), worker: Type.String() }, { additionalProperties: false }),
 );
 
 /** Which delivery of a result this is: the first one (0) or the n-th replay. */
@@ -238,6 +275,7 @@ export const WebhookReplayRequested = envelope(
 
 export const PressroomEvent = Type.Union([
   RenderRequested,
+  RenderAttemptStarted,
   RenderSucceeded,
   RenderFailed,
   RenderRetryScheduled,
@@ -246,6 +284,7 @@ export const PressroomEvent = Type.Union([
   WebhookAttempted,
   WebhookReplayRequested,
   WebhookAttemptStarted,
+  RenderWithdrawn,
 ]);
 
 export type RenderRequested = Static<typeof RenderRequested>;
@@ -257,9 +296,12 @@ export type WebhookFailed = Static<typeof WebhookFailed>;
 export type WebhookAttempted = Static<typeof WebhookAttempted>;
 export type WebhookReplayRequested = Static<typeof WebhookReplayRequested>;
 export type WebhookAttemptStarted = Static<typeof WebhookAttemptStarted>;
+export type RenderWithdrawn = Static<typeof RenderWithdrawn>;
+export type WithdrawalReason = Static<typeof WithdrawalReason>;
 export type WebhookEvent = WebhookDelivered | WebhookFailed | WebhookAttempted | WebhookReplayRequested | WebhookAttemptStarted;
 export type PressroomEvent = Static<typeof PressroomEvent>;
 export type RenderCompleted = RenderSucceeded | RenderFailed;
+export type RenderAttemptStarted = Static<typeof RenderAttemptStarted>;
 export type StorageTarget = Static<typeof StorageTarget>;
 export type ArtifactRef = Static<typeof ArtifactRef>;
 export type RenderSource = Static<typeof RenderSource>;
@@ -274,6 +316,7 @@ export type LogEvent = PressroomEvent | TemplateEvent | CatalogEvent;
 /** Schemas by event type, for codecs and the registry. */
 export const EventSchemas = {
   RenderRequested,
+  RenderAttemptStarted,
   RenderSucceeded,
   RenderFailed,
   WebhookDelivered,
@@ -290,5 +333,6 @@ export const EventSchemas = {
   WebhookSecretRotated,
   RenderRetryScheduled,
   WebhookAttemptStarted,
+  RenderWithdrawn,
 } as const;
 export type EventType = keyof typeof EventSchemas;

@@ -20,6 +20,10 @@ export const StatusViewEntry = Type.Object(
     artifact: Type.Optional(ArtifactRef),
     executionMs: Type.Optional(Type.Number()),
     error: Type.Optional(RenderError),
+    /** Set when the request was withdrawn (refused with 503) before any outcome: the API answers 404. */
+    withdrawnAt: Type.Optional(Type.String()),
+    /** Render attempts started (RenderAttemptStarted), for the worker's crash bound; never shown to callers. */
+    attempts: Type.Optional(Type.Integer({ minimum: 0 })),
   },
   { additionalProperties: false },
 );

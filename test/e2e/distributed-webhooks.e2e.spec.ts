@@ -100,7 +100,8 @@ describe('distributed profile: webhook retries, replay and a dispatcher crash, o
     const view = await deliveries(requestId, (v) => v.round === 2 && v.state === 'DELIVERED', 'both replays to be recorded');
     expect(view.replays.map((r: any) => r.requestedBy)).toEqual(['api', 'ops']);
     const types = await eventTypes(requestId);
-    expect(types.filter((t) => t.startsWith('Render')).sort()).toEqual(['RenderRequested', 'RenderSucceeded']);
+    // rendered once (one attempt), replays re-deliver without rendering again
+    expect(types.filter((t) => t.startsWith('Render')).sort()).toEqual(['RenderAttemptStarted', 'RenderRequested', 'RenderSucceeded']);
     expect(types.filter((t) => t === 'WebhookReplayRequested')).toHaveLength(2);
   });
 

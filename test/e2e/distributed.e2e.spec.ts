@@ -125,6 +125,7 @@ describe('distributed profile against real Kafka, Schema Registry, Redis, S3 and
     const decoded = (await Promise.all(values.map((v) => registry.decode(v)))) as { type: string }[];
     const types = new Set(decoded.map((e) => e.type));
     expect([...types].sort()).toEqual([
+      'RenderAttemptStarted',
       'RenderRequested',
       'RenderSucceeded',
       'WebhookAttemptStarted',
@@ -132,7 +133,14 @@ describe('distributed profile against real Kafka, Schema Registry, Redis, S3 and
       'WebhookDelivered',
     ]);
     const ours = decoded.filter((e) => (e as { requestId?: string }).requestId === accepted.json.requestId).map((e) => e.type);
-    expect(ours.sort()).toEqual(['RenderRequested', 'RenderSucceeded', 'WebhookAttemptStarted', 'WebhookAttempted', 'WebhookDelivered']);
+    expect(ours.sort()).toEqual([
+      'RenderAttemptStarted',
+      'RenderRequested',
+      'RenderSucceeded',
+      'WebhookAttemptStarted',
+      'WebhookAttempted',
+      'WebhookDelivered',
+    ]);
   });
 
   it('rebuilds an identical status view from the log after the Redis view is wiped', async () => {

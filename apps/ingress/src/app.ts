@@ -11,6 +11,7 @@ import type {
   DeliveryStore,
   EventFactory,
   EventLog,
+  IdempotencyKeys,
   Ids,
   Logger,
   SecretBox,
@@ -25,6 +26,7 @@ import { jsonOnly } from './http/json-only.ts';
 import { jsonBody } from './http/json-body.ts';
 import { requireApiKey } from './http/auth.ts';
 import { createRenderRequests } from './render-requests.ts';
+import { createWithdrawals } from './withdrawals.ts';
 import { renderRoutes } from './routes/render-routes.ts';
 import { templateRoutes } from './routes/template-routes.ts';
 import { assetRoutes } from './routes/asset-routes.ts';
@@ -51,6 +53,7 @@ export interface IngressDeps {
   assets: AssetStore;
   logger: Logger;
   metrics: Metrics;
+  idempotency: IdempotencyKeys;
   readiness: ReadinessCheck[];
   /** Routes mounted before authentication (the embedded profile's signed file links). */
   publicRoutes?: Router[];
@@ -67,6 +70,10 @@ export interface IngressDeps {
     /** Tenant S3 endpoints may be on loopback and private addresses (default false). */
     allowPrivateS3Endpoints?: boolean;
     adminToken: string | undefined;
+    /** How long the ingress waits for the log to take a render request before answering 503. */
+    acceptTimeoutMs: number;
+    /** How long an Idempotency-Key is remembered. */
+    idempotencyTtlMs: number;
     /** Webhook target rules beyond allowPrivateWebhooks, and the secret rotation overlap. */
     webhooks: { allowHttp: boolean; allowedPorts: number[]; secretOverlapMs: number };
   };
@@ -128,6 +135,9 @@ export function buildIngressApp(deps: IngressDeps): Koa {
     schemas,
     templates: templateStore,
     allowPrivateWebhooks: deps.settings.allowPrivateWebhooks,
+    withdrawals: createWithdrawals(deps),
+    acceptTimeoutMs: deps.settings.acceptTimeoutMs,
+    idempotencyTtlMs: deps.settings.idempotencyTtlMs,
     webhookTargets: { allowHttp: deps.settings.webhooks.allowHttp, allowedPorts: deps.settings.webhooks.allowedPorts },
   });
   const api = new Router();

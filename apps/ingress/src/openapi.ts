@@ -12,16 +12,40 @@ const common = {
   '415': error('Body is not application/json.'),
   '503': error('The log cannot take the request now; see Retry-After.'),
 };
-const renderErrors = { ...common, '403': error('Custom S3 storage needs the high plan.'), '404': error('Unknown template.') };
+const renderErrors = {
+  ...common,
+  '403': error('Custom S3 storage needs the high plan.'),
+  '404': error('Unknown template.'),
+  '409': error('IDEMPOTENCY_KEY_IN_USE: the first request with this Idempotency-Key is still being taken; retry later.'),
+  '503': error(
+    'The log did not take the request in time (see Retry-After). Not taken: it is never rendered or delivered. ' +
+      'Retrying with the same Idempotency-Key is a new attempt.',
+  ),
+};
+const idempotencyKey = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes retries safe. A request with a key the tenant used before (within the window, PRESSROOM_IDEMPOTENCY_TTL_MS, ' +
+    '24 h by default) and the same endpoint and body (member order aside) is not rendered again: it answers the first ' +
+    'request’s requestId and result (header `Idempotency-Replayed: true`), also when both arrive at once or at two ' +
+    'ingress processes. The same key with another body or endpoint: 422 IDEMPOTENCY_KEY_REUSED. Keys are per tenant. ' +
+    'A request answered 503 was not taken and frees its key: the retry is a new attempt.',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]([\\x20-\\x7e]*[\\x21-\\x7e])?$' },
+};
 
 function syncOp(summary: string, bodyName: string) {
   return {
     summary,
+    parameters: [idempotencyKey],
     requestBody: body(bodyName),
     responses: {
       '200': { description: 'Rendered within the wait.', content: json({ $ref: '#/components/schemas/SyncSuccessResponse' }) },
       '202': { description: 'Still rendering: queued; poll statusUrl.', content: json({ $ref: '#/components/schemas/QueuedResponse' }) },
-      '422': error("The render failed by the request's doing (TEMPLATE_ERROR, NAVIGATION_REFUSED, PAGE_SETUP_INVALID, OUTPUT_TOO_LARGE)."),
+      '422': error(
+        "The render failed by the request's doing (TEMPLATE_ERROR, NAVIGATION_REFUSED, PAGE_SETUP_INVALID, OUTPUT_TOO_LARGE), or IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was used with another request.",
+      ),
       '504': error('The render hit its time limit.'),
       ...renderErrors,
     },
@@ -30,12 +54,14 @@ function syncOp(summary: string, bodyName: string) {
 function asyncOp(summary: string, bodyName: string) {
   return {
     summary,
+    parameters: [idempotencyKey],
     requestBody: body(bodyName),
     responses: {
       '200': {
         description: 'Accepted; the result is POSTed to `webhook`.',
         content: json({ $ref: '#/components/schemas/AsyncAcceptedResponse' }),
       },
+      '422': error('IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was used with another request.'),
       ...renderErrors,
     },
     callbacks: {

@@ -8,10 +8,14 @@ import type {
   StatusViewEntry,
   StorageTarget,
 } from '@pressroom/schemas';
+import { createHash } from 'node:crypto';
 import {
   PressroomError,
+  canonicalJson,
+  decideKeyedAttempt,
   dataLimitProblems,
   dataProblems,
+  isWithdrawn,
   logUnavailable,
   mergePdfParams,
   pdfParamsProblems,
@@ -22,9 +26,12 @@ import {
 import {
   checkWebhookTarget,
   type Catalog,
+  type Clock,
   type EventFactory,
   type EventLog,
+  type IdempotencyKeys,
   type Ids,
+  type Logger,
   type StatusView,
   type Tenant,
   type TopicNames,
@@ -32,6 +39,7 @@ import {
 
 import { templateContentProblems, variablesOf, type Templates } from './templates.ts';
 import type { SchemaChecker } from './schema-validation/schema-checker.ts';
+import type { Withdrawals } from './withdrawals.ts';
 
 export type RenderInput =
   | { kind: 'template'; body: Http.TemplateSyncBody | Http.TemplateAsyncBody }
@@ -64,15 +72,101 @@ export interface RenderRequestsDeps {
   webhookTargets?: { allowHttp: boolean; allowedPorts: number[] };
   limits: DoorLimits;
   schemas: SchemaChecker;
+  clock: Clock;
+  logger: Logger;
+  idempotency: IdempotencyKeys;
+  withdrawals: Withdrawals;
+  /** How long the ingress waits for the log to take a request before it answers 503 (the request's acceptBy). */
+  acceptTimeoutMs: number;
+  /** How long an Idempotency-Key is remembered. */
+  idempotencyTtlMs: number;
 }
+
+export interface Submitted {
+  requestId: string;
+  /** True when an earlier request with the same Idempotency-Key answered: nothing new was appended. */
+  replayed: boolean;
+}
+
+/** A pending key outlives its holder's append by this much (then a dead holder's key is free again). */
+const PENDING_KEY_MARGIN_MS = 5_000;
+const KEY_POLL_MS = 100;
 
 /**
  * Turns a validated HTTP body into a RenderRequested event on the log. The request is
  * acknowledged only after the log has durably accepted it; the ingress then records the
  * pending entry in the view itself, so a status call right after the answer finds it.
+ *
+ * "Accepted" has a deadline, `acceptBy` (now + acceptTimeoutMs), carried by the request: past
+ * it the caller gets 503 and the request is withdrawn (see withdrawals.ts, admitsRender).
+ *
+ * With an Idempotency-Key, the key is claimed (per tenant) before anything is appended: the
+ * first attempt appends, any other attempt with the key and the same request (a retry,
+ * concurrent or later, from any ingress process) answers the first one's requestId, and one with
+ * another request is refused. A refused first attempt (503, invalid) frees the key, so the
+ * client's retry is a new attempt.
  */
 export function createRenderRequests(deps: RenderRequestsDeps) {
-  async function submit(tenant: Tenant, mode: 'sync' | 'async', input: RenderInput): Promise<RenderRequested> {
+  async function submit(
+    tenant: Tenant,
+    mode: 'sync' | 'async',
+    input: RenderInput,
+    opts: { idempotencyKey?: string } = {},
+  ): Promise<Submitted> {
+    if (opts.idempotencyKey === undefined) return { requestId: (await issue(tenant, mode, input)).requestId, replayed: false };
+    return submitKeyed(tenant, mode, input, opts.idempotencyKey);
+  }
+
+  async function submitKeyed(tenant: Tenant, mode: 'sync' | 'async', input: RenderInput, key: string): Promise<Submitted> {
+    const fingerprint = fingerprintOf(mode, input);
+    const waitUntil = deps.clock.now().getTime() + deps.acceptTimeoutMs + PENDING_KEY_MARGIN_MS;
+    for (;;) {
+      const requestId = deps.ids.next();
+      const claim = await deps.idempotency.claim(
+        tenant.tenantId,
+        key,
+        { requestId, fingerprint },
+        deps.acceptTimeoutMs + PENDING_KEY_MARGIN_MS,
+      );
+      if (claim.won) {
+        try {
+          await issue(tenant, mode, input, { requestId, idempotencyKey: key });
+        } catch (err) {
+          await deps.idempotency.release(tenant.tenantId, key, requestId).catch(() => {});
+          throw err;
+        }
+        const kept = await deps.idempotency.accept(tenant.tenantId, key, requestId, deps.idempotencyTtlMs).catch(() => false);
+        if (!kept) deps.logger.warn('the Idempotency-Key could not be recorded as accepted', { requestId, tenantId: tenant.tenantId });
+        return { requestId, replayed: false };
+      }
+      // Another attempt holds the key: answer with it once the log took it, or claim again if it was refused.
+      let existing: typeof claim.existing | undefined = claim.existing;
+      while (existing) {
+        const decision = decideKeyedAttempt(existing, fingerprint);
+        if (decision.kind === 'mismatch') {
+          throw new PressroomError(
+            'IDEMPOTENCY_KEY_REUSED',
+            'This Idempotency-Key was used with a different request (endpoint or body). Use a new key for a new request.',
+          );
+        }
+        if (decision.kind === 'replay') return { requestId: decision.requestId, replayed: true };
+        if (deps.clock.now().getTime() > waitUntil) {
+          throw new PressroomError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being taken; retry later.', {
+            retryable: true,
+          });
+        }
+        await new Promise((r) => setTimeout(r, KEY_POLL_MS));
+        existing = await deps.idempotency.get(tenant.tenantId, key);
+      }
+    }
+  }
+
+  async function issue(
+    tenant: Tenant,
+    mode: 'sync' | 'async',
+    input: RenderInput,
+    opts: { requestId?: string; idempotencyKey?: string } = {},
+  ): Promise<RenderRequested> {
     const body = input.body;
     // Bounded before any work is done on them: the data's size and shape, unsaved sources.
     const bounds = doorProblems(input);
@@ -95,7 +189,8 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
     const { source } = resolved;
     const metadata = 'metadata' in body ? body.metadata : undefined;
     const preview = input.kind === 'preview' || input.kind === 'unsaved';
-    const requestId = deps.ids.next();
+    const requestId = opts.requestId ?? deps.ids.next();
+    const acceptBy = deps.clock.now().getTime() + deps.acceptTimeoutMs;
     const requested = deps.event(
       'RenderRequested',
       { requestId, tenantId: tenant.tenantId },
@@ -111,16 +206,48 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
         storage,
         // Carried on the event so the worker applies the tenant's render cap without a lookup.
         plan: tenant.plan,
+        acceptBy: new Date(acceptBy).toISOString(),
+        ...(opts.idempotencyKey !== undefined ? { idempotencyKey: opts.idempotencyKey } : {}),
       },
     );
     const topic = mode === 'sync' ? deps.topics.requestedSync : deps.topics.requestedAsync;
+    const appended = deps.log.append(topic, [requested]);
     try {
-      await deps.log.append(topic, [requested]);
+      await settledBy(appended, acceptBy);
     } catch (err) {
+      // Maybe written anyway (in a batch still retried, or acknowledged too late): withdraw it.
+      deps.withdrawals.withdraw(requested, appended);
       throw err instanceof PressroomError ? err : logUnavailable(err);
     }
     await deps.view.apply(requested);
     return requested;
+  }
+
+  /** Waits for the append, or rejects LOG_UNAVAILABLE at `acceptBy` on the ingress's clock, whatever the log adapter's own bound. */
+  async function settledBy(appended: Promise<void>, acceptBy: number): Promise<void> {
+    appended.catch(() => {}); // settled after the deadline: the withdrawal covers it
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(logUnavailable(new Error(`not acknowledged by the log within ${deps.acceptTimeoutMs} ms`))),
+        Math.max(0, acceptBy - deps.clock.now().getTime()),
+      );
+    });
+    try {
+      await Promise.race([appended, deadline]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** What an Idempotency-Key is bound to: the endpoint and the body, member order aside. */
+  function fingerprintOf(mode: 'sync' | 'async', input: RenderInput): string {
+    const what = {
+      endpoint: `${input.kind}:${mode}`,
+      ...(input.kind === 'preview' ? { templateId: input.templateId } : {}),
+      body: input.body,
+    };
+    return createHash('sha256').update(canonicalJson(what)).digest('hex');
   }
 
   async function storageTarget(tenant: Tenant, bucket: string | undefined, key: string | undefined): Promise<StorageTarget> {
@@ -195,7 +322,8 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
   /** The view entry of a request, or undefined when it was never issued to this tenant. */
   async function status(tenant: Tenant, requestId: string): Promise<StatusViewEntry | undefined> {
     const entry = await deps.view.get(requestId);
-    return entry && entry.tenantId === tenant.tenantId ? entry : undefined;
+    // A withdrawn request (refused with 503) was never issued, as far as the caller knows.
+    return entry && entry.tenantId === tenant.tenantId && !isWithdrawn(entry) ? entry : undefined;
   }
 
   return { submit, status, waitForTerminal: (id: string, ms: number) => deps.view.waitForTerminal(id, ms) };

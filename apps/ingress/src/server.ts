@@ -28,6 +28,8 @@ export async function startIngressServer(rt: Runtime): Promise<Server> {
       allowPrivateWebhooks: config.allowPrivateWebhooks,
       allowPrivateS3Endpoints: config.allowPrivateS3Endpoints,
       adminToken: config.adminToken,
+      acceptTimeoutMs: config.kafkaAppendTimeoutMs,
+      idempotencyTtlMs: config.idempotencyTtlMs,
       webhooks: {
         allowHttp: config.webhooks.allowHttp,
         allowedPorts: config.webhooks.allowedPorts,

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { openRuntime } from '@pressroom/runtime';
+import { exitOnFaults, openRuntime } from '@pressroom/runtime';
 import { eventKey } from '@pressroom/core';
 import { PressroomError } from '@pressroom/domain';
 import { createJsonLogger } from '@pressroom/observability';
@@ -67,6 +67,7 @@ function fail(message: string): never {
   process.exit(2);
 }
 
+exitOnFaults();
 const [noun, verb] = positionals;
 if (values.help || !noun) {
   process.stdout.write(usage);

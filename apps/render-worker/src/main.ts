@@ -1,11 +1,12 @@
-import { planRenderCap } from '@pressroom/domain';
-import { onShutdown, openRenderer, openRuntime } from '@pressroom/runtime';
+import { DEFAULT_RENDER_RETRY_POLICY, planRenderCap } from '@pressroom/domain';
+import { keepServingOnFaults, onShutdown, openRenderer, openRuntime } from '@pressroom/runtime';
 import { startOpsServer } from '@pressroom/observability';
 import { readConfig } from './config.ts';
 import { startRenderWorker } from './render-worker.ts';
 
 const config = readConfig();
 const rt = await openRuntime(config, 'render-worker');
+keepServingOnFaults(rt.logger, rt.metrics);
 const renderer = await openRenderer(config, rt.logger);
 const worker = await startRenderWorker({
   ...rt,
@@ -16,6 +17,9 @@ const worker = await startRenderWorker({
   capForPlan: (plan) => planRenderCap(config.render.tenantCaps, plan),
   renderTimeoutMs: config.render.timeoutMs,
   retry: config.render.retry,
+  acceptClockSkewMs: config.acceptClockSkewMs,
+  crashRetry: { ...DEFAULT_RENDER_RETRY_POLICY, crashRetries: config.render.crashRetries },
+  view: rt.view,
 });
 const ops = await startOpsServer({
   port: config.port,

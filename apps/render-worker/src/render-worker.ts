@@ -1,10 +1,15 @@
 import { hostname } from 'node:os';
 import {
+  admitsRender,
   artifactKey,
   contentTypeFor,
-  tenantRenderCap,
+  decideAfterRenderAttempt,
+  decideBeforeRenderAttempt,
+  DEFAULT_RENDER_RETRY_POLICY,
   DEFAULT_TRANSIENT_RETRY_POLICY,
   PressroomError,
+  tenantRenderCap,
+  type RenderRetryPolicy,
   type StepFailure,
   type TransientRetryPolicy,
 } from '@pressroom/domain';
@@ -22,6 +27,7 @@ import {
   type RenderJob,
   type ConsumeContext,
   type AssetSource,
+  type StatusView,
 } from '@pressroom/core';
 import type { RenderRequested } from '@pressroom/schemas';
 import type { Metrics } from '@pressroom/observability';
@@ -57,7 +63,18 @@ export interface RenderWorkerDeps {
   retry?: TransientRetryPolicy;
   /** A draw in [0, 1) for the retry jitter. Default Math.random. */
   random?: () => number;
+  /** Clock difference tolerated between the ingress and the log when judging `acceptBy` (see admitsRender). */
+  acceptClockSkewMs?: number;
+  /** Retries of a render whose renderer crashed or wedged (RENDER_CRASHED). Default: DEFAULT_RENDER_RETRY_POLICY. */
+  crashRetry?: RenderRetryPolicy;
+  /**
+   * The status view, for the attempts already recorded (RenderAttemptStarted) when a request is
+   * delivered again after a worker died under it. Without it, only renderer crashes are bounded.
+   */
+  view?: Pick<StatusView, 'get'>;
 }
+
+const DEFAULT_ACCEPT_CLOCK_SKEW_MS = 2_000;
 
 /** How often a long render tells the group it is alive (well under any session timeout). */
 const HEARTBEAT_EVERY_MS = 2000;
@@ -122,6 +139,22 @@ async function handleRecord(deps: RenderWorkerDeps, worker: string, record: LogR
   if (record.event.type !== 'RenderRequested') return;
   const requested = record.event;
   const logger = deps.logger.child({ requestId: requested.requestId, tenantId: requested.tenantId });
+  if (!admitsRender(requested.data, record.writtenAt, deps.acceptClockSkewMs ?? DEFAULT_ACCEPT_CLOCK_SKEW_MS)) {
+    // Written after the ingress answered 503: the caller was told "not taken". Withdrawn, on the
+    // log, so the status view and the deliveries know it too; a redelivery appends it again (harmless).
+    const { mode, webhook } = requested.data;
+    const withdrawn = deps.event(
+      'RenderWithdrawn',
+      { requestId: requested.requestId, tenantId: requested.tenantId },
+      { mode, ...(webhook ? { webhook } : {}), reason: 'WRITTEN_AFTER_DEADLINE', by: worker },
+    );
+    await deps.log.append(deps.topics.completed, [withdrawn]);
+    logger.warn('request written after the ingress refused it; withdrawn unrendered', {
+      acceptBy: requested.data.acceptBy,
+      writtenAt: new Date(record.writtenAt ?? 0).toISOString(),
+    });
+    return;
+  }
   const started = performance.now();
   logger.info('render started', { lane: requested.data.mode, output: requested.data.output, worker });
   // Also during retry waits: a record waiting out a storage outage keeps its member in the group.
@@ -176,15 +209,9 @@ interface StepContext {
 
 async function renderAndStore(deps: RenderWorkerDeps, requested: RenderRequested, step: StepContext): Promise<Outcome> {
   const { data } = requested;
-  let bytes: Uint8Array;
-  try {
-    const output = await deps.renderer.render(renderJobFor(requested, deps));
-    bytes = output.bytes;
-  } catch (err) {
-    if (err instanceof RenderFailure) return { error: { code: err.code, message: err.message } };
-    deps.logger.error('renderer crashed', { requestId: requested.requestId, err });
-    return { error: { code: 'RENDER_ERROR', message: 'The renderer failed unexpectedly.' } };
-  }
+  const rendered = await renderWithRetries(deps, step.worker, requested);
+  if ('error' in rendered) return rendered;
+  const bytes = rendered.bytes;
   const key = artifactKey({ tenantId: requested.tenantId, requestId: requested.requestId, output: data.output, target: data.storage });
   const contentType = contentTypeFor(data.output);
   const stored = await storeWithRetries(deps, requested, step, () =>
@@ -248,6 +275,55 @@ export function classifyTransient(error: unknown): StepFailure {
   if (error instanceof TypeError || error instanceof RangeError || error instanceof SyntaxError) return { retriable: false, message };
   if (error instanceof Error && error.name === 'EventDecodeError') return { retriable: false, message };
   return { retriable: true, message };
+}
+
+/**
+ * Renders the request; when the renderer crashes or wedges under it, tries again a bounded
+ * number of times (decideAfterRenderAttempt), so a request that kills the renderer every time
+ * ends as RENDER_CRASHED on the log instead of being replayed forever (a poison message).
+ */
+async function renderWithRetries(
+  deps: RenderWorkerDeps,
+  worker: string,
+  requested: RenderRequested,
+): Promise<{ bytes: Uint8Array } | { error: { code: FailureCodeValue; message: string } }> {
+  const policy = deps.crashRetry ?? DEFAULT_RENDER_RETRY_POLICY;
+  const ids = { requestId: requested.requestId, tenantId: requested.tenantId };
+  const logger = deps.logger.child(ids);
+  // Attempts other deliveries of this record started and never finished (their worker died).
+  const earlier = deps.view ? ((await deps.view.get(requested.requestId))?.attempts ?? 0) : 0;
+  for (let attempt = earlier + 1; ; attempt++) {
+    const gate = decideBeforeRenderAttempt({ attempt, policy });
+    if (gate.outcome === 'record-crash') {
+      logger.error('earlier attempts at this render never finished; recording it as failed', { attempts: attempt - 1 });
+      return { error: { code: 'RENDER_CRASHED', message: gate.message } };
+    }
+    // Recorded alongside the render, not before it: the render does not wait for the log, and a
+    // worker that dies in the first milliseconds of an attempt costs at most one uncounted attempt.
+    const recorded = deps.view
+      ? deps.log.append(deps.topics.completed, [deps.event('RenderAttemptStarted', ids, { attempt, worker })])
+      : Promise.resolve();
+    recorded.catch(() => {}); // awaited below; a failure then fails the handler (redelivery)
+    try {
+      const bytes = (await deps.renderer.render(renderJobFor(requested, deps))).bytes;
+      await recorded; // before the outcome, so the attempt precedes it on the log
+      return { bytes };
+    } catch (err) {
+      await recorded;
+      if (!(err instanceof RenderFailure)) {
+        logger.error('renderer failed unexpectedly', { err });
+        return { error: { code: 'RENDER_ERROR', message: 'The renderer failed unexpectedly.' } };
+      }
+      const decision = decideAfterRenderAttempt({ code: err.code, attempt, policy });
+      if (decision.outcome === 'record') return { error: { code: err.code, message: err.message } };
+      if (decision.outcome === 'record-crash') {
+        logger.error('the renderer crashed on every attempt at this render; recording it as failed', { attempts: attempt });
+        return { error: { code: 'RENDER_CRASHED', message: decision.message } };
+      }
+      logger.warn('the renderer crashed during this render; trying again', { attempt, delayMs: decision.delayMs, reason: err.message });
+      await new Promise((resolve) => setTimeout(resolve, decision.delayMs));
+    }
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
-import { planRenderCap } from '@pressroom/domain';
-import { onShutdown, openRenderer, openRuntime } from '@pressroom/runtime';
+import { DEFAULT_RENDER_RETRY_POLICY, planRenderCap } from '@pressroom/domain';
+import { keepServingOnFaults, onShutdown, openRenderer, openRuntime } from '@pressroom/runtime';
 import { closeServer, startIngressServer } from '@pressroom/ingress';
 import { startRenderWorker } from '@pressroom/render-worker';
 import { startCatalogProjector, startStatusProjector, startTemplateProjector } from '@pressroom/status-projector';
@@ -10,6 +10,7 @@ import { readConfig } from './config.ts';
 // others: each still talks to the rest only through the log and the view.
 const config = readConfig();
 const rt = await openRuntime(config, 'standalone');
+keepServingOnFaults(rt.logger, rt.metrics);
 const renderer = await openRenderer(config, rt.logger);
 // The projector first: with a volatile view it rebuilds from the log before anyone asks.
 const projector = await startStatusProjector({ ...rt, rebuildOnStart: rt.viewIsVolatile });
@@ -24,6 +25,9 @@ const worker = await startRenderWorker({
   capForPlan: (plan) => planRenderCap(config.render.tenantCaps, plan),
   renderTimeoutMs: config.render.timeoutMs,
   retry: config.render.retry,
+  acceptClockSkewMs: config.acceptClockSkewMs,
+  crashRetry: { ...DEFAULT_RENDER_RETRY_POLICY, crashRetries: config.render.crashRetries },
+  view: rt.view,
 });
 const dispatcher = await startWebhookDispatcher({ ...rt, settings: dispatcherSettings(config), rebuildOnStart: rt.viewIsVolatile });
 const server = await startIngressServer({ ...rt, readiness: [...rt.readiness, { name: 'chromium', check: () => renderer.ping() }] });

@@ -1,4 +1,4 @@
-import { onShutdown, openRuntime } from '@pressroom/runtime';
+import { keepServingOnFaults, onShutdown, openRuntime } from '@pressroom/runtime';
 import { startOpsServer } from '@pressroom/observability';
 import { readConfig } from './config.ts';
 import { startStatusProjector } from './status-projector.ts';
@@ -7,6 +7,7 @@ import { startCatalogProjector } from './catalog-projector.ts';
 
 const config = readConfig();
 const rt = await openRuntime(config, 'status-projector');
+keepServingOnFaults(rt.logger, rt.metrics);
 const projector = await startStatusProjector({ ...rt, rebuildOnStart: rt.viewIsVolatile });
 const templateProjector = await startTemplateProjector({ ...rt, rebuildOnStart: rt.viewIsVolatile });
 const catalogProjector = await startCatalogProjector(rt);

@@ -1,4 +1,4 @@
-import { deliversWebhook, foldDelivery, isWebhookEvent } from '@pressroom/domain';
+import { deliversWebhook, foldDelivery, isWebhookEvent, withdrawsWebhook } from '@pressroom/domain';
 import { deliveryTopics, rebuildDeliveries, type PressroomConfig, type Subscription } from '@pressroom/core';
 import { deliverAttempt, type AttemptDeps, type DispatcherSettings } from './deliver-attempt.ts';
 import { startDeliveryLoop } from './delivery-loop.ts';
@@ -57,11 +57,15 @@ export async function startWebhookDispatcher(deps: WebhookDispatcherDeps): Promi
       if (deliversWebhook(event)) {
         await deps.deliveries.apply(event);
         const record = await deps.deliveries.get(event.requestId);
-        // A redelivered or duplicate completion finds the delivery scheduled or ended already.
-        if (record && foldDelivery(record).view.state === 'PENDING') {
+        // A redelivered or duplicate completion finds the delivery scheduled or ended already;
+        // one that comes after a withdrawal finds the request withdrawn and is never delivered.
+        const state = record ? foldDelivery(record) : undefined;
+        if (state && state.view.state === 'PENDING' && !state.withdrawn) {
           await deps.deliveries.schedule(event.requestId, deps.clock.now().getTime(), { ifAbsent: true });
           loop.wake();
         }
+      } else if (withdrawsWebhook(event)) {
+        await deps.deliveries.apply(event); // the request was refused: whatever outcome follows is not delivered
       } else if (event.type === 'WebhookReplayRequested') {
         await deps.deliveries.apply(event);
         await deps.deliveries.schedule(event.requestId, deps.clock.now().getTime());

@@ -129,6 +129,14 @@ export const ConfigSchema = Type.Object({
     'Let allowed render hosts resolve to private addresses (RFC 1918, CGNAT, unique-local): asset servers on an internal network. Loopback, link-local and metadata addresses are refused regardless.',
     false,
   ),
+  PRESSROOM_RENDER_CRASH_RETRIES: Int(
+    'Further attempts at a render whose renderer process crashed or stopped answering, before it is recorded FAILED with RENDER_CRASHED.',
+    2,
+    0,
+  ),
+  PRESSROOM_RENDER_USER: Str(
+    'Unprivileged user the renderer process (and Chromium, with its sandbox on) runs as when the service runs as root, e.g. `pressroom-render` (see infra/renderer-user.sh).',
+  ),
   CHROMIUM_PATH: Str('Chromium binary. Default: chromium-headless-shell when installed, else chromium.'),
   PRESSROOM_TOPIC_PREFIX: Str('Prefix of the Kafka topics.', 'pressroom'),
   PRESSROOM_KAFKA_PARTITIONS: Int('Partitions of each topic when Pressroom creates it.', 6, 1),
@@ -137,7 +145,17 @@ export const ConfigSchema = Type.Object({
     30000,
     1000,
   ),
-  PRESSROOM_KAFKA_APPEND_TIMEOUT_MS: Int('How long an append may wait for the brokers before the request is refused with 503.', 10000, 100),
+  PRESSROOM_KAFKA_APPEND_TIMEOUT_MS: Int(
+    'How long the ingress waits for the log to take a render request before it answers 503 (both profiles); a request the log writes later is withdrawn, never rendered.',
+    10000,
+    100,
+  ),
+  PRESSROOM_ACCEPT_CLOCK_SKEW_MS: Int(
+    'Clock difference tolerated between the ingress and the Kafka brokers when the render worker decides a request was written after the ingress refused it.',
+    2000,
+    0,
+  ),
+  PRESSROOM_IDEMPOTENCY_TTL_MS: Int('How long an Idempotency-Key of a render request is remembered (per tenant).', 24 * 3600_000, 60_000),
   PRESSROOM_REDIS_PREFIX: Str('Prefix of every Redis key.', 'pressroom:'),
   PRESSROOM_LOG_LEVEL: Type.Union([Type.Literal('debug'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error')], {
     default: 'info',
@@ -214,11 +232,17 @@ export interface PressroomConfig {
     chromiumPath: string | undefined;
     /** Retries of a render step that failed for a transient reason. */
     retry: { baseDelayMs: number; maxDelayMs: number; maxAttempts: number };
+    crashRetries: number;
+    user: string | undefined;
   };
   topicPrefix: string;
   kafkaPartitions: number;
   kafkaSessionTimeoutMs: number;
   kafkaAppendTimeoutMs: number;
+  /** See PRESSROOM_ACCEPT_CLOCK_SKEW_MS. */
+  acceptClockSkewMs: number;
+  /** How long an Idempotency-Key is remembered. */
+  idempotencyTtlMs: number;
   redisPrefix: string;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   kafkaBrokers: string[];
@@ -316,11 +340,15 @@ export function loadConfig(env: Record<string, string | undefined>): PressroomCo
         maxDelayMs: Number(c.PRESSROOM_RENDER_RETRY_MAX_MS),
         maxAttempts: Number(c.PRESSROOM_RENDER_RETRY_MAX_ATTEMPTS),
       },
+      crashRetries: Number(c.PRESSROOM_RENDER_CRASH_RETRIES),
+      user: c.PRESSROOM_RENDER_USER,
     },
     topicPrefix: c.PRESSROOM_TOPIC_PREFIX,
     kafkaPartitions: Number(c.PRESSROOM_KAFKA_PARTITIONS),
     kafkaSessionTimeoutMs: Number(c.PRESSROOM_KAFKA_SESSION_TIMEOUT_MS),
     kafkaAppendTimeoutMs: Number(c.PRESSROOM_KAFKA_APPEND_TIMEOUT_MS),
+    acceptClockSkewMs: Number(c.PRESSROOM_ACCEPT_CLOCK_SKEW_MS),
+    idempotencyTtlMs: Number(c.PRESSROOM_IDEMPOTENCY_TTL_MS),
     redisPrefix: c.PRESSROOM_REDIS_PREFIX,
     logLevel: c.PRESSROOM_LOG_LEVEL,
     kafkaBrokers: splitList(c.KAFKA_BROKERS ?? ''),

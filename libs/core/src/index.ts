@@ -33,3 +33,5 @@ export * from './webhook-secrets.ts';
 export * from './webhook-http.ts';
 export * from './webhook-deliveries.ts';
 export * from './self-rebuilding-views.ts';
+export * from './ports/idempotency-keys.ts';
+export * from './adapters/memory-idempotency-keys.ts';

@@ -1,4 +1,4 @@
-import { deliversWebhook, foldDelivery, isWebhookEvent, notFound } from '@pressroom/domain';
+import { deliversWebhook, foldDelivery, isWebhookEvent, notFound, withdrawsWebhook } from '@pressroom/domain';
 import type { Clock, Ids } from './ports/clock.ts';
 import type { DeliveryStore } from './ports/delivery-store.ts';
 import type { EventLog, TopicNames } from './ports/event-log.ts';
@@ -19,7 +19,7 @@ export async function rebuildDeliveries(
   await deps.deliveries.clear();
   const requests = new Set<string>();
   const n = await deps.log.readAll(deliveryTopics(deps.topics), async ({ event }) => {
-    if (deliversWebhook(event) || isWebhookEvent(event)) {
+    if (deliversWebhook(event) || withdrawsWebhook(event) || isWebhookEvent(event)) {
       await deps.deliveries.apply(event);
       if (deliversWebhook(event)) requests.add(event.requestId);
     }
@@ -31,7 +31,7 @@ export async function rebuildDeliveries(
       const record = await deps.deliveries.get(requestId);
       if (!record) continue;
       const { view } = foldDelivery(record);
-      if (view.state !== 'PENDING') continue;
+      if (view.state !== 'PENDING' || foldDelivery(record).withdrawn) continue;
       pending++;
       await deps.deliveries.schedule(requestId, Math.max(now, view.nextAttemptAt ? Date.parse(view.nextAttemptAt) : now));
     }
@@ -56,7 +56,8 @@ export async function requestWebhookReplay(
   let requestIds: string[];
   if ('requestId' in selector) {
     const record = await deps.deliveries.get(selector.requestId);
-    if (!record || record.tenantId !== tenantId || !record.completion) throw notFound(`Delivery of ${selector.requestId}`);
+    if (!record || record.tenantId !== tenantId || !record.completion || record.completion.type === 'RenderWithdrawn')
+      throw notFound(`Delivery of ${selector.requestId}`);
     requestIds = [selector.requestId];
   } else {
     requestIds = await deps.deliveries.listCompleted(tenantId, selector.fromMs, selector.toMs);

@@ -1,12 +1,15 @@
-import type { DeliveryView, LogEvent, RenderCompleted, StatusViewEntry, WebhookEvent } from '@pressroom/schemas';
+import type { DeliveryView, LogEvent, RenderCompleted, RenderWithdrawn, StatusViewEntry, WebhookEvent } from '@pressroom/schemas';
 import { evolveStatus } from './status.ts';
 
 /** Everything the log says about delivering one result: its completion and its webhook events. */
 export interface DeliveryRecord {
   requestId: string;
   tenantId: string;
-  /** The first completion of the request (first terminal wins, as in the status view). */
-  completion?: RenderCompleted;
+  /**
+   * The first terminal event of the request (first terminal wins, as in the status view): its
+   * outcome, or its withdrawal (the ingress refused it), after which nothing is delivered.
+   */
+  completion?: RenderCompleted | RenderWithdrawn;
   events: WebhookEvent[];
 }
 
@@ -16,6 +19,8 @@ export interface DeliveryState {
   result?: StatusViewEntry;
   /** Number of the next attempt in the current round. */
   nextAttempt: number;
+  /** The request was withdrawn before any outcome: nothing is ever delivered for it. */
+  withdrawn: boolean;
 }
 
 /**
@@ -36,7 +41,8 @@ export function foldDelivery(record: DeliveryRecord): DeliveryState {
   const events = uniqueByEventId(record.events);
   const replays = events.filter((e) => e.type === 'WebhookReplayRequested');
   const round = replays.length;
-  const completion = record.completion;
+  const withdrawn = record.completion?.type === 'RenderWithdrawn';
+  const completion = record.completion?.type === 'RenderWithdrawn' ? undefined : record.completion;
   const result = completion ? evolveStatus(undefined, completion) : undefined;
   const view: DeliveryView = {
     requestId: record.requestId,
@@ -95,7 +101,7 @@ export function foldDelivery(record: DeliveryRecord): DeliveryState {
   view.attempts.sort((a, b) => a.round - b.round || a.attempt - b.attempt || a.startedAt.localeCompare(b.startedAt));
   view.outcomes.sort((a, b) => a.round - b.round || a.at.localeCompare(b.at));
   if (view.state === 'PENDING' && lastAttemptThisRound?.nextAttemptAt) view.nextAttemptAt = lastAttemptThisRound.nextAttemptAt;
-  return { view, ...(result ? { result } : {}), nextAttempt };
+  return { view, ...(result ? { result } : {}), nextAttempt, withdrawn };
 }
 
 /** Events are sorted by time (ties by id), and a redelivered event counts once. */
@@ -113,6 +119,14 @@ export function goneUrlOf(event: WebhookEvent): string | undefined {
 /** Whether an event is a completion whose result goes to a webhook (async renders only). */
 export function deliversWebhook(event: LogEvent): event is RenderCompleted {
   return (event.type === 'RenderSucceeded' || event.type === 'RenderFailed') && event.data.mode === 'async' && Boolean(event.data.webhook);
+}
+
+/**
+ * Whether an event withdraws a request that named a webhook: it takes the delivery's terminal
+ * slot like a completion, so a later outcome is never delivered.
+ */
+export function withdrawsWebhook(event: LogEvent): event is RenderWithdrawn {
+  return event.type === 'RenderWithdrawn' && event.data.mode === 'async' && Boolean(event.data.webhook);
 }
 
 export function isWebhookEvent(event: LogEvent): event is WebhookEvent {

@@ -11,6 +11,10 @@ export type ErrorCode =
   | 'PAYLOAD_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'CONFLICT'
+  /** An Idempotency-Key sent again with a different request. */
+  | 'IDEMPOTENCY_KEY_REUSED'
+  /** An Idempotency-Key whose first request is still being taken, past the wait for it. */
+  | 'IDEMPOTENCY_KEY_IN_USE'
   | 'LOG_UNAVAILABLE'
   | 'DEPENDENCY_UNAVAILABLE'
   | 'INTERNAL';
@@ -42,6 +46,23 @@ export function validationError(details: FieldProblem[], message = 'The request 
 /** NotFound happens when a resource does not exist for the calling tenant (another tenant's resource included). */
 export function notFound(what: string): PressroomError {
   return new PressroomError('NOT_FOUND', `${what} not found.`);
+}
+
+/**
+ * The cause of a LOG_UNAVAILABLE for an append the log adapter never sent (it expired while
+ * queued, or the log was closed): it can never be written. Any other LOG_UNAVAILABLE of an
+ * append means "maybe written" (a send in flight can still land, or landed without an answer).
+ */
+export class AppendNeverSent extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'AppendNeverSent';
+  }
+}
+
+/** Whether a failed append can never reach the log (see AppendNeverSent). */
+export function appendNeverSent(err: unknown): boolean {
+  return err instanceof PressroomError && err.cause instanceof AppendNeverSent;
 }
 
 /** LogUnavailable happens when the event log cannot durably accept a write; the caller may retry later. */

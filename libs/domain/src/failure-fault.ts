@@ -19,6 +19,8 @@ const FAULT: Record<FailureCodeValue, FailureFault> = {
   RENDER_TIMEOUT: 'timeout',
   RENDER_ERROR: 'service',
   STORAGE_ERROR: 'service',
+  // Retried and still crashing: we cannot tell a hostile page from a broken host, so it counts as ours.
+  RENDER_CRASHED: 'service',
 };
 
 /** Unknown codes (from a newer writer on the log) are counted as ours: never blame the caller blindly. */

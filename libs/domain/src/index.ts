@@ -20,3 +20,6 @@ export * from './decision.ts';
 export * from './template-decider.ts';
 export * from './catalog.ts';
 export * from './transient-retry.ts';
+export * from './admission.ts';
+export * from './idempotency.ts';
+export * from './render-retry.ts';

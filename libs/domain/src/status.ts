@@ -7,6 +7,9 @@ const rank = { ONGOING: 0, SUCCESS: 1, FAILED: 1 } as const;
  * applying the same event twice, or events out of order (a RenderSucceeded before its
  * RenderRequested), gives the same result. The state only moves forward; the first
  * terminal event wins, so a duplicate RenderFailed after SUCCESS changes nothing.
+ *
+ * A RenderWithdrawn is terminal too (the ingress refused the request with 503): when it comes
+ * first, a later outcome changes nothing and the entry stays withdrawn (the API answers 404).
  */
 export function evolveStatus(current: StatusViewEntry | undefined, event: PressroomEvent): StatusViewEntry | undefined {
   switch (event.type) {
@@ -20,13 +23,35 @@ export function evolveStatus(current: StatusViewEntry | undefined, event: Pressr
       const source = event.data.source;
       return {
         ...base,
+        mode: event.data.mode, // the request's own, over a guess made by an attempt seen first
         requestedAt: base.requestedAt ?? event.occurredAt,
         ...(source.kind === 'template' ? { template: { templateId: source.templateId, templateVersion: source.templateVersion } } : {}),
       };
     }
+    case 'RenderWithdrawn': {
+      if (isTerminal(current)) return current;
+      const base: StatusViewEntry = current ?? {
+        requestId: event.requestId,
+        tenantId: event.tenantId,
+        state: 'ONGOING',
+        mode: event.data.mode,
+      };
+      return { ...base, withdrawnAt: event.occurredAt };
+    }
+    case 'RenderAttemptStarted': {
+      // The highest attempt number seen: idempotent, and order does not matter.
+      if (current && (current.attempts ?? 0) >= event.data.attempt) return current;
+      const base: StatusViewEntry = current ?? {
+        requestId: event.requestId,
+        tenantId: event.tenantId,
+        state: 'ONGOING',
+        mode: 'async',
+      };
+      return { ...base, attempts: event.data.attempt };
+    }
     case 'RenderSucceeded':
     case 'RenderFailed': {
-      if (current && rank[current.state] > 0) return current;
+      if (current && (rank[current.state] > 0 || current.withdrawnAt)) return current;
       const base: StatusViewEntry = current ?? {
         requestId: event.requestId,
         tenantId: event.tenantId,
@@ -55,6 +80,12 @@ export function evolveStatus(current: StatusViewEntry | undefined, event: Pressr
   }
 }
 
+/** Whether the entry has its final state: an outcome, or withdrawn. */
 export function isTerminal(entry: StatusViewEntry | undefined): boolean {
-  return entry !== undefined && entry.state !== 'ONGOING';
+  return entry !== undefined && (entry.state !== 'ONGOING' || entry.withdrawnAt !== undefined);
+}
+
+/** Whether the entry is of a request the ingress refused: to the API it was never issued (404). */
+export function isWithdrawn(entry: StatusViewEntry | undefined): boolean {
+  return entry?.withdrawnAt !== undefined;
 }

@@ -50,3 +50,27 @@ describe('evolveStatus', () => {
     expect(fold([requested, failed, succeeded])?.state).toBe('FAILED');
   });
 });
+
+describe('evolveStatus: render attempts', () => {
+  const attempt = (n: number): PressroomEvent => ({
+    ...ids,
+    eventId: `a${n}`,
+    type: 'RenderAttemptStarted',
+    version: 1,
+    occurredAt: '2026-11-22T10:00:00.500Z',
+    data: { attempt: n, worker: 'w' },
+  });
+
+  it('counts the highest attempt started, whatever the order and however often each is applied', () => {
+    expect(fold([requested, attempt(1), attempt(2)])?.attempts).toBe(2);
+    expect(fold([attempt(2), requested, attempt(1), attempt(2)])?.attempts).toBe(2);
+  });
+
+  it("keeps the request's own mode when an attempt is seen before the request", () => {
+    expect(fold([attempt(1), requested])).toMatchObject({ mode: 'sync', state: 'ONGOING', attempts: 1 });
+  });
+
+  it('does not move a finished render', () => {
+    expect(fold([requested, attempt(1), failed, attempt(2)])).toMatchObject({ state: 'FAILED', attempts: 2 });
+  });
+});

@@ -1,5 +1,5 @@
 import type { Message, TopicMessages } from 'kafkajs';
-import { logUnavailable } from '@pressroom/domain';
+import { AppendNeverSent, logUnavailable } from '@pressroom/domain';
 
 const MAX_BATCH_BYTES = 512 * 1024;
 
@@ -24,9 +24,9 @@ export interface AppendQueueOptions {
  * queued meanwhile. Appends therefore keep their order, and kafkajs's idempotent producer is
  * never driven by concurrent sends (which loses or rejects records: tulios/kafkajs#598, #1005).
  *
- * Each append has its own deadline. One that expires while queued is dropped and never sent;
- * one that expires while its batch is in flight is rejected but may still be written later
- * (the caller was told LOG_UNAVAILABLE; consumers are idempotent).
+ * Each append has its own deadline. One that expires while queued is dropped and never sent
+ * (its error's cause is AppendNeverSent); one that expires while its batch is in flight is
+ * rejected but may still be written later (the ingress withdraws such a request).
  */
 export class AppendQueue {
   private pending: PendingAppend[] = [];
@@ -36,14 +36,18 @@ export class AppendQueue {
   constructor(private readonly opts: AppendQueueOptions) {}
 
   append(topic: string, messages: Message[]): Promise<void> {
-    if (this.closed) return Promise.reject(logUnavailable(new Error('the event log is closed')));
+    if (this.closed) return Promise.reject(logUnavailable(new AppendNeverSent('the event log is closed')));
     return new Promise<void>((resolve, reject) => {
       const item: PendingAppend = {
         topic,
         messages,
         settled: false,
         timer: setTimeout(() => {
-          this.settle(item, logUnavailable(new Error(`append not acknowledged within ${this.opts.timeoutMs} ms`)));
+          // Still queued: dropped, never sent. In flight: maybe written.
+          const cause = this.pending.includes(item)
+            ? new AppendNeverSent(`append not sent within ${this.opts.timeoutMs} ms (the log did not take earlier ones)`)
+            : new Error(`append not acknowledged within ${this.opts.timeoutMs} ms`);
+          this.settle(item, logUnavailable(cause));
         }, this.opts.timeoutMs),
         resolve,
         reject,
@@ -59,7 +63,7 @@ export class AppendQueue {
   /** Rejects what is still queued; a batch in flight settles by itself or by its deadline. */
   close(): void {
     this.closed = true;
-    for (const item of this.pending.splice(0)) this.settle(item, logUnavailable(new Error('the event log is closed')));
+    for (const item of this.pending.splice(0)) this.settle(item, logUnavailable(new AppendNeverSent('the event log is closed')));
   }
 
   private settle(item: PendingAppend, error?: unknown): void {

@@ -160,6 +160,26 @@ describe('kafka event log', () => {
     }
   });
 
+  it("creates topics whose record time is the broker's write time (LogAppendTime), whatever a producer claims", async () => {
+    // Given a topic created by the adapter, and a record whose producer claims it was made in 1970
+    const log = await open();
+    const topic = `${run}.append-time.${short()}`;
+    await log.ensureTopics([topic]);
+    const producer = new kafkajs.Kafka({ brokers, clientId: `${run}-raw`, logLevel: kafkajs.logLevel.NOTHING }).producer();
+    await producer.connect();
+    const before = Date.now();
+    try {
+      await producer.send({ topic, messages: [{ key: 'k', value: JSON.stringify(delivered(1)), timestamp: '1000' }] });
+    } finally {
+      await producer.disconnect();
+    }
+    // Then the log reports when the broker wrote it (the render worker's acceptBy check relies on it)
+    const seen: number[] = [];
+    await log.readAll([topic], (r) => void seen.push(r.writtenAt ?? 0));
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toBeGreaterThanOrEqual(before - 1);
+  });
+
   it('writes plain JSON values without a registry', async () => {
     const log = await open();
     const topic = `${run}.plain.${short()}`;

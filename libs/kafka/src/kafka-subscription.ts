@@ -180,7 +180,19 @@ export async function startSubscription(deps: SubscriptionDeps, opts: ConsumeOpt
       try {
         if (!message.value) throw new Error('record has no value');
         const event = await codec.decode(message.value);
-        await opts.handle({ topic, partition, offset: message.offset, key: message.key?.toString() ?? eventKey(event), event }, ctx);
+        // LogAppendTime on the topics we create (see TopicAdmin): the broker's time of the write.
+        const writtenAt = Number(message.timestamp);
+        await opts.handle(
+          {
+            topic,
+            partition,
+            offset: message.offset,
+            key: message.key?.toString() ?? eventKey(event),
+            event,
+            ...(writtenAt > 0 ? { writtenAt } : {}),
+          },
+          ctx,
+        );
         p.finish(offset, key);
         return;
       } catch (e) {

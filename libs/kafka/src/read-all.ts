@@ -101,6 +101,7 @@ export async function readAllRecords(
               offset: message.offset,
               key: message.key?.toString() ?? eventKey(event),
               event,
+              ...(Number(message.timestamp) > 0 ? { writtenAt: Number(message.timestamp) } : {}),
             };
             await visit(record);
           } catch (e) {

@@ -61,7 +61,14 @@ export class TopicAdmin {
     const { replicationFactor } = this.settings;
     await admin.createTopics({
       waitForLeaders: true,
-      topics: missing.map((topic) => ({ topic, numPartitions: partitions, ...(replicationFactor ? { replicationFactor } : {}) })),
+      topics: missing.map((topic) => ({
+        topic,
+        numPartitions: partitions,
+        ...(replicationFactor ? { replicationFactor } : {}),
+        // Record timestamps are the broker's write time, whatever a producer sets: the render
+        // worker compares them with a request's acceptBy (see admitsRender in @pressroom/domain).
+        configEntries: [{ name: 'message.timestamp.type', value: 'LogAppendTime' }],
+      })),
     });
     this.logger.info('kafka: created topics', { topics: missing, partitions });
   }

@@ -46,6 +46,12 @@ export function createMetrics() {
       labelNames: ['outcome'] as const,
       registers: [registry],
     }),
+    processFaultsTotal: new Counter({
+      name: 'pressroom_process_faults_total',
+      help: 'Errors no handler caught (uncaught exceptions, unhandled rejections), logged and survived.',
+      labelNames: ['kind'] as const,
+      registers: [registry],
+    }),
   };
 }
 export type Metrics = ReturnType<typeof createMetrics>;

@@ -6,3 +6,4 @@ export * from './redis-asset-index.ts';
 export * from './redis-delivery-store.ts';
 export * from './redis-stream-version-guard.ts';
 export * from './redis-legacy-catalog.ts';
+export * from './redis-idempotency-keys.ts';

@@ -1,6 +1,6 @@
-import { goneUrlOf, isWebhookEvent, type DeliveryRecord } from '@pressroom/domain';
+import { goneUrlOf, isWebhookEvent, withdrawsWebhook, type DeliveryRecord } from '@pressroom/domain';
 import { silentLogger, type DeliveryStore, type Logger } from '@pressroom/core';
-import type { RenderCompleted, WebhookEvent } from '@pressroom/schemas';
+import type { RenderCompleted, RenderWithdrawn, WebhookEvent } from '@pressroom/schemas';
 import { connectRedis, disconnectRedis } from './connect.ts';
 import { unlinkByPrefix } from './unlink-by-prefix.ts';
 import { redisGuard } from './guard.ts';
@@ -55,7 +55,21 @@ export function createRedisDeliveryStore(options: RedisDeliveryStoreOptions): De
             .multi()
             .hsetnx(recordKey(e.requestId), 'tenant', e.tenantId)
             .hsetnx(recordKey(e.requestId), 'completion', JSON.stringify(e))
-            .zadd(completedKey(e.tenantId), 'NX', Date.parse(e.occurredAt), e.requestId)
+            .exec(),
+        );
+        // Listed for replay only when this outcome holds the slot (not behind a withdrawal); checked
+        // by eventId, so a redelivery after a crash between the two steps still lists it.
+        const held = await guard(redis.hget(recordKey(e.requestId), 'completion'));
+        if (held && (JSON.parse(held) as { eventId: string }).eventId === e.eventId) {
+          await guard(redis.zadd(completedKey(e.tenantId), 'NX', Date.parse(e.occurredAt), e.requestId));
+        }
+      } else if (withdrawsWebhook(e)) {
+        // Takes the terminal slot if no outcome is there yet: a later outcome is then never delivered.
+        await guard(
+          redis
+            .multi()
+            .hsetnx(recordKey(e.requestId), 'tenant', e.tenantId)
+            .hsetnx(recordKey(e.requestId), 'completion', JSON.stringify(e))
             .exec(),
         );
       } else if (isWebhookEvent(e)) {
@@ -73,7 +87,7 @@ export function createRedisDeliveryStore(options: RedisDeliveryStoreOptions): De
       if (!fields.tenant) return undefined;
       const record: DeliveryRecord = { requestId, tenantId: fields.tenant, events: [] };
       for (const [name, value] of Object.entries(fields)) {
-        if (name === 'completion') record.completion = JSON.parse(value) as RenderCompleted;
+        if (name === 'completion') record.completion = JSON.parse(value) as RenderCompleted | RenderWithdrawn;
         else if (name.startsWith('e:')) record.events.push(JSON.parse(value) as WebhookEvent);
       }
       return record;

@@ -5,6 +5,8 @@ import { withDeadline } from './deadline.ts';
 export interface BrowserHostOptions {
   executablePath: string;
   args: string[];
+  /** Chromium's own sandbox (needs an unprivileged user and user namespaces). */
+  sandbox?: boolean;
   logger: Logger;
 }
 
@@ -73,6 +75,7 @@ export class BrowserHost {
       executablePath: this.#opts.executablePath,
       args: this.#opts.args,
       headless: true,
+      chromiumSandbox: this.#opts.sandbox ?? false,
       timeout: 30_000,
       // The app drains and closes the renderer on shutdown; Playwright must not kill the
       // browser under in-flight renders when the signal arrives.
@@ -91,6 +94,7 @@ export class BrowserHost {
     this.#opts.logger.info('chromium launched', {
       version: browser.version(),
       executablePath: this.#opts.executablePath,
+      sandbox: this.#opts.sandbox ?? false,
       launchMs: Date.now() - started,
     });
     return browser;

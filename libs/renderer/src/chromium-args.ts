@@ -2,10 +2,11 @@
  * Command-line switches for every Chromium we launch. Playwright adds its own defaults
  * (--hide-scrollbars, --mute-audio, ...); these are the ones Pressroom depends on.
  */
-export function chromiumArgs(): string[] {
+export function chromiumArgs(opts: { sandbox?: boolean } = {}): string[] {
   return [
-    // We run as root in a container: the setuid/namespace sandbox cannot start there.
-    '--no-sandbox',
+    // As root, Chromium refuses to start its sandbox; the renderer host runs as an unprivileged
+    // user where it can (PRESSROOM_RENDER_USER), and then the namespace sandbox is on.
+    ...(opts.sandbox ? [] : ['--no-sandbox']),
     '--disable-gpu',
     '--disable-quic',
     '--no-first-run',
@@ -17,7 +18,9 @@ export function chromiumArgs(): string[] {
     // The browser itself resolves no host name or address, IP literals included: every request a
     // page makes is either answered by the network guard (which fetches allowed hosts from this
     // process, checking each hop) or fails. Preconnects, WebSockets and anything the route
-    // interception does not see therefore reach nothing.
+    // interception does not see therefore reach nothing — WebSockets included (ws:// to a name,
+    // to 127.0.0.1, [::1], 0x7f000001 …): they fail in the resolver, so no Playwright WebSocket
+    // routing (whose bindings the page could call) is needed.
     '--host-resolver-rules=MAP * ~NOTFOUND',
     // WebRTC sends STUN over UDP outside the network stack above: with no proxy, this disables it.
     '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',

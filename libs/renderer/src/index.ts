@@ -8,3 +8,9 @@ export { resolveChromiumPath, ChromiumNotFoundError, CHROMIUM_CANDIDATES } from 
 export { chromiumArgs } from './chromium-args.ts';
 export { NetworkPolicy, type RequestDecision } from './network-policy.ts';
 export { A4_VIEWPORT } from './warm-page.ts';
+export {
+  createSupervisedRenderer,
+  type SupervisedRenderer,
+  type SupervisedRendererOptions,
+  type SupervisedRendererStats,
+} from './supervised-renderer.ts';

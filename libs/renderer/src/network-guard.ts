@@ -40,14 +40,13 @@ export interface GuardOptions extends AllowedFetchOptions {
  * Puts every request of every page in `context` under the policy. The browser itself can resolve
  * nothing (see chromiumArgs), so the only way out is through this handler: requests to allowed
  * hosts are fetched here, hop by hop, and handed to the page; everything else is aborted.
- * WebSockets are refused outright.
+ * WebSockets never get here: the browser cannot resolve their host either. They must not be
+ * routed through Playwright (context.routeWebSocket): that installs Playwright's bindings
+ * (`__playwright__binding__`, `__pwWebSocketDispatch`) in every page, where tenant code can call
+ * them with a payload that throws inside Playwright, outside any handler of ours.
  */
 export async function guardNetwork(context: BrowserContext, options: GuardOptions): Promise<void> {
   const log = options.logger;
-  await context.routeWebSocket(/.*/, (ws) => {
-    log.debug('websocket blocked', { url: ws.url() });
-    void ws.close({ code: 1008, reason: 'Blocked by the render network policy' }).catch(() => {});
-  });
   await context.route('**/*', (route) => handle(route, options).catch((err) => quietAbort(route, log, err)));
 }
 

@@ -48,6 +48,8 @@ export interface PlaywrightRendererOptions {
   maxOutputBytes: number;
   /** Largest PNG in pixels; a bigger one fails with OUTPUT_TOO_LARGE before it is captured. Default 25 million. */
   maxPngPixels?: number;
+  /** Chromium's sandbox; only where this process runs unprivileged (see supervised-renderer.ts). Default off. */
+  sandbox?: boolean;
   logger?: Logger;
 }
 
@@ -70,7 +72,8 @@ export type PlaywrightRenderer = Renderer & { stats(): RendererStats };
 export async function createPlaywrightRenderer(options: PlaywrightRendererOptions): Promise<PlaywrightRenderer> {
   const logger = (options.logger ?? silentLogger).child({ component: 'renderer' });
   const executablePath = resolveChromiumPath(options.executablePath);
-  const host = new BrowserHost({ executablePath, args: chromiumArgs(), logger });
+  const sandbox = options.sandbox ?? false;
+  const host = new BrowserHost({ executablePath, args: chromiumArgs({ sandbox }), sandbox, logger });
   const runtimeScript = await pageRuntimeScript();
   const pool = new PagePool({
     size: options.pages,
@@ -100,6 +103,7 @@ export async function createPlaywrightRenderer(options: PlaywrightRendererOption
     RENDER_ERROR: 0,
     NAVIGATION_REFUSED: 0,
     PAGE_SETUP_INVALID: 0,
+    RENDER_CRASHED: 0,
   };
   const maxPngPixels = options.maxPngPixels ?? 25_000_000;
   let closing: Promise<void> | undefined;
@@ -119,13 +123,16 @@ export async function createPlaywrightRenderer(options: PlaywrightRendererOption
       return output;
     } catch (err) {
       const failure = logged(
-        classifyRenderFailure(err, {
-          timeoutMs: job.timeoutMs,
-          navigated: stopWatchingNavigation(wp),
-          pageGone: wp.crashed || wp.page.isClosed(),
-          // We close a job's page only after the job; a crash or a dead browser is not the page's doing.
-          closedItself: wp.page.isClosed() && !wp.crashed && host.isCurrent(wp.browser),
-        }),
+        crashedUnder(
+          wp,
+          classifyRenderFailure(err, {
+            timeoutMs: job.timeoutMs,
+            navigated: stopWatchingNavigation(wp),
+            pageGone: wp.crashed || wp.page.isClosed(),
+            // We close a job's page only after the job; a crash or a dead browser is not the page's doing.
+            closedItself: wp.page.isClosed() && !wp.crashed && host.isCurrent(wp.browser),
+          }),
+        ),
       );
       failed[failure.code]++;
       // A failure of the tenant's making (a template error, a navigation, a page setup or an
@@ -148,6 +155,20 @@ export async function createPlaywrightRenderer(options: PlaywrightRendererOption
     if (failureFault(failure.code) === 'service') logger.warn('render failed', { code: failure.code, err: cause ?? failure });
     else logger.debug('render refused', { code: failure.code, message: failure.message, ...(cause ? { err: cause } : {}) });
     return failure;
+  }
+
+  /**
+   * A render that failed because Chromium died under it (the browser process killed or crashed,
+   * or the page's own renderer process) says nothing about the document: it is RENDER_CRASHED,
+   * which the render worker tries again (bounded), not a final RENDER_ERROR or RENDER_TIMEOUT.
+   * The failure's own kind is kept when the document is at fault (template, output size).
+   */
+  function crashedUnder(wp: WarmPage, failure: RenderFailure): RenderFailure {
+    if (failure.code !== 'RENDER_ERROR' && failure.code !== 'RENDER_TIMEOUT') return failure;
+    const browserGone = !host.isCurrent(wp.browser);
+    if (!wp.crashed && !browserGone) return failure;
+    logger.warn('chromium died during a render', { browserGone, pageCrashed: wp.crashed, failure: failure.message });
+    return new RenderFailure('RENDER_CRASHED', 'Chromium stopped during this render.', { cause: failure });
   }
 
   async function renderJob(wp: WarmPage, job: RenderJob, deadline: number): Promise<RenderOutput> {

@@ -73,6 +73,28 @@ describe('Playwright renderer pool', () => {
     expect(r.stats().browserLaunches).toBe(2);
   });
 
+  it('fails a render whose Chromium dies under it as RENDER_CRASHED (tried again by the worker), not RENDER_ERROR', async () => {
+    // Given a render in progress (its page script keeps it loading for 3 s)
+    renderer = await createPlaywrightRenderer({ pages: 1, recycleAfter: 200, maxOutputBytes: 10_000_000 });
+    const r = renderer;
+    const job = r.render({
+      source: htmlSource('<script>const until = Date.now() + 3000; while (Date.now() < until) {}</script><p>slow</p>'),
+      output: 'pdf',
+      timeoutMs: 15_000,
+    });
+    const outcome = job.catch((err: unknown) => err);
+    await waitFor(() => r.stats().busy === 1, { timeoutMs: 5_000, description: 'the render to hold the page' });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+
+    // When its browser process is killed
+    killOurChromium();
+
+    // Then the render fails as a crash of the renderer, and the next one renders on a new browser
+    expect(await outcome).toMatchObject({ code: 'RENDER_CRASHED' });
+    const out = await r.render({ source: htmlSource('<p>after</p>'), output: 'pdf', timeoutMs: 15_000 });
+    expect(await pdfText(out.bytes)).toContain('after');
+  });
+
   it('rejects jobs after close, and ping fails', async () => {
     // Given a closed renderer
     const r = await createPlaywrightRenderer({ pages: 1, recycleAfter: 200, maxOutputBytes: 10_000_000 });

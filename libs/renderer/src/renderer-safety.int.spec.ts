@@ -179,6 +179,47 @@ describe('Playwright renderer safety', () => {
     expect(canary.hits()).toEqual({ requests: [], connections: 0, upgrades: 0, datagrams: 0 });
   });
 
+  it('exposes no automation binding to the page, and a call to one fails in the page only', async () => {
+    // Given a page that lists Playwright's globals, then calls its binding with a payload that
+    // Playwright cannot parse (which used to throw in this process, outside any handler)
+    const probe =
+      '<p id="o"></p><script>o.textContent = "seen=" + (Object.getOwnPropertyNames(window).filter((n) => /playwright|__pw/i.test(n)).join(",") || "none")' +
+      ' + " binding=" + typeof window.__playwright__binding__ + " dispatch=" + typeof window.__pwWebSocketDispatch;' +
+      ' try { __playwright__binding__("not json") } catch (e) {}</script>';
+
+    // When it renders as HTML and from template code
+    const text = await pdfOf(htmlSource(probe));
+    const fromTemplate = await renderer
+      .render({ source: templateSource('<% __playwright__binding__("not json") %>'), output: 'pdf', timeoutMs: 15_000 })
+      .catch((e: unknown) => e);
+
+    // Then the page saw nothing of Playwright, the template failed as its own error, and this process renders on
+    expect(text).toContain('seen=none binding=undefined dispatch=undefined');
+    expect(fromTemplate).toMatchObject({ code: 'TEMPLATE_ERROR', message: expect.stringContaining('ReferenceError') });
+    expect(await pdfOf(htmlSource('<p>still here</p>'))).toContain('still here');
+  });
+
+  it('opens no WebSocket to loopback in any address form (the browser resolves nothing)', async () => {
+    const p = canary.port;
+    const urls = [
+      `ws://127.0.0.1:${p}/`,
+      `ws://[::1]:${p}/`,
+      `ws://localhost:${p}/`,
+      `ws://2130706433:${p}/`,
+      `ws://0x7f000001:${p}/`,
+      `ws://0.0.0.0:${p}/`,
+    ];
+    const text = await pdfOf(
+      htmlSource(
+        `<p id="o">ws:</p><script>for (const u of ${JSON.stringify(urls)}) { const w = new WebSocket(u); w.onopen = () => o.textContent += " OPEN"; }` +
+          'const t = Date.now(); while (Date.now() - t < 300) {}</script>',
+      ),
+    );
+    await pdfOf(htmlSource('<p>after</p>'));
+    expect(text).not.toContain('OPEN');
+    expect(canary.hits()).toEqual({ requests: [], connections: 0, upgrades: 0, datagrams: 0 });
+  });
+
   it('does not leak local files into the output', async () => {
     // Given a page that embeds /etc/passwd every way it can
     const html =

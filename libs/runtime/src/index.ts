@@ -3,3 +3,4 @@ export * from './renderer.ts';
 export * from './secret-key.ts';
 export * from './shutdown.ts';
 export * from './read-config.ts';
+export * from './process-faults.ts';

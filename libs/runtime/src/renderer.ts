@@ -1,8 +1,18 @@
+import { readFileSync } from 'node:fs';
 import type { Logger, PressroomConfig, Renderer } from '@pressroom/core';
-import { createPlaywrightRenderer, resolveChromiumPath } from '@pressroom/renderer';
+import { createSupervisedRenderer, resolveChromiumPath } from '@pressroom/renderer';
 
+/**
+ * The renderer every app uses: Playwright and Chromium in a supervised child process, so that a
+ * render that crashes or wedges them fails (RENDER_CRASHED, retried by the render worker) instead
+ * of taking the app — the ingress of the embedded profile, or the render worker — with it.
+ */
 export async function openRenderer(config: PressroomConfig, logger: Logger): Promise<Renderer> {
-  return createPlaywrightRenderer({
+  const user = config.render.user ? unixUser(config.render.user) : undefined;
+  if (!user && process.getuid?.() === 0) {
+    logger.warn('the renderer runs as root, so Chromium runs without its sandbox; set PRESSROOM_RENDER_USER (see README)');
+  }
+  return createSupervisedRenderer({
     executablePath: resolveChromiumPath(config.render.chromiumPath),
     pages: config.render.pages,
     recycleAfter: config.render.recycleAfter,
@@ -10,6 +20,16 @@ export async function openRenderer(config: PressroomConfig, logger: Logger): Pro
     allowPrivateHosts: config.render.allowPrivateHosts,
     maxOutputBytes: config.render.maxOutputBytes,
     maxPngPixels: config.render.maxPngPixels,
+    ...(user ? { user } : {}),
     logger,
   });
+}
+
+/** The uid and gid of a local user, from /etc/passwd (Node has no getpwnam); fails at start if absent. */
+export function unixUser(name: string, passwd = '/etc/passwd'): { uid: number; gid: number } {
+  for (const line of readFileSync(passwd, 'utf8').split('\n')) {
+    const [user, , uid, gid] = line.split(':');
+    if (user === name && uid !== undefined && gid !== undefined) return { uid: Number(uid), gid: Number(gid) };
+  }
+  throw new Error(`PRESSROOM_RENDER_USER: there is no user named ${JSON.stringify(name)} on this machine`);
 }

@@ -21,6 +21,8 @@ import {
   type CatalogCommands,
   createFileEventLog,
   createMemoryDeliveryStore,
+  createMemoryIdempotencyKeys,
+  type IdempotencyKeys,
   createMemoryStatusView,
   systemClock,
   topicNames,
@@ -63,6 +65,8 @@ export interface Runtime {
   storage: ArtifactStorage;
   /** Webhook deliveries view and schedule (volatile like the status view in the embedded profile). */
   deliveries: DeliveryStore;
+  /** The Idempotency-Keys of render requests (Redis, shared by every ingress; in memory in the embedded profile). */
+  idempotency: IdempotencyKeys;
   /** Whether the status view lives only in this process (must be rebuilt from the log at start). */
   viewIsVolatile: boolean;
   /** Templates, every version, built from template events (volatile exactly when `view` is). */
@@ -106,6 +110,7 @@ export async function openRuntime(config: PressroomConfig, app: string, opts: { 
       templates: createMemoryTemplateView(),
       assetIndex: createFileAssetIndex({ dir: join(dataDir, 'assets') }),
       deliveries: createMemoryDeliveryStore(),
+      idempotency: createMemoryIdempotencyKeys(clock),
       viewIsVolatile: true,
       publicRoutes: [localFilesRoute(files)],
       readiness: [
@@ -121,6 +126,7 @@ export async function openRuntime(config: PressroomConfig, app: string, opts: { 
     createRedisAssetIndex,
     createRedisCatalog,
     createRedisDeliveryStore,
+    createRedisIdempotencyKeys,
     createRedisStatusView,
     createRedisTemplateView,
     createRedisStreamVersionGuard,
@@ -192,6 +198,7 @@ export async function openRuntime(config: PressroomConfig, app: string, opts: { 
     }),
     assetIndex: createRedisAssetIndex({ url: redisUrl, keyPrefix: config.redisPrefix, logger }),
     deliveries: createRedisDeliveryStore({ url: redisUrl, keyPrefix: config.redisPrefix, logger }),
+    idempotency: createRedisIdempotencyKeys({ url: redisUrl, keyPrefix: config.redisPrefix, logger }),
     viewIsVolatile: false,
     publicRoutes: [],
     readiness: [
@@ -207,7 +214,7 @@ function assemble(
   common: Pick<Runtime, 'config' | 'logger' | 'metrics' | 'clock' | 'ids' | 'event' | 'templateEvent' | 'topics'>,
   parts: Pick<
     Runtime,
-    'log' | 'view' | 'catalog' | 'secrets' | 'templates' | 'deliveries' | 'viewIsVolatile' | 'publicRoutes' | 'readiness'
+    'log' | 'view' | 'catalog' | 'secrets' | 'templates' | 'deliveries' | 'idempotency' | 'viewIsVolatile' | 'publicRoutes' | 'readiness'
   > & {
     own: ObjectStore;
     connectionStore: S3ConnectionStoreFactory;
@@ -228,7 +235,9 @@ function assemble(
     storage: new ArtifactStorage({ own, catalog: parts.catalog, secrets: parts.secrets, connectionStore }),
     assets: new AssetStore({ index: assetIndex, objects: own, clock: common.clock }),
     async close() {
-      await Promise.allSettled([parts.log, parts.view, parts.catalog, parts.templates, assetIndex, parts.deliveries].map((c) => c.close()));
+      await Promise.allSettled(
+        [parts.log, parts.view, parts.catalog, parts.templates, assetIndex, parts.deliveries, parts.idempotency].map((c) => c.close()),
+      );
     },
   };
 }

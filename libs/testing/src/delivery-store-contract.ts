@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DeliveryStore } from '@pressroom/core';
-import type { RenderFailed, RenderSucceeded, WebhookAttempted } from '@pressroom/schemas';
+import type { RenderFailed, RenderSucceeded, RenderWithdrawn, WebhookAttempted } from '@pressroom/schemas';
 
 /**
  * One isolated deliveries namespace owned by one test. Every store `open()` returns shares
@@ -95,6 +95,32 @@ export function deliveryStoreContract(name: string, options: { createSpace(): Pr
       expect(record).toMatchObject({ requestId: id, tenantId, completion: first });
       expect(record?.events).toEqual([event]);
       expect(await store.get(randomUUID())).toBeUndefined();
+    });
+
+    it('lets the first of withdrawal and outcome hold the terminal slot; a withdrawn request is never listed for replay', async () => {
+      const store = await (await open()).open();
+      const refused = randomUUID();
+      const withdrawn: RenderWithdrawn = {
+        eventId: randomUUID(),
+        type: 'RenderWithdrawn',
+        version: 1,
+        occurredAt: '2030-01-01T00:00:01.000Z',
+        requestId: refused,
+        tenantId,
+        data: { mode: 'async', webhook: url, reason: 'NOT_ACCEPTED', by: 'contract' },
+      };
+      // Given a withdrawal, then a late outcome of the same request
+      await store.apply(withdrawn);
+      await store.apply(succeeded(refused));
+      // Then the withdrawal holds the slot, and the request is no completed result
+      expect((await store.get(refused))?.completion).toEqual(withdrawn);
+      expect(await store.listCompleted(tenantId, 0, Date.parse('2031-01-01T00:00:00.000Z'))).not.toContain(refused);
+      // And an outcome that came first keeps the slot against a later withdrawal
+      const done = randomUUID();
+      const outcome = succeeded(done);
+      await store.apply(outcome);
+      await store.apply({ ...withdrawn, eventId: randomUUID(), requestId: done });
+      expect((await store.get(done))?.completion).toEqual(outcome);
     });
 
     it('marks a URL gone for its tenant after a 410, and lists completions by time', async () => {

@@ -73,6 +73,25 @@ export function eventLogContract(name: string, makeLog: () => Promise<EventLogUn
       opened = [];
     });
 
+    it('tells when it wrote each record (writtenAt), to consumers and to readAll, by its own clock', async () => {
+      // The render worker compares it with a request's acceptBy: it must be the write, not a producer's claim.
+      const t = await open();
+      const topic = t.topics(`written-${short()}`);
+      const before = Date.now();
+      await t.log.append(topic, [event(randomUUID(), 0)]);
+      const after = Date.now();
+      const seen: LogRecord[] = [];
+      await consume(t.log, { group: t.topics(`group.written-${short()}`), topics: [topic], handle: async (r) => void seen.push(r) });
+      await waitFor(() => seen.length === 1, { timeoutMs: waitMs, description: 'the record' });
+      const read: LogRecord[] = [];
+      await t.log.readAll([topic], (r) => void read.push(r));
+      for (const r of [seen[0], read[0]]) {
+        // Same machine, so the clocks agree to the millisecond (a broker rounds to it).
+        expect(r?.writtenAt).toBeGreaterThanOrEqual(before - 1);
+        expect(r?.writtenAt).toBeLessThanOrEqual(after + 1);
+      }
+    });
+
     it('delivers appended events to a consumer in append order per key', async () => {
       // Given two appends, each interleaving three keys
       const t = await open();

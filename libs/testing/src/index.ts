@@ -4,3 +4,4 @@ export * from './catalog-contract.ts';
 export * from './object-store-contract.ts';
 export * from './event-log-contract.ts';
 export * from './delivery-store-contract.ts';
+export * from './idempotency-keys-contract.ts';

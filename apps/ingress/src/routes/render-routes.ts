@@ -9,13 +9,13 @@ import {
   UnsavedPreviewBody,
   type Http,
 } from '@pressroom/schemas';
-import { formatRenderMetadata, statusBody, syncFailureStatus } from '@pressroom/domain';
+import { formatRenderMetadata, idempotencyKeyProblem, statusBody, syncFailureStatus, validationError } from '@pressroom/domain';
 import type { ArtifactStorage } from '@pressroom/core';
 import type { Metrics } from '@pressroom/observability';
 import { bodyParser } from '../http/validate.ts';
 import { tenantOf } from '../http/auth.ts';
 import { sendError } from '../http/error-mapper.ts';
-import type { RenderInput, RenderRequests } from '../render-requests.ts';
+import type { RenderInput, RenderRequests, Submitted } from '../render-requests.ts';
 
 const parse = {
   templateSync: bodyParser(TemplateSyncBody),
@@ -25,6 +25,21 @@ const parse = {
   preview: bodyParser(TemplatePreviewBody),
   unsaved: bodyParser(UnsavedPreviewBody),
 };
+
+/** The request's Idempotency-Key header, checked; none when absent. */
+function idempotencyOf(ctx: Context): { idempotencyKey?: string } {
+  if (!('idempotency-key' in ctx.headers)) return {};
+  const key = ctx.get('Idempotency-Key');
+  const problem = idempotencyKeyProblem(key);
+  if (problem) throw validationError([problem]);
+  return { idempotencyKey: key };
+}
+
+/** Headers of an accepted render: its id, and whether an earlier request with the same key answered. */
+function setSubmitted(ctx: Context, submitted: Submitted): void {
+  ctx.set('X-Request-Id', submitted.requestId);
+  if (submitted.replayed) ctx.set('Idempotency-Replayed', 'true');
+}
 
 export function renderRoutes(deps: {
   requests: RenderRequests;
@@ -38,8 +53,8 @@ export function renderRoutes(deps: {
 
   async function sync(ctx: Context, input: RenderInput): Promise<void> {
     const tenant = tenantOf(ctx);
-    const requested = await deps.requests.submit(tenant, 'sync', input);
-    ctx.set('X-Request-Id', requested.requestId);
+    const requested = await deps.requests.submit(tenant, 'sync', input, idempotencyOf(ctx));
+    setSubmitted(ctx, requested);
     const entry = await deps.requests.waitForTerminal(requested.requestId, deps.syncTimeoutMs);
     if (entry?.state === 'SUCCESS' && entry.artifact) {
       const body: Http.SyncSuccessResponse = {
@@ -64,8 +79,8 @@ export function renderRoutes(deps: {
   }
 
   async function async(ctx: Context, input: RenderInput): Promise<void> {
-    const requested = await deps.requests.submit(tenantOf(ctx), 'async', input);
-    ctx.set('X-Request-Id', requested.requestId);
+    const requested = await deps.requests.submit(tenantOf(ctx), 'async', input, idempotencyOf(ctx));
+    setSubmitted(ctx, requested);
     ctx.body = { requestId: requested.requestId };
   }
 
@@ -76,8 +91,8 @@ export function renderRoutes(deps: {
    */
   async function preview(ctx: Context, input: RenderInput): Promise<void> {
     const tenant = tenantOf(ctx);
-    const requested = await deps.requests.submit(tenant, 'sync', input);
-    ctx.set('X-Request-Id', requested.requestId);
+    const requested = await deps.requests.submit(tenant, 'sync', input, idempotencyOf(ctx));
+    setSubmitted(ctx, requested);
     const entry = await deps.requests.waitForTerminal(requested.requestId, deps.syncTimeoutMs);
     if (entry?.state === 'SUCCESS' && entry.artifact) {
       const file = await deps.storage.read(tenant.tenantId, entry.artifact);

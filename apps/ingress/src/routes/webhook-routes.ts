@@ -77,7 +77,9 @@ export function webhookRoutes(deps: WebhookRoutesDeps): Router {
     const requestId = ctx.params.requestId ?? '';
     const record = await deps.deliveries.get(requestId);
     if (record && record.tenantId === tenant.tenantId) {
-      ctx.body = foldDelivery(record).view;
+      const state = foldDelivery(record);
+      if (state.withdrawn) throw notFound(`Deliveries of ${requestId}`); // refused with 503: never issued
+      ctx.body = state.view;
       return;
     }
     // An async request that has not finished yet: known, nothing delivered so far.

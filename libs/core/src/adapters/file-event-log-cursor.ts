@@ -195,6 +195,7 @@ export class GroupCursor {
       offset: String(record.offset),
       key: record.key,
       event: record.event,
+      ...(record.writtenAt !== undefined ? { writtenAt: record.writtenAt } : {}),
     };
     for (let attempt = 1; ; attempt++) {
       try {

@@ -24,10 +24,12 @@ export interface StoredRecord {
   offset: number;
   key: string;
   event: LogEvent;
+  /** When the record was written (ms since the epoch); absent in lines written before it was recorded. */
+  writtenAt?: number;
 }
 
-export function encodeLine(offset: number, event: LogEvent): Buffer {
-  const body = JSON.stringify({ offset: String(offset), key: eventKey(event), event });
+export function encodeLine(offset: number, event: LogEvent, writtenAt: number = Date.now()): Buffer {
+  const body = JSON.stringify({ offset: String(offset), key: eventKey(event), writtenAt, event });
   const crc = crc32(body).toString(16).padStart(8, '0');
   return Buffer.from(`${body.slice(0, -1)},"crc":"${crc}"}\n`);
 }
@@ -51,11 +53,16 @@ export class LogCorruptionError extends Error {
 }
 
 function decodeLine(line: Buffer, expectedOffset: number, path: string): StoredRecord {
-  const raw = JSON.parse(line.toString('utf8')) as { offset?: unknown; key?: unknown; event?: unknown };
+  const raw = JSON.parse(line.toString('utf8')) as { offset?: unknown; key?: unknown; writtenAt?: unknown; event?: unknown };
   if (raw.offset !== String(expectedOffset) || typeof raw.key !== 'string') {
     throw new LogCorruptionError(`${path}: expected offset ${expectedOffset}, found ${String(raw.offset)}`);
   }
-  return { offset: expectedOffset, key: raw.key, event: parseEvent(raw.event) };
+  return {
+    offset: expectedOffset,
+    key: raw.key,
+    event: parseEvent(raw.event),
+    ...(typeof raw.writtenAt === 'number' ? { writtenAt: raw.writtenAt } : {}),
+  };
 }
 
 interface PendingAppend {
@@ -224,9 +231,10 @@ export class TopicFile extends EventEmitter {
     const lines: Buffer[] = [];
     const positions: number[] = [];
     let at = this.size;
+    const writtenAt = Date.now();
     for (const { events } of batch) {
       for (const event of events) {
-        const line = encodeLine(this.positions.length + positions.length, event);
+        const line = encodeLine(this.positions.length + positions.length, event, writtenAt);
         positions.push(at);
         lines.push(line);
         at += line.length;

@@ -148,7 +148,14 @@ export async function createFileEventLog(opts: FileEventLogOptions): Promise<Eve
         for (let from = 0; from < end;) {
           const records = await file.read(from, end);
           for (const r of records) {
-            await visit({ topic: file.topic, partition: 0, offset: String(r.offset), key: r.key, event: r.event });
+            await visit({
+              topic: file.topic,
+              partition: 0,
+              offset: String(r.offset),
+              key: r.key,
+              event: r.event,
+              ...(r.writtenAt !== undefined ? { writtenAt: r.writtenAt } : {}),
+            });
           }
           from += records.length;
           visited += records.length;

@@ -1,4 +1,4 @@
-import { goneUrlOf, isWebhookEvent, type DeliveryRecord } from '@pressroom/domain';
+import { goneUrlOf, isWebhookEvent, withdrawsWebhook, type DeliveryRecord } from '@pressroom/domain';
 import type { PressroomEvent } from '@pressroom/schemas';
 import type { DeliveryStore } from '../ports/delivery-store.ts';
 
@@ -20,7 +20,7 @@ export function createMemoryDeliveryStore(): DeliveryStore {
 
   return {
     async apply(e) {
-      if (e.type === 'RenderSucceeded' || e.type === 'RenderFailed') {
+      if (e.type === 'RenderSucceeded' || e.type === 'RenderFailed' || withdrawsWebhook(e)) {
         const r = recordOf(e);
         r.completion ??= structuredClone(e);
       } else if (isWebhookEvent(e)) {
@@ -44,7 +44,7 @@ export function createMemoryDeliveryStore(): DeliveryStore {
     },
     async listCompleted(tenantId, fromMs, toMs) {
       return [...records.values()]
-        .filter((r) => r.tenantId === tenantId && r.completion)
+        .filter((r) => r.tenantId === tenantId && r.completion && r.completion.type !== 'RenderWithdrawn')
         .map((r) => ({ id: r.requestId, at: Date.parse(r.completion!.occurredAt) }))
         .filter((r) => r.at >= fromMs && r.at < toMs)
         .sort((a, b) => a.at - b.at)

@@ -44,6 +44,12 @@ export interface LogRecord {
   /** The event's key (see `eventKey`): one render's, or one template's, events stay in order on one partition. */
   key: string;
   event: LogEvent;
+  /**
+   * When the log stored the record, in ms since the epoch on the log's own clock (Kafka:
+   * the `LogAppendTime` of the topics Pressroom creates; embedded: the time of the write).
+   * Absent where the log cannot tell. The render worker compares it with a request's `acceptBy`.
+   */
+  writtenAt?: number;
 }
 
 export interface ConsumeContext {

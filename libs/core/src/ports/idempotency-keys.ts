@@ -1,0 +1,31 @@
+/**
+ * What an Idempotency-Key of a render request remembers: the attempt holding it, and whether
+ * the log took that attempt.
+ */
+export interface IdempotencyClaim {
+  requestId: string;
+  /** Hash of what was asked (endpoint and body): the same key with another request is refused. */
+  fingerprint: string;
+  /** `pending` while the attempt is being appended; `accepted` once the log took it. */
+  state: 'pending' | 'accepted';
+}
+
+export type ClaimResult = { won: true } | { won: false; existing: IdempotencyClaim };
+
+/**
+ * The Idempotency-Keys of render requests, per tenant.
+ *
+ * Adapters guarantee, also for concurrent callers in several processes (distributed profile):
+ * - `claim` is atomic: of attempts racing for one free key exactly one wins; the others get
+ *   the winner's claim. A pending claim lives `pendingTtlMs` (so a holder that died frees it).
+ * - `accept` turns the holder's pending claim into an accepted one living `ttlMs` (the window);
+ *   `release` frees the key, only if `requestId` still holds it. Neither touches another holder's claim.
+ */
+export interface IdempotencyKeys {
+  claim(tenantId: string, key: string, attempt: { requestId: string; fingerprint: string }, pendingTtlMs: number): Promise<ClaimResult>;
+  /** False when the claim was no longer this attempt's (expired and taken by another). */
+  accept(tenantId: string, key: string, requestId: string, ttlMs: number): Promise<boolean>;
+  release(tenantId: string, key: string, requestId: string): Promise<void>;
+  get(tenantId: string, key: string): Promise<IdempotencyClaim | undefined>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,88 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LogEvent } from '@pressroom/schemas';
+import { download } from '../support/api-client.ts';
+import { startEmbedded } from '../support/embedded-service.ts';
+import { faultLoad, MIXED } from '../support/fault-load.ts';
+import { checkLedger, settleLedger, type LedgerSubmission } from '../support/ledger.ts';
+import { ScriptedReceiver } from '../support/scripted-receiver.ts';
+import { AppProcess } from '../support/service-process.ts';
+
+type Svc = Awaited<ReturnType<typeof startEmbedded>>;
+
+const LOAD = 50;
+
+/**
+ * Issue 8, embedded profile: the whole service (`npm start`'s process group) SIGKILLed under
+ * ~50 mixed sync/async renders with webhooks, then started again on the same data dir. Every
+ * request that reached the log completes exactly once (one outcome, its file opens, its
+ * webhook delivered under one `webhook-id`); a sync caller cut off by the crash gets its answer
+ * from the status API.
+ */
+describe('embedded profile: process-group SIGKILL under load, restart on the same data dir', () => {
+  const receiver = new ScriptedReceiver();
+  let svc: Svc;
+  let restarted: AppProcess | undefined;
+
+  /** The embedded log's files: one JSON line per record (the running service owns the log). */
+  const readEvents = async (): Promise<LogEvent[]> => {
+    const dir = join(svc.dataDir, 'log', 'topics');
+    const files = await Promise.all((await readdir(dir)).map((f) => readFile(join(dir, f), 'utf8')));
+    const events: LogEvent[] = [];
+    for (const line of files.join('\n').split('\n')) {
+      if (!line) continue;
+      try {
+        events.push((JSON.parse(line) as { event: LogEvent }).event);
+      } catch {
+        /* a line torn by the kill; the log's reader skips it too */
+      }
+    }
+    return events;
+  };
+
+  beforeAll(async () => {
+    await receiver.start();
+    svc = await startEmbedded({
+      PRESSROOM_RENDER_PAGES: '2',
+      PRESSROOM_SYNC_TIMEOUT_MS: '15000',
+      PRESSROOM_WEBHOOK_RETRY_BASE_MS: '300',
+      PRESSROOM_WEBHOOK_RETRY_MAX_MS: '2000',
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await restarted?.stop();
+    await svc?.app.stop();
+    await receiver.stop();
+  }, 60_000);
+
+  it(`completes every one of ${LOAD} mixed renders exactly once after the crash`, async () => {
+    const load = faultLoad(svc.api, receiver, 'embedded-kill');
+    // Given a mixed load in progress, some renders done and some not
+    const inFlight: Promise<LedgerSubmission>[] = [];
+    for (let i = 0; i < LOAD; i++) inFlight.push(load.send(MIXED[i % MIXED.length]!));
+    await svc.app.waitForLog(
+      (l) => l.msg === 'render finished' && svc.app.output.filter((o) => o.includes('"render finished"')).length >= 8,
+      120_000,
+    );
+
+    // When the whole service is killed (process group, SIGKILL) and started again on its data dir
+    await svc.app.kill();
+    const cutOff = (await Promise.all(inFlight)).filter((s) => s.status === 0).length;
+    restarted = await new AppProcess('standalone', svc.app.env, svc.app.port).start();
+
+    // Then every request that reached the log ends exactly once, with its file and its webhook
+    const events = await settleLedger(load.submissions, readEvents, { timeoutMs: 150_000 });
+    const report = await checkLedger({
+      submissions: load.submissions,
+      events,
+      webhookCalls: load.webhookCalls(),
+      status: (id) => svc.api.get(`/v1/pdf/status/${id}`),
+      download: async (url) => (await download(url)).bytes,
+    });
+    const ids = load.webhookCalls().map((c) => c.webhookId);
+    console.info('embedded kill ledger', { ...report.figures, cutOff, repeatedWebhookIds: ids.length - new Set(ids).size });
+    expect(cutOff).toBeGreaterThan(0); // the kill came while requests were open
+    expect(report.violations).toEqual([]);
+  }, 360_000);
+});

@@ -1,0 +1,249 @@
+/**
+ * The ledger check: after a fault scenario, do the client's answers, the log, the status API and
+ * the webhooks a receiver got tell one story? Reusable by every fault test (broker stopped,
+ * Redis flushed, S3 down, processes killed...). It only reads; it decides nothing about timing:
+ * call `settleLedger` first (or wait your own way) so the system has finished what it will do.
+ *
+ * What the scenario records per logical request (one `LedgerSubmission` per HTTP answer, so a
+ * retry is a second submission with the same `tag`):
+ * - `tag`: a marker unique to the logical request that its document carries (in the HTML or the
+ *   template data), so its RenderRequested events can be found on the log even when the answer
+ *   carried no requestId (a 503);
+ * - the HTTP status and, when accepted (200/202), the requestId of the answer;
+ * - the receiver path of its webhook, when it has one; its Idempotency-Key, when sent.
+ *
+ * Rules checked (each broken one is one line in `violations`):
+ * 1. Every accepted request reaches exactly one terminal state: its status answers SUCCESS or
+ *    FAILED, and the log holds exactly one render outcome for it (a redelivered request is not
+ *    rendered again); a SUCCESS's file opens (PDF or PNG bytes). A request whose client got no
+ *    answer at all (status 0: the connection died with the process) may or may not have been
+ *    taken: if it reached the log, it is held to this rule like an accepted one.
+ * 2. A request answered 503 (or any other refusal) is never rendered: every requestId on the log
+ *    carrying a tag, other than the tag's accepted requestIds, ends withdrawn (no render outcome
+ *    is its first terminal event) and its status answers 404. A refused attempt retried with its
+ *    Idempotency-Key counts as the accepted retry's requestId only (the retry is a new attempt).
+ * 3. Attempts sharing an Idempotency-Key that were accepted got the same requestId.
+ * 4. Webhooks: a tag with no accepted answer gets no call; every call is for an accepted
+ *    requestId of its tag; one result has one `webhook-id`; every delivered `webhook-id` is on the
+ *    log (a WebhookAttempted or WebhookDelivered event with that id); every accepted request with
+ *    a webhook whose outcome came first reached the receiver (at least once: a delivery cut short
+ *    by a crash is sent again with the same `webhook-id`).
+ */
+import type { LogEvent } from '@pressroom/schemas';
+
+export interface LedgerSubmission {
+  tag: string;
+  /** The HTTP status the client got. */
+  status: number;
+  /** The requestId of an accepted answer (200 / 202). */
+  requestId?: string;
+  /** The receiver path its webhook points at, for async requests with a webhook. */
+  webhookPath?: string;
+  idempotencyKey?: string;
+}
+
+export interface LedgerWebhookCall {
+  path: string;
+  webhookId: string;
+  /** The requestId in the delivered body. */
+  requestId: string;
+}
+
+export interface LedgerInput {
+  submissions: LedgerSubmission[];
+  /** Every render and webhook event on the log, in log order per request. */
+  events: LogEvent[];
+  webhookCalls: LedgerWebhookCall[];
+  /** `GET /v1/pdf/status/{id}` of the tenant that sent the requests. */
+  status(requestId: string): Promise<{ status: number; json: any }>;
+  /** Fetches a signed URL; resolves with the file's bytes. */
+  download(url: string): Promise<Uint8Array>;
+}
+
+export interface LedgerReport {
+  violations: string[];
+  /** Counts, for the test's log and the report. */
+  figures: {
+    submissions: number;
+    accepted: number;
+    refused: number;
+    refusedWrittenLater: number;
+    refusedRendered: number;
+    webhookCalls: number;
+  };
+}
+
+const RENDER_OUTCOMES = new Set(['RenderSucceeded', 'RenderFailed']);
+const TERMINAL = new Set(['RenderSucceeded', 'RenderFailed', 'RenderWithdrawn']);
+const accepted = (s: LedgerSubmission) => s.status === 200 || s.status === 202;
+/** No answer at all (the process died with the connection): taken or not, the client cannot tell. */
+const unanswered = (s: LedgerSubmission) => s.status === 0;
+
+/** Checks the rules above; never throws for a broken rule, it lists it. */
+export async function checkLedger(input: LedgerInput): Promise<LedgerReport> {
+  const violations: string[] = [];
+  const byTag = groupBy(input.submissions, (s) => s.tag);
+
+  // requestIds per tag, from the RenderRequested events that carry it; first terminal event per request.
+  const idsByTag = new Map<string, Set<string>>();
+  const firstTerminal = new Map<string, string>();
+  const outcomes = new Map<string, number>();
+  const loggedWebhookIds = new Set<string>();
+  for (const e of input.events) {
+    if (!('requestId' in e)) continue;
+    if (e.type === 'RenderRequested') {
+      const text = JSON.stringify(e.data.source);
+      for (const tag of byTag.keys()) if (text.includes(tag)) getOr(idsByTag, tag, () => new Set()).add(e.requestId);
+    }
+    if (TERMINAL.has(e.type) && !firstTerminal.has(e.requestId)) firstTerminal.set(e.requestId, e.type);
+    if (RENDER_OUTCOMES.has(e.type)) outcomes.set(e.requestId, (outcomes.get(e.requestId) ?? 0) + 1);
+    if ((e.type === 'WebhookAttempted' || e.type === 'WebhookDelivered') && e.data.webhookId) loggedWebhookIds.add(e.data.webhookId);
+  }
+
+  let refused = 0;
+  let refusedWrittenLater = 0;
+  let refusedRendered = 0;
+  for (const [tag, subs] of byTag) {
+    const acceptedIds = new Set(subs.filter(accepted).map((s) => s.requestId ?? ''));
+    if (acceptedIds.has('')) violations.push(`${tag}: accepted without a requestId`);
+    // Unanswered and never answered otherwise: whatever of it reached the log was taken.
+    if (acceptedIds.size === 0 && subs.every(unanswered)) for (const id of idsByTag.get(tag) ?? []) acceptedIds.add(id);
+    refused += subs.filter((s) => !accepted(s) && !unanswered(s)).length;
+
+    // Rule 3: one key, one requestId.
+    for (const [key, keyed] of groupBy(
+      subs.filter((s) => s.idempotencyKey !== undefined && accepted(s)),
+      (s) => s.idempotencyKey ?? '',
+    )) {
+      const ids = new Set(keyed.map((s) => s.requestId));
+      if (ids.size > 1) violations.push(`${tag}: Idempotency-Key ${key} answered ${ids.size} requestIds (${[...ids].join(', ')})`);
+    }
+
+    // Rule 1.
+    for (const requestId of acceptedIds) {
+      if (!requestId) continue;
+      const rendered = outcomes.get(requestId) ?? 0;
+      if (rendered === 0) violations.push(`${tag}: accepted ${requestId} has no render outcome on the log`);
+      if (rendered > 1)
+        violations.push(`${tag}: accepted ${requestId} has ${rendered} render outcomes on the log (rendered more than once)`);
+      if (firstTerminal.get(requestId) === 'RenderWithdrawn') violations.push(`${tag}: accepted ${requestId} was withdrawn`);
+      const res = await input.status(requestId);
+      if (res.status !== 200 || (res.json?.renderStatus !== 'SUCCESS' && res.json?.renderStatus !== 'FAILED')) {
+        violations.push(`${tag}: accepted ${requestId} is not terminal (status ${res.status} ${JSON.stringify(res.json)})`);
+      } else if (res.json.renderStatus === 'SUCCESS') {
+        const bytes = await input.download(res.json.signedUrl);
+        const head = Buffer.from(bytes.slice(0, 4)).toString('latin1');
+        if (head !== '%PDF' && head !== '\x89PNG')
+          violations.push(`${tag}: the file of ${requestId} does not open (${JSON.stringify(head)})`);
+      }
+    }
+
+    // Rule 2.
+    const others = [...(idsByTag.get(tag) ?? [])].filter((id) => !acceptedIds.has(id));
+    if (acceptedIds.size === 0 || subs.some((s) => !accepted(s) && !unanswered(s))) refusedWrittenLater += others.length;
+    for (const requestId of others) {
+      const first = firstTerminal.get(requestId);
+      if (first !== 'RenderWithdrawn') {
+        refusedRendered += first ? 1 : 0;
+        violations.push(
+          `${tag}: refused request ${requestId} was written to the log and ${first ? `ended ${first}` : 'has no terminal event'}`,
+        );
+      }
+      const res = await input.status(requestId);
+      if (res.status !== 404) violations.push(`${tag}: refused request ${requestId} answers status ${res.status}, not 404`);
+    }
+
+    // Rule 4.
+    const paths = new Set(subs.map((s) => s.webhookPath).filter((p): p is string => p !== undefined));
+    const calls = input.webhookCalls.filter((c) => paths.has(c.path));
+    for (const c of calls) {
+      if (!acceptedIds.has(c.requestId))
+        violations.push(`${tag}: webhook ${c.webhookId} delivered for ${c.requestId}, which was not accepted`);
+      if (!loggedWebhookIds.has(c.webhookId)) violations.push(`${tag}: webhook ${c.webhookId} reached the receiver but is not on the log`);
+    }
+    const webhookExpected = subs.some((s) => s.webhookPath !== undefined);
+    for (const requestId of acceptedIds) {
+      const first = firstTerminal.get(requestId);
+      if (webhookExpected && first && RENDER_OUTCOMES.has(first) && !calls.some((c) => c.requestId === requestId))
+        violations.push(`${tag}: accepted ${requestId} ended ${first} but its webhook never reached the receiver`);
+    }
+    for (const [requestId, forRequest] of groupBy(calls, (c) => c.requestId)) {
+      const ids = new Set(forRequest.map((c) => c.webhookId));
+      if (ids.size > 1) violations.push(`${tag}: ${requestId} was delivered with ${ids.size} webhook-ids`);
+    }
+  }
+
+  return {
+    violations,
+    figures: {
+      submissions: input.submissions.length,
+      accepted: input.submissions.filter(accepted).length,
+      refused,
+      refusedWrittenLater,
+      refusedRendered,
+      webhookCalls: input.webhookCalls.length,
+    },
+  };
+}
+
+/**
+ * True when the log has decided every request it holds for these submissions: each
+ * RenderRequested carrying a tag, and each accepted requestId, has a terminal event (an outcome or
+ * a withdrawal), and each first outcome that names a webhook has its delivery ended
+ * (WebhookDelivered or WebhookFailed). A scenario polls this (`settleLedger`) before `checkLedger`.
+ */
+export function ledgerDecided(submissions: LedgerSubmission[], events: LogEvent[]): boolean {
+  const tags = [...new Set(submissions.map((s) => s.tag))];
+  const requested = new Set<string>();
+  const first = new Map<string, LogEvent>();
+  const deliveryEnded = new Set<string>();
+  for (const e of events) {
+    if (!('requestId' in e)) continue;
+    if (e.type === 'RenderRequested' && tags.some((t) => JSON.stringify(e.data.source).includes(t))) requested.add(e.requestId);
+    if (TERMINAL.has(e.type) && !first.has(e.requestId)) first.set(e.requestId, e);
+    if (e.type === 'WebhookDelivered' || e.type === 'WebhookFailed') deliveryEnded.add(e.requestId);
+  }
+  for (const s of submissions) if (s.requestId && accepted(s)) requested.add(s.requestId);
+  return [...requested].every((id) => {
+    const e = first.get(id);
+    if (!e) return false;
+    const webhook = (e.type === 'RenderSucceeded' || e.type === 'RenderFailed') && e.data.webhook;
+    return !webhook || deliveryEnded.has(id);
+  });
+}
+
+/**
+ * Waits until `ledgerDecided` holds on two reads of the log in a row (a request written late by
+ * a retrying producer shows up between them), then returns the events of the last read.
+ */
+export async function settleLedger(
+  submissions: LedgerSubmission[],
+  readEvents: () => Promise<LogEvent[]>,
+  opts: { timeoutMs: number; pauseMs?: number },
+): Promise<LogEvent[]> {
+  const until = Date.now() + opts.timeoutMs;
+  let previous = -1;
+  for (;;) {
+    const events = await readEvents();
+    const decided = ledgerDecided(submissions, events);
+    if (decided && events.length === previous) return events;
+    previous = decided ? events.length : -1;
+    if (Date.now() > until) throw new Error(`the log did not settle within ${opts.timeoutMs} ms (${events.length} events)`);
+    await new Promise((r) => setTimeout(r, opts.pauseMs ?? 2_000));
+  }
+}
+
+function groupBy<T>(items: T[], key: (t: T) => string): Map<string, T[]> {
+  const m = new Map<string, T[]>();
+  for (const item of items) getOr(m, key(item), () => []).push(item);
+  return m;
+}
+
+function getOr<K, V>(m: Map<K, V>, k: K, make: () => V): V {
+  let v = m.get(k);
+  if (v === undefined) {
+    v = make();
+    m.set(k, v);
+  }
+  return v;
+}
