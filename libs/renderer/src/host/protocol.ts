@@ -14,6 +14,8 @@ export interface HostSettings {
   allowedHosts: string[];
   maxOutputBytes: number;
   sandbox: boolean;
+  /** The host's private directory (HOME, TMPDIR); the host removes it itself when orphaned. */
+  dir: string;
 }
 
 /** A job as it crosses the channel: the assets stay with the supervisor and are asked for by name. */
