@@ -100,6 +100,8 @@ class Host {
   readonly pings = new Map<number, (error: string | undefined) => void>();
   readonly startedAt = Date.now();
   readonly exited: Promise<void>;
+  /** Settles once the supervisor has cleaned up after the host (its directory removed). */
+  cleanedUp: Promise<void> = Promise.resolve();
   #why: string | undefined;
 
   constructor(
@@ -170,6 +172,7 @@ class Supervisor {
       maxOutputBytes: opts.maxOutputBytes,
       ...(opts.maxPngPixels !== undefined ? { maxPngPixels: opts.maxPngPixels } : {}),
       sandbox: runsAs !== 0,
+      dir: '',
     };
     // As many jobs in the host as it has pages, so a job's time there is render time, not a
     // wait for a page: the wedge deadline below can then be the job's own limit plus a grace.
@@ -218,6 +221,7 @@ class Supervisor {
     const timer = setTimeout(() => host.kill('did not close in time'), CLOSE_TIMEOUT_MS);
     await host.exited;
     clearTimeout(timer);
+    await host.cleanedUp; // the app exits right after close(): the directory must be gone by then
   }
 
   /** The running host, or a new one (after the back-off, when the last ones died quickly). */
@@ -294,8 +298,10 @@ class Supervisor {
       });
       proc.on('error', (err) => this.#log.error('renderer host process error', { err }));
     });
-    proc.once('exit', (code, signal) => void this.#onExit(host, code, signal));
-    host.send({ t: 'start', settings: this.#settings });
+    proc.once('exit', (code, signal) => {
+      host.cleanedUp = this.#onExit(host, code, signal);
+    });
+    host.send({ t: 'start', settings: { ...this.#settings, dir } });
     try {
       await ready;
     } catch (err) {

@@ -18,6 +18,8 @@ export interface HostSettings {
   /** Largest PNG in pixels; undefined: the renderer's default. */
   maxPngPixels?: number;
   sandbox: boolean;
+  /** The host's private directory (HOME, TMPDIR); the host removes it itself when orphaned. */
+  dir: string;
 }
 
 /** A job as it crosses the channel: the assets stay with the supervisor and are asked for by name. */

@@ -7,6 +7,7 @@
  * Policy for errors nobody caught: the renderer's state is unknown after one, so the host logs
  * it and exits with HOST_FAULT_EXIT rather than serve on in a state nobody can vouch for.
  */
+import { rm } from 'node:fs/promises';
 import { RenderFailure, type AssetSource, type Logger, type RenderJob } from '@pressroom/core';
 import { createPlaywrightRenderer, type PlaywrightRenderer } from '../playwright-renderer.ts';
 import { HOST_FAULT_EXIT, type FromHost, type HostSettings, type ToHost } from './protocol.ts';
@@ -37,6 +38,7 @@ function ipcLogger(base: Record<string, unknown> = {}): Logger {
 
 const logger = ipcLogger();
 let renderer: PlaywrightRenderer | undefined;
+let ownDir: string | undefined;
 let closing = false;
 let nextAssetReq = 1;
 const assetReplies = new Map<number, (asset: { bytes: Uint8Array; contentType: string } | undefined) => void>();
@@ -49,18 +51,21 @@ function fault(kind: string, err: unknown): void {
 }
 process.on('uncaughtException', (err) => fault('uncaught exception', err));
 process.on('unhandledRejection', (err) => fault('unhandled rejection', err));
-// The supervisor died or closed the channel: nobody will read what this process renders.
-process.on('disconnect', () => void shutdown());
+// The supervisor died or closed the channel: nobody will read what this process renders, and
+// nobody will remove this host's directory either, so the host does it itself.
+process.on('disconnect', () => void shutdown({ orphaned: true }));
 
-async function shutdown(): Promise<void> {
+async function shutdown(opts: { orphaned?: boolean } = {}): Promise<void> {
   if (closing) return;
   closing = true;
   setTimeout(() => process.exit(0), 15_000).unref();
   await renderer?.close().catch(() => {});
+  if (opts.orphaned && ownDir) await rm(ownDir, { recursive: true, force: true, maxRetries: 3 }).catch(() => {});
   process.exit(0);
 }
 
 async function start(settings: HostSettings): Promise<void> {
+  ownDir = settings.dir || undefined;
   try {
     renderer = await createPlaywrightRenderer({ ...settings, logger });
   } catch (err) {
