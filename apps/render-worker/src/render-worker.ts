@@ -6,6 +6,7 @@ import {
   decideAfterRenderAttempt,
   decideBeforeRenderAttempt,
   DEFAULT_RENDER_RETRY_POLICY,
+  isTerminal,
   type RenderRetryPolicy,
 } from '@pressroom/domain';
 import {
@@ -108,11 +109,19 @@ async function handleRecord(deps: RenderWorkerDeps, worker: string, record: LogR
     });
     return;
   }
+  // A record delivered again (its worker died after writing the outcome, before committing the
+  // position) whose outcome the status view already holds is not rendered a second time: one
+  // request, one outcome on the log. The view also tells the attempts other deliveries started.
+  const known = deps.view ? await deps.view.get(requested.requestId) : undefined;
+  if (isTerminal(known)) {
+    logger.info('request already decided on the log; not rendered again', { state: known?.state, worker });
+    return;
+  }
   const started = performance.now();
   logger.info('render started', { lane: requested.data.mode, output: requested.data.output, worker });
   const beat = setInterval(() => void ctx.heartbeat().catch(() => {}), HEARTBEAT_EVERY_MS);
   try {
-    const outcome = await renderAndStore(deps, worker, requested);
+    const outcome = await renderAndStore(deps, worker, requested, known?.attempts ?? 0);
     const executionMs = Math.round(performance.now() - started);
     const ids = { requestId: requested.requestId, tenantId: requested.tenantId };
     const delivery = { mode: requested.data.mode, ...(requested.data.webhook ? { webhook: requested.data.webhook } : {}) };
@@ -135,9 +144,9 @@ type Outcome =
   | { artifact: { target: RenderRequested['data']['storage']; key: string; contentType: string; bytes: number } }
   | { error: { code: FailureCodeValue; message: string } };
 
-async function renderAndStore(deps: RenderWorkerDeps, worker: string, requested: RenderRequested): Promise<Outcome> {
+async function renderAndStore(deps: RenderWorkerDeps, worker: string, requested: RenderRequested, earlier: number): Promise<Outcome> {
   const { data } = requested;
-  const rendered = await renderWithRetries(deps, worker, requested);
+  const rendered = await renderWithRetries(deps, worker, requested, earlier);
   if ('error' in rendered) return rendered;
   const bytes = rendered.bytes;
   const key = artifactKey({ tenantId: requested.tenantId, requestId: requested.requestId, output: data.output, target: data.storage });
@@ -160,12 +169,12 @@ async function renderWithRetries(
   deps: RenderWorkerDeps,
   worker: string,
   requested: RenderRequested,
+  /** Attempts other deliveries of this record started and never finished (their worker died). */
+  earlier: number,
 ): Promise<{ bytes: Uint8Array } | { error: { code: FailureCodeValue; message: string } }> {
   const policy = deps.crashRetry ?? DEFAULT_RENDER_RETRY_POLICY;
   const ids = { requestId: requested.requestId, tenantId: requested.tenantId };
   const logger = deps.logger.child(ids);
-  // Attempts other deliveries of this record started and never finished (their worker died).
-  const earlier = deps.view ? ((await deps.view.get(requested.requestId))?.attempts ?? 0) : 0;
   for (let attempt = earlier + 1; ; attempt++) {
     const gate = decideBeforeRenderAttempt({ attempt, policy });
     if (gate.outcome === 'record-crash') {
