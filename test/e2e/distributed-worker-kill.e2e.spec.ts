@@ -133,7 +133,13 @@ describe('distributed profile: render worker and Chromium killed under load', ()
     await startWorker();
     const submissions = await Promise.all(inFlight);
     const { events, report } = await ledger(load, 150_000);
-    console.info('worker kill ledger', { ...report.figures, storedPath, answers: countBy(submissions.map((s) => s.status)) });
+    const notRenderedAgain = workers.flatMap((w) => w.output).filter((l) => l.includes('already decided on the log')).length;
+    console.info('worker kill ledger', {
+      ...report.figures,
+      storedPath,
+      notRenderedAgain,
+      answers: countBy(submissions.map((s) => s.status)),
+    });
     expect(report.violations).toEqual([]);
 
     // The file stored before the kill belongs to a request that was then completed once.

@@ -81,7 +81,13 @@ describe('embedded profile: process-group SIGKILL under load, restart on the sam
       download: async (url) => (await download(url)).bytes,
     });
     const ids = load.webhookCalls().map((c) => c.webhookId);
-    console.info('embedded kill ledger', { ...report.figures, cutOff, repeatedWebhookIds: ids.length - new Set(ids).size });
+    const notRenderedAgain = restarted.output.filter((l) => l.includes('already decided on the log')).length;
+    console.info('embedded kill ledger', {
+      ...report.figures,
+      cutOff,
+      notRenderedAgain,
+      repeatedWebhookIds: ids.length - new Set(ids).size,
+    });
     expect(cutOff).toBeGreaterThan(0); // the kill came while requests were open
     expect(report.violations).toEqual([]);
   }, 360_000);

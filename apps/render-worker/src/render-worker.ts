@@ -9,6 +9,7 @@ import {
   DEFAULT_TRANSIENT_RETRY_POLICY,
   PressroomError,
   tenantRenderCap,
+  isTerminal,
   type RenderRetryPolicy,
   type StepFailure,
   type TransientRetryPolicy,
@@ -155,12 +156,20 @@ async function handleRecord(deps: RenderWorkerDeps, worker: string, record: LogR
     });
     return;
   }
+  // A record delivered again (its worker died after writing the outcome, before committing the
+  // position) whose outcome the status view already holds is not rendered a second time: one
+  // request, one outcome on the log. The view also tells the attempts other deliveries started.
+  const known = deps.view ? await deps.view.get(requested.requestId) : undefined;
+  if (isTerminal(known)) {
+    logger.info('request already decided on the log; not rendered again', { state: known?.state, worker });
+    return;
+  }
   const started = performance.now();
   logger.info('render started', { lane: requested.data.mode, output: requested.data.output, worker });
   // Also during retry waits: a record waiting out a storage outage keeps its member in the group.
   const beat = setInterval(() => void ctx.heartbeat().catch(() => {}), HEARTBEAT_EVERY_MS);
   try {
-    const outcome = await renderAndStore(deps, requested, { worker, signal: ctx.signal, logger });
+    const outcome = await renderAndStore(deps, requested, { worker, signal: ctx.signal, logger }, known?.attempts ?? 0);
     const executionMs = Math.round(performance.now() - started);
     const ids = { requestId: requested.requestId, tenantId: requested.tenantId };
     const delivery = { mode: requested.data.mode, ...(requested.data.webhook ? { webhook: requested.data.webhook } : {}) };
@@ -207,9 +216,9 @@ interface StepContext {
   logger: Logger;
 }
 
-async function renderAndStore(deps: RenderWorkerDeps, requested: RenderRequested, step: StepContext): Promise<Outcome> {
+async function renderAndStore(deps: RenderWorkerDeps, requested: RenderRequested, step: StepContext, earlier: number): Promise<Outcome> {
   const { data } = requested;
-  const rendered = await renderWithRetries(deps, step.worker, requested);
+  const rendered = await renderWithRetries(deps, step.worker, requested, earlier);
   if ('error' in rendered) return rendered;
   const bytes = rendered.bytes;
   const key = artifactKey({ tenantId: requested.tenantId, requestId: requested.requestId, output: data.output, target: data.storage });
@@ -286,12 +295,12 @@ async function renderWithRetries(
   deps: RenderWorkerDeps,
   worker: string,
   requested: RenderRequested,
+  /** Attempts other deliveries of this record started and never finished (their worker died). */
+  earlier: number,
 ): Promise<{ bytes: Uint8Array } | { error: { code: FailureCodeValue; message: string } }> {
   const policy = deps.crashRetry ?? DEFAULT_RENDER_RETRY_POLICY;
   const ids = { requestId: requested.requestId, tenantId: requested.tenantId };
   const logger = deps.logger.child(ids);
-  // Attempts other deliveries of this record started and never finished (their worker died).
-  const earlier = deps.view ? ((await deps.view.get(requested.requestId))?.attempts ?? 0) : 0;
   for (let attempt = earlier + 1; ; attempt++) {
     const gate = decideBeforeRenderAttempt({ attempt, policy });
     if (gate.outcome === 'record-crash') {

@@ -214,15 +214,17 @@ async function acquireLock(dir: string, logger: Logger): Promise<void> {
   for (let attempt = 0; ; attempt++) {
     try {
       const fh = await open(path, 'wx');
-      await fh.writeFile(String(process.pid));
+      const start = await processStart(process.pid);
+      await fh.writeFile(start ? `${process.pid} ${start}` : String(process.pid));
       await fh.close();
       heldLocks.set(dir, 1);
       return;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw e;
     }
-    const pid = Number((await readFile(path, 'utf8').catch(() => '')).trim());
-    if (pid > 0 && pid !== process.pid && processIsAlive(pid)) throw new LogLockedError(dir, pid);
+    const [pidText = '', start] = (await readFile(path, 'utf8').catch(() => '')).trim().split(' ');
+    const pid = Number(pidText);
+    if (pid > 0 && pid !== process.pid && (await lockHolderAlive(pid, start))) throw new LogLockedError(dir, pid);
     logger.warn('event log: removing a stale lock', { dir, pid });
     await rm(path, { force: true });
   }
@@ -236,6 +238,29 @@ async function releaseLock(dir: string): Promise<void> {
   }
   heldLocks.delete(dir);
   await rm(join(dir, 'LOCK'), { force: true });
+}
+
+/**
+ * Whether the process that wrote the lock still runs. The lock holds its pid and, where /proc
+ * tells it, its start time: after a crash (SIGKILL of the whole service) the pid may belong to
+ * another process by the time the service restarts (pids wrap, fast in a busy container), or to
+ * the zombie of the dead one; neither holds the log.
+ */
+async function lockHolderAlive(pid: number, start: string | undefined): Promise<boolean> {
+  if (!processIsAlive(pid)) return false;
+  const now = await processStart(pid);
+  if (now === 'zombie') return false;
+  return start === undefined || now === undefined || now === start;
+}
+
+/** The start time of a process (clock ticks since boot, from /proc), 'zombie' for one that has ended; undefined without /proc. */
+async function processStart(pid: number): Promise<string | undefined> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
+  if (!stat) return undefined;
+  // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so read after the last ')'.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  if (fields[0] === 'Z' || fields[0] === 'X') return 'zombie';
+  return fields[19]; // field 22 of stat, starttime
 }
 
 function processIsAlive(pid: number): boolean {

@@ -112,6 +112,23 @@ describe('file event log', () => {
     expect(await readSeqs(log, 't')).toEqual([0]);
   });
 
+  it('takes over a lock whose pid now belongs to another process (reused after a crash)', async () => {
+    // Given a lock naming a live pid (1) but a start time that process does not have
+    const dir = await freshDir();
+    await writeFile(join(dir, 'LOCK'), '1 999999999999');
+    // Then the log opens: the process that wrote the lock is gone
+    const log = await openLog(dir);
+    await log.append('t', [event(0)]);
+    expect(await readSeqs(log, 't')).toEqual([0]);
+  });
+
+  it('refuses a lock naming a live process with its own start time', async () => {
+    const dir = await freshDir();
+    const start = (await readFile('/proc/1/stat', 'utf8')).split(') ')[1]!.split(' ')[19];
+    await writeFile(join(dir, 'LOCK'), `1 ${start}`);
+    await expect(createFileEventLog({ dir })).rejects.toBeInstanceOf(LogLockedError);
+  });
+
   it('runs up to `concurrency` handlers at once, one at a time per key', async () => {
     const log = await openLog(await freshDir());
     const shared = randomUUID();
