@@ -7,6 +7,7 @@ import {
   type RenderJob,
   type RenderOutput,
 } from '@pressroom/core';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { failureFault } from '@pressroom/domain';
 import { BrowserHost } from './browser-host.ts';
 import { chromiumArgs } from './chromium-args.ts';
@@ -30,6 +31,9 @@ import {
   watchNavigation,
   type WarmPage,
 } from './warm-page.ts';
+
+/** How long a closed page waits for its browser's disconnect to show before it is judged. */
+const BROWSER_GONE_SETTLE_MS = 250;
 
 export interface PlaywrightRendererOptions {
   /** Chromium binary; resolveChromiumPath() picks Debian's headless shell, then chromium, when unset. */
@@ -122,15 +126,20 @@ export async function createPlaywrightRenderer(options: PlaywrightRendererOption
       succeeded++;
       return output;
     } catch (err) {
+      const navigated = stopWatchingNavigation(wp);
+      // A killed Chromium closes its pages before Playwright reports the browser gone: give the
+      // disconnect a moment, so a dead browser is never taken for a page that closed itself.
+      if (wp.page.isClosed() && !wp.crashed) await sleep(BROWSER_GONE_SETTLE_MS);
+      const browserAlive = wp.browser.isConnected() && host.isCurrent(wp.browser);
       const failure = logged(
         crashedUnder(
           wp,
           classifyRenderFailure(err, {
             timeoutMs: job.timeoutMs,
-            navigated: stopWatchingNavigation(wp),
+            navigated,
             pageGone: wp.crashed || wp.page.isClosed(),
             // We close a job's page only after the job; a crash or a dead browser is not the page's doing.
-            closedItself: wp.page.isClosed() && !wp.crashed && host.isCurrent(wp.browser),
+            closedItself: wp.page.isClosed() && !wp.crashed && browserAlive,
           }),
         ),
       );
@@ -165,7 +174,7 @@ export async function createPlaywrightRenderer(options: PlaywrightRendererOption
    */
   function crashedUnder(wp: WarmPage, failure: RenderFailure): RenderFailure {
     if (failure.code !== 'RENDER_ERROR' && failure.code !== 'RENDER_TIMEOUT') return failure;
-    const browserGone = !host.isCurrent(wp.browser);
+    const browserGone = !host.isCurrent(wp.browser) || !wp.browser.isConnected();
     if (!wp.crashed && !browserGone) return failure;
     logger.warn('chromium died during a render', { browserGone, pageCrashed: wp.crashed, failure: failure.message });
     return new RenderFailure('RENDER_CRASHED', 'Chromium stopped during this render.', { cause: failure });
