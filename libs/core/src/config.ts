@@ -135,7 +135,7 @@ export const ConfigSchema = Type.Object({
     0,
   ),
   PRESSROOM_RENDER_USER: Str(
-    'Unprivileged user the renderer process (and Chromium, with its sandbox on) runs as when the service runs as root, e.g. `pressroom-render` (see infra/renderer-user.sh).',
+    'Unprivileged user the renderer process (and Chromium, with its sandbox on) runs as when the service runs as root, e.g. `pressroom-render` (see infra/renderer-user.sh). Default for a root service: `nobody` when that user exists. `root` keeps the renderer as root, without the sandbox (not recommended).',
   ),
   CHROMIUM_PATH: Str('Chromium binary. Default: chromium-headless-shell when installed, else chromium.'),
   PRESSROOM_TOPIC_PREFIX: Str('Prefix of the Kafka topics.', 'pressroom'),

@@ -8,7 +8,7 @@ import { createSupervisedRenderer, resolveChromiumPath } from '@pressroom/render
  * of taking the app — the ingress of the embedded profile, or the render worker — with it.
  */
 export async function openRenderer(config: PressroomConfig, logger: Logger): Promise<Renderer> {
-  const user = config.render.user ? unixUser(config.render.user) : undefined;
+  const user = rendererUser(config.render.user, process.getuid?.() === 0);
   if (!user && process.getuid?.() === 0) {
     logger.warn('the renderer runs as root, so Chromium runs without its sandbox; set PRESSROOM_RENDER_USER (see README)');
   }
@@ -23,6 +23,26 @@ export async function openRenderer(config: PressroomConfig, logger: Logger): Pro
     ...(user ? { user } : {}),
     logger,
   });
+}
+
+/**
+ * Whom the renderer host runs as. A root service never hands tenant pages to a root Chromium
+ * without being told to: it drops to the configured user, else to `nobody` where that user
+ * exists (Chromium's sandbox then starts); `root` opts out. A non-root service stays itself.
+ */
+export function rendererUser(
+  configured: string | undefined,
+  runsAsRoot: boolean,
+  passwd = '/etc/passwd',
+): { uid: number; gid: number } | undefined {
+  if (configured === 'root') return undefined;
+  if (configured) return unixUser(configured, passwd);
+  if (!runsAsRoot) return undefined;
+  try {
+    return unixUser('nobody', passwd);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The uid and gid of a local user, from /etc/passwd (Node has no getpwnam); fails at start if absent. */
