@@ -4,7 +4,7 @@ import type { LogEvent } from '@pressroom/schemas';
 import { apiClient, download, type ApiClient } from '../support/api-client.ts';
 import { distributedEnv } from '../support/distributed-service.ts';
 import { checkLedger, settleLedger, type LedgerSubmission } from '../support/ledger.ts';
-import { runOps } from '../support/ops-cli.ts';
+import { readLogEvents } from '../support/ops-cli.ts';
 import { PrivateKafka } from '../support/private-kafka.ts';
 import { ScriptedReceiver } from '../support/scripted-receiver.ts';
 
@@ -67,15 +67,7 @@ describe('distributed profile, broker stopped 20 s under load: 503 means not tak
       { mode: 'sync', webhook: false, key: `key-${i}-${randomBytes(4).toString('hex')}` },
     ][i % 4] as Send;
 
-  const readEvents = async (): Promise<LogEvent[]> => {
-    const out = await runOps(env.env, ['events']);
-    if (out.code !== 0) throw new Error(`ops events failed: ${out.stderr}`);
-    return out.stdout
-      .trim()
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => (JSON.parse(l) as { event: LogEvent }).event);
-  };
+  const readEvents = (): Promise<LogEvent[]> => readLogEvents(env.env);
 
   beforeAll(async () => {
     await receiver.start();

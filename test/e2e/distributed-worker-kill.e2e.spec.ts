@@ -5,7 +5,7 @@ import { download } from '../support/api-client.ts';
 import { distributedEnv } from '../support/distributed-service.ts';
 import { faultLoad, MIXED } from '../support/fault-load.ts';
 import { checkLedger, settleLedger, type LedgerSubmission } from '../support/ledger.ts';
-import { runOps } from '../support/ops-cli.ts';
+import { readLogEvents } from '../support/ops-cli.ts';
 import { pdfText } from '../support/pdf-tools.ts';
 import { killChromiumOf } from '../support/renderer-host.ts';
 import { S3Tap } from '../support/s3-tap.ts';
@@ -37,15 +37,7 @@ describe('distributed profile: render worker and Chromium killed under load', ()
     return w.start();
   }
 
-  const readEvents = async (): Promise<LogEvent[]> => {
-    const out = await runOps(env.env, ['events']);
-    if (out.code !== 0) throw new Error(`ops events failed: ${out.stderr}`);
-    return out.stdout
-      .trim()
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => (JSON.parse(l) as { event: LogEvent }).event);
-  };
+  const readEvents = (): Promise<LogEvent[]> => readLogEvents(env.env);
 
   async function ledger(load: ReturnType<typeof faultLoad>, timeoutMs: number) {
     const events = await settleLedger(load.submissions, readEvents, { timeoutMs });

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import type { LogEvent } from '@pressroom/schemas';
 
 /** Runs the ops command line as an operator would, with the service's configuration. */
 export function runOps(env: Record<string, string>, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -15,4 +16,15 @@ export function runOps(env: Record<string, string>, args: string[]): Promise<{ c
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     child.on('exit', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/** Every event on the log, in the order `ops events` prints them (an audit as an operator runs it). */
+export async function readLogEvents(env: Record<string, string>): Promise<LogEvent[]> {
+  const out = await runOps(env, ['events']);
+  if (out.code !== 0) throw new Error(`ops events failed: ${out.stderr}`);
+  return out.stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => (JSON.parse(l) as { event: LogEvent }).event);
 }

@@ -1,5 +1,6 @@
 import Type, { type Static, type TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
+import type { DoorLimits } from '@pressroom/domain';
 
 /**
  * Every setting Pressroom reads, with its default and meaning. Only an app's config.ts
@@ -194,19 +195,8 @@ export interface PressroomConfig {
   syncTimeoutMs: number;
   maxBodyBytes: number;
   maxAssetBytes: number;
-  /** Bounds on tenant input, checked at the door (see DoorLimits in libs/domain). */
-  limits: {
-    jsonDepth: number;
-    jsonValues: number;
-    dataDepth: number;
-    dataKeys: number;
-    dataBytes: number;
-    templateBytes: number;
-    templateCodeBytes: number;
-    schemaBytes: number;
-    schemaDepth: number;
-    schemaNodes: number;
-  };
+  /** Bounds on tenant input, checked at the door. */
+  limits: DoorLimits;
   validationTimeoutMs: number;
   allowPrivateWebhooks: boolean;
   allowPrivateS3Endpoints: boolean;
