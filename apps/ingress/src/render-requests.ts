@@ -23,19 +23,8 @@ import {
   type DoorLimits,
   type FieldProblem,
 } from '@pressroom/domain';
-import {
-  checkWebhookTarget,
-  type Catalog,
-  type Clock,
-  type EventFactory,
-  type EventLog,
-  type IdempotencyKeys,
-  type Ids,
-  type Logger,
-  type StatusView,
-  type Tenant,
-  type TopicNames,
-} from '@pressroom/core';
+import { type Catalog, type Clock, type EventFactory, type EventLog, type IdempotencyKeys, type Ids, type Logger, type StatusView, type Tenant, type TopicNames } from '@pressroom/core';
+import { checkWebhookTarget } from '@pressroom/webhooks';
 
 import { templateContentProblems, variablesOf, type Templates } from './templates.ts';
 import type { SchemaChecker } from './schema-validation/schema-checker.ts';

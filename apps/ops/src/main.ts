@@ -1,18 +1,12 @@
 import { parseArgs } from 'node:util';
 import { exitOnFaults, openRuntime } from '@pressroom/runtime';
 import { eventKey } from '@pressroom/core';
+import { ensureWebhookSecrets, rebuildDeliveries, requestWebhookReplay, rotateWebhookSecret } from '@pressroom/webhooks';
 import { PressroomError } from '@pressroom/domain';
 import { createJsonLogger } from '@pressroom/observability';
 import { createTenant, issueApiKey, registerS3Connection } from '@pressroom/ingress';
 import { rebuildStatusView, rebuildTemplateView } from '@pressroom/status-projector';
-import {
-  ensureWebhookSecrets,
-  importLegacyCatalog,
-  rebuildCatalog,
-  rebuildDeliveries,
-  requestWebhookReplay,
-  rotateWebhookSecret,
-} from '@pressroom/core';
+import { importLegacyCatalog, rebuildCatalog } from '@pressroom/core';
 import { readConfig } from './config.ts';
 
 const usage = `pressroom ops — operator commands (uses the same configuration as the service)

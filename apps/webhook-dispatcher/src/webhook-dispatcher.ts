@@ -1,9 +1,10 @@
 import { deliversWebhook, foldDelivery, isWebhookEvent, withdrawsWebhook } from '@pressroom/domain';
-import { deliveryTopics, rebuildDeliveries, type PressroomConfig, type Subscription } from '@pressroom/core';
-import { deliverAttempt, type AttemptDeps, type DispatcherSettings } from './deliver-attempt.ts';
+import { type PressroomConfig, type Subscription } from '@pressroom/core';
+import { deliveryTopics, rebuildDeliveries } from '@pressroom/webhooks';
+import { deliverAttempt, type AttemptDeps, type DispatcherSettings } from '@pressroom/webhooks';
 import { startDeliveryLoop } from './delivery-loop.ts';
 
-export type { DispatcherSettings } from './deliver-attempt.ts';
+export type { DispatcherSettings } from '@pressroom/webhooks';
 
 export interface WebhookDispatcherDeps extends Omit<AttemptDeps, 'random'> {
   random?: () => number;

@@ -1,9 +1,5 @@
 import { deliversWebhook, foldDelivery, isWebhookEvent, notFound, withdrawsWebhook } from '@pressroom/domain';
-import type { Clock, Ids } from './ports/clock.ts';
-import type { DeliveryStore } from './ports/delivery-store.ts';
-import type { EventLog, TopicNames } from './ports/event-log.ts';
-import type { Logger } from './ports/logger.ts';
-import type { EventFactory } from './event-factory.ts';
+import type { Clock, DeliveryStore, EventFactory, EventLog, Ids, Logger, TopicNames } from '@pressroom/core';
 
 /** The topics the deliveries view is built from. */
 export const deliveryTopics = (t: TopicNames) => [t.completed, t.webhooks];

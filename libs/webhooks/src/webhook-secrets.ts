@@ -1,7 +1,4 @@
-import type { CatalogCommands } from './catalog-commands.ts';
-import type { Catalog, WebhookSecrets } from './ports/catalog.ts';
-import type { Clock } from './ports/clock.ts';
-import type { SecretBox } from './secret-box.ts';
+import type { Catalog, CatalogCommands, Clock, SecretBox, WebhookSecrets } from '@pressroom/core';
 import { generateWebhookSecret } from './webhook-signature.ts';
 
 interface Deps {

@@ -8,10 +8,6 @@ import {
   type WebhookTargetPolicy,
 } from '@pressroom/domain';
 import {
-  ensureWebhookSecrets,
-  postWebhook,
-  signWebhook,
-  signingSecrets,
   type ArtifactStorage,
   type Catalog,
   type CatalogCommands,
@@ -25,6 +21,9 @@ import {
 } from '@pressroom/core';
 import type { PressroomEvent } from '@pressroom/schemas';
 import type { Metrics } from '@pressroom/observability';
+import { postWebhook } from './webhook-http.ts';
+import { signWebhook } from './webhook-signature.ts';
+import { ensureWebhookSecrets, signingSecrets } from './webhook-secrets.ts';
 
 export interface AttemptDeps {
   log: EventLog;

@@ -1,7 +1,7 @@
 import { decideWebhookTarget, type FieldProblem, type WebhookTargetPolicy } from '@pressroom/domain';
-import { hostAddresses, type Lookup } from './url-host.ts';
+import { hostAddresses, type Lookup } from '@pressroom/core';
 
-export { systemLookup, type Lookup } from './url-host.ts';
+export { systemLookup, type Lookup } from '@pressroom/core';
 
 /** The operator's webhook target rules; `allowHttp` and `allowedPorts` default to off and any. */
 export type WebhookTargetOptions = Pick<WebhookTargetPolicy, 'allowPrivate'> & Partial<WebhookTargetPolicy> & { lookup?: Lookup };
