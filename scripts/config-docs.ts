@@ -1,6 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ConfigSchema } from '../libs/core/src/config.ts';
+import { ConfigSchema } from '../libs/runtime/src/config.ts';
 
 /**
  * Regenerates the configuration table of README.md from the config schema (between the

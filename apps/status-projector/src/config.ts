@@ -1,4 +1,4 @@
-import type { PressroomConfig } from '@pressroom/core';
+import type { PressroomConfig } from '@pressroom/runtime';
 import { readConfigOrExit } from '@pressroom/runtime';
 
 /** The only place this app reads the environment. */

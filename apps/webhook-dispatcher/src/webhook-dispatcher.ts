@@ -1,5 +1,6 @@
 import { deliversWebhook, foldDelivery, isWebhookEvent, withdrawsWebhook } from '@pressroom/domain';
-import { type PressroomConfig, type Subscription } from '@pressroom/core';
+import { type Subscription } from '@pressroom/core';
+import { type PressroomConfig } from '@pressroom/runtime';
 import { deliveryTopics, rebuildDeliveries } from '@pressroom/webhooks';
 import { deliverAttempt, type AttemptDeps, type DispatcherSettings } from '@pressroom/webhooks';
 import { startDeliveryLoop } from './delivery-loop.ts';

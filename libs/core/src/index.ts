@@ -11,7 +11,6 @@ export * from './event-factory.ts';
 export * from './secret-box.ts';
 export * from './api-keys.ts';
 export * from './artifact-storage.ts';
-export * from './config.ts';
 export * from './s3-endpoint.ts';
 export * from './url-host.ts';
 export * from './adapters/file-event-log.ts';

@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig, type PressroomConfig } from '@pressroom/core';
+import { ConfigError, loadConfig, type PressroomConfig } from './config.ts';
 
 /** Parses the settings at start; on any problem prints them all and exits with status 2. */
 export function readConfigOrExit(env: Record<string, string | undefined>): PressroomConfig {

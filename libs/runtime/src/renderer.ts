@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import type { Logger, PressroomConfig, Renderer } from '@pressroom/core';
+import type { Logger, Renderer } from '@pressroom/core';
+import type { PressroomConfig } from './config.ts';
 import { createSupervisedRenderer, resolveChromiumPath } from '@pressroom/renderer';
 
 /**
