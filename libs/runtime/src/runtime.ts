@@ -1,7 +1,45 @@
 import { access, rename } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type Router from '@koa/router';
-import { ArtifactStorage, AssetStore, createFileAssetIndex, createMemoryTemplateView, createTemplateEventFactory, type TemplateEventFactory, type TemplateView, SecretBox, createEventFactory, createMemoryCatalog, createCatalogCommands, importLegacyCatalog, readFileCatalog, selfRebuildingCatalog, selfRebuildingStatusView, selfRebuildingTemplateView, type CatalogCommands, createFileEventLog, createMemoryDeliveryStore, createMemoryIdempotencyKeys, type IdempotencyKeys, createMemoryStatusView, systemClock, topicNames, uuidV7Ids, type Catalog, type Clock, type DeliveryStore, type EventFactory, type EventLog, type Ids, type Logger, type ObjectStore, type AssetIndex, type S3ConnectionStoreFactory, type StatusView, type TopicNames } from '@pressroom/core';
+import {
+  ArtifactStorage,
+  AssetStore,
+  createFileAssetIndex,
+  createMemoryTemplateView,
+  createTemplateEventFactory,
+  type TemplateEventFactory,
+  type TemplateView,
+  SecretBox,
+  createEventFactory,
+  createMemoryCatalog,
+  createCatalogCommands,
+  importLegacyCatalog,
+  readFileCatalog,
+  selfRebuildingCatalog,
+  selfRebuildingStatusView,
+  selfRebuildingTemplateView,
+  type CatalogCommands,
+  createFileEventLog,
+  createMemoryDeliveryStore,
+  createMemoryIdempotencyKeys,
+  type IdempotencyKeys,
+  createMemoryStatusView,
+  systemClock,
+  topicNames,
+  uuidV7Ids,
+  type Catalog,
+  type Clock,
+  type DeliveryStore,
+  type EventFactory,
+  type EventLog,
+  type Ids,
+  type Logger,
+  type ObjectStore,
+  type AssetIndex,
+  type S3ConnectionStoreFactory,
+  type StatusView,
+  type TopicNames,
+} from '@pressroom/core';
 import type { PressroomConfig } from './config.ts';
 import { createS3ConnectionStoreFactory, createS3ObjectStore } from '@pressroom/s3';
 import { createLocalObjectStore, localFilesRoute } from '@pressroom/local-storage';

@@ -1,0 +1,31 @@
+import { Bool, Int, optional, slice, Str } from './setting.ts';
+
+/** Our own bucket for rendered files and assets (distributed profile). */
+export const storageSlice = slice({
+  env: {
+    S3_ENDPOINT: Str('S3 endpoint for our own bucket (omit for AWS).'),
+    S3_REGION: Str('Region of our own bucket.', 'us-east-1'),
+    S3_ACCESS_KEY_ID: Str('Access key of our own bucket.'),
+    S3_SECRET_ACCESS_KEY: Str('Secret key of our own bucket.'),
+    S3_FORCE_PATH_STYLE: Bool('Path-style S3 addressing (S3Proxy, MinIO).', true),
+    PRESSROOM_S3_BUCKET: Str('Our own bucket for rendered files (distributed profile).', 'pressroom-artifacts'),
+    PRESSROOM_S3_REQUEST_TIMEOUT_MS: Int(
+      'How long an S3 request may go without an answer before it counts as failed (and is retried): bounds a hanging storage server.',
+      30000,
+      100,
+    ),
+  },
+  read(c) {
+    return {
+      s3: {
+        endpoint: optional(c.S3_ENDPOINT),
+        region: c.S3_REGION,
+        accessKeyId: optional(c.S3_ACCESS_KEY_ID),
+        secretAccessKey: optional(c.S3_SECRET_ACCESS_KEY),
+        forcePathStyle: c.S3_FORCE_PATH_STYLE === 'true',
+        bucket: c.PRESSROOM_S3_BUCKET,
+        requestTimeoutMs: Number(c.PRESSROOM_S3_REQUEST_TIMEOUT_MS),
+      },
+    };
+  },
+});
