@@ -1,3 +1,3 @@
 export * from './app.ts';
-export * from './tenancy.ts';
+export { createTenant, issueApiKey, registerS3Connection, bootstrapDefaultTenant } from '@pressroom/core';
 export * from './server.ts';

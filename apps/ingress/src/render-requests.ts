@@ -23,7 +23,18 @@ import {
   type DoorLimits,
   type FieldProblem,
 } from '@pressroom/domain';
-import { type Catalog, type Clock, type EventFactory, type EventLog, type IdempotencyKeys, type Ids, type Logger, type StatusView, type Tenant, type TopicNames } from '@pressroom/core';
+import {
+  type Catalog,
+  type Clock,
+  type EventFactory,
+  type EventLog,
+  type IdempotencyKeys,
+  type Ids,
+  type Logger,
+  type StatusView,
+  type Tenant,
+  type TopicNames,
+} from '@pressroom/core';
 import { checkWebhookTarget } from '@pressroom/webhooks';
 
 import { templateContentProblems, variablesOf, type Templates } from './templates.ts';

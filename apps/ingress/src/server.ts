@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { Runtime } from '@pressroom/runtime';
 import { buildIngressApp } from './app.ts';
-import { bootstrapDefaultTenant } from './tenancy.ts';
+import { bootstrapDefaultTenant } from '@pressroom/core';
 
 /** Starts the public API on the configured port; prints a development key on first start. */
 export async function startIngressServer(rt: Runtime): Promise<Server> {

@@ -4,9 +4,15 @@ import { eventKey } from '@pressroom/core';
 import { ensureWebhookSecrets, rebuildDeliveries, requestWebhookReplay, rotateWebhookSecret } from '@pressroom/webhooks';
 import { PressroomError } from '@pressroom/domain';
 import { createJsonLogger } from '@pressroom/observability';
-import { createTenant, issueApiKey, registerS3Connection } from '@pressroom/ingress';
-import { rebuildStatusView, rebuildTemplateView } from '@pressroom/status-projector';
-import { importLegacyCatalog, rebuildCatalog } from '@pressroom/core';
+import {
+  createTenant,
+  importLegacyCatalog,
+  issueApiKey,
+  rebuildCatalog,
+  rebuildStatusView,
+  rebuildTemplateView,
+  registerS3Connection,
+} from '@pressroom/core';
 import { readConfig } from './config.ts';
 
 const usage = `pressroom ops — operator commands (uses the same configuration as the service)

@@ -1,3 +1,12 @@
-export * from './status-projector.ts';
-export * from './template-projector.ts';
-export * from './catalog-projector.ts';
+// The projectors live in @pressroom/core (libs/core/src/projections): the ops CLI rebuilds views
+// with them and standalone runs them in-process. This app runs them against the distributed log.
+export {
+  startStatusProjector,
+  rebuildStatusView,
+  startTemplateProjector,
+  rebuildTemplateView,
+  startCatalogProjector,
+  type StatusProjectorDeps,
+  type TemplateProjectorDeps,
+  type CatalogProjectorDeps,
+} from '@pressroom/core';

@@ -1,9 +1,7 @@
 import { keepServingOnFaults, onShutdown, openRuntime } from '@pressroom/runtime';
 import { startOpsServer } from '@pressroom/observability';
 import { readConfig } from './config.ts';
-import { startStatusProjector } from './status-projector.ts';
-import { startTemplateProjector } from './template-projector.ts';
-import { startCatalogProjector } from './catalog-projector.ts';
+import { startCatalogProjector, startStatusProjector, startTemplateProjector } from '@pressroom/core';
 
 const config = readConfig();
 const rt = await openRuntime(config, 'status-projector');

@@ -6,7 +6,7 @@ import { PressroomError, notFound, type S3EndpointPolicy } from '@pressroom/doma
 import type { Catalog, CatalogCommands, Clock, Ids, SecretBox } from '@pressroom/core';
 import { bodyParser } from '../http/validate.ts';
 import { bearer } from '../http/auth.ts';
-import { createTenant, issueApiKey, registerS3Connection } from '../tenancy.ts';
+import { createTenant, issueApiKey, registerS3Connection } from '@pressroom/core';
 
 const parseTenant = bodyParser(TenantCreateBody);
 const parseConnection = bodyParser(S3ConnectionCreateBody);

@@ -1,7 +1,18 @@
 import Router from '@koa/router';
 import { WebhookReplayBody, type DeliveryView, type WebhookReplayResponse, type WebhookSecretResponse } from '@pressroom/schemas';
 import { foldDelivery, notFound, validationError, webhookIdFor } from '@pressroom/domain';
-import { type Catalog, type CatalogCommands, type Clock, type DeliveryStore, type EventFactory, type EventLog, type Ids, type SecretBox, type StatusView, type TopicNames } from '@pressroom/core';
+import {
+  type Catalog,
+  type CatalogCommands,
+  type Clock,
+  type DeliveryStore,
+  type EventFactory,
+  type EventLog,
+  type Ids,
+  type SecretBox,
+  type StatusView,
+  type TopicNames,
+} from '@pressroom/core';
 import { ensureWebhookSecrets, requestWebhookReplay, rotateWebhookSecret, type OpenWebhookSecrets } from '@pressroom/webhooks';
 import { bodyParser } from '../http/validate.ts';
 import { tenantOf } from '../http/auth.ts';

@@ -1,4 +1,6 @@
-import type { EventLog, Logger, Subscription, TemplateView, TopicNames } from '@pressroom/core';
+import type { EventLog, Subscription, TopicNames } from '../ports/event-log.ts';
+import type { Logger } from '../ports/logger.ts';
+import type { TemplateView } from '../ports/template-view.ts';
 
 export interface TemplateProjectorDeps {
   log: EventLog;

@@ -1,4 +1,6 @@
-import type { Catalog, EventLog, Logger, Subscription, TopicNames } from '@pressroom/core';
+import type { Catalog } from '../ports/catalog.ts';
+import type { EventLog, Subscription, TopicNames } from '../ports/event-log.ts';
+import type { Logger } from '../ports/logger.ts';
 
 export interface CatalogProjectorDeps {
   log: EventLog;

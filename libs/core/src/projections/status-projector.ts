@@ -1,4 +1,6 @@
-import type { EventLog, Logger, StatusView, Subscription, TopicNames } from '@pressroom/core';
+import type { EventLog, Subscription, TopicNames } from '../ports/event-log.ts';
+import type { Logger } from '../ports/logger.ts';
+import type { StatusView } from '../ports/status-view.ts';
 
 export interface StatusProjectorDeps {
   log: EventLog;

@@ -1,17 +1,12 @@
 import type { Http } from '@pressroom/schemas';
 import { PressroomError, validationError, type S3EndpointPolicy } from '@pressroom/domain';
-import {
-  checkS3Endpoint,
-  generateApiKey,
-  hashApiKey,
-  type Catalog,
-  type CatalogCommands,
-  type Clock,
-  type Ids,
-  type Lookup,
-  type SecretBox,
-  type Tenant,
-} from '@pressroom/core';
+import { generateApiKey, hashApiKey } from './api-keys.ts';
+import type { CatalogCommands } from './catalog-commands.ts';
+import type { Catalog, Tenant } from './ports/catalog.ts';
+import type { Clock, Ids } from './ports/clock.ts';
+import { checkS3Endpoint } from './s3-endpoint.ts';
+import type { SecretBox } from './secret-box.ts';
+import type { Lookup } from './url-host.ts';
 
 interface Deps {
   catalog: Catalog;
