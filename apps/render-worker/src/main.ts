@@ -1,11 +1,12 @@
 import { DEFAULT_RENDER_RETRY_POLICY, planRenderCap } from '@pressroom/domain';
-import { keepServingOnFaults, onShutdown, openRenderer, openRuntime } from '@pressroom/runtime';
+import { keepServingOnFaults, onShutdown, openParts, openRenderer } from '@pressroom/runtime';
 import { startOpsServer } from '@pressroom/observability';
 import { readConfig } from './config.ts';
 import { startRenderWorker } from './render-worker.ts';
 
 const config = readConfig();
-const rt = await openRuntime(config, 'render-worker');
+// What RenderWorkerDeps names: the log, the status view (read, never waited on), storage, assets.
+const rt = await openParts(config, 'render-worker', ['log', 'view', 'storage', 'assets'], { statusWaits: false });
 keepServingOnFaults(rt.logger, rt.metrics);
 const renderer = await openRenderer(config, rt.logger);
 const worker = await startRenderWorker({

@@ -1,10 +1,11 @@
-import { keepServingOnFaults, onShutdown, openRuntime } from '@pressroom/runtime';
+import { keepServingOnFaults, onShutdown, openParts } from '@pressroom/runtime';
 import { startOpsServer } from '@pressroom/observability';
 import { readConfig } from './config.ts';
 import { startCatalogProjector, startStatusProjector, startTemplateProjector } from '@pressroom/core';
 
 const config = readConfig();
-const rt = await openRuntime(config, 'status-projector');
+// The three views it builds from the log; it never waits on a status.
+const rt = await openParts(config, 'status-projector', ['log', 'view', 'templates', 'catalog'], { statusWaits: false });
 keepServingOnFaults(rt.logger, rt.metrics);
 const projector = await startStatusProjector({ ...rt, rebuildOnStart: rt.viewIsVolatile });
 const templateProjector = await startTemplateProjector({ ...rt, rebuildOnStart: rt.viewIsVolatile });

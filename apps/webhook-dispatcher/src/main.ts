@@ -1,10 +1,11 @@
-import { keepServingOnFaults, onShutdown, openRuntime } from '@pressroom/runtime';
+import { keepServingOnFaults, onShutdown, openParts } from '@pressroom/runtime';
 import { startOpsServer } from '@pressroom/observability';
 import { readConfig } from './config.ts';
 import { dispatcherSettings, startWebhookDispatcher } from './webhook-dispatcher.ts';
 
 const config = readConfig();
-const rt = await openRuntime(config, 'webhook-dispatcher');
+// What WebhookDispatcherDeps names: the log, deliveries, storage (links), the catalog and its secrets.
+const rt = await openParts(config, 'webhook-dispatcher', ['log', 'deliveries', 'storage', 'catalog', 'catalogCommands', 'secrets']);
 keepServingOnFaults(rt.logger, rt.metrics);
 const dispatcher = await startWebhookDispatcher({ ...rt, settings: dispatcherSettings(config), rebuildOnStart: rt.viewIsVolatile });
 const ops = await startOpsServer({ port: config.port, registry: rt.metrics.registry, checks: rt.readiness });

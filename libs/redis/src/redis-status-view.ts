@@ -15,6 +15,13 @@ export interface RedisStatusViewOptions {
    * forever). The view can be rebuilt from the log, so expiry only bounds Redis memory.
    */
   retentionSeconds?: number;
+  /**
+   * Whether this process waits for terminal entries (`waitForTerminal`): only then does the view
+   * open its subscriber connection to the status channel, and `ping` check that subscription.
+   * Default true. A reader that never waits (the render worker) passes false; its
+   * `waitForTerminal` then rejects.
+   */
+  waits?: boolean;
 }
 
 export const DEFAULT_STATUS_RETENTION_SECONDS = 7 * 24 * 3600;
@@ -74,7 +81,10 @@ export function createRedisStatusView(options: RedisStatusViewOptions): StatusVi
   const builtKey = `${entryPrefix}~built`;
 
   const redis = connectRedis({ url: options.url, name: `pressroom-status@${options.keyPrefix}`, logger });
-  const subscriber = connectRedis({ url: options.url, name: `pressroom-status-events@${options.keyPrefix}`, logger, subscriber: true });
+  const waits = options.waits ?? true;
+  const subscriber = waits
+    ? connectRedis({ url: options.url, name: `pressroom-status-events@${options.keyPrefix}`, logger, subscriber: true })
+    : undefined;
   redis.defineCommand('pressroomStatusCas', { numberOfKeys: 1, lua: COMPARE_AND_SET });
   const compareAndSet = (key: string, ...args: string[]) =>
     (redis as unknown as { pressroomStatusCas(key: string, ...args: string[]): Promise<number> }).pressroomStatusCas(key, ...args);
@@ -83,8 +93,8 @@ export function createRedisStatusView(options: RedisStatusViewOptions): StatusVi
     const raw = await redis.get(keyOf(requestId));
     return raw === null ? undefined : (JSON.parse(raw) as StatusViewEntry);
   };
-  const waiters = new TerminalWaiters({ subscriber, channel, load: read, logger });
-  waiters.ready.catch(() => undefined); // surfaced by waitForTerminal
+  const waiters = subscriber ? new TerminalWaiters({ subscriber, channel, load: read, logger }) : undefined;
+  waiters?.ready.catch(() => undefined); // surfaced by waitForTerminal
   /** Ends each pending wait now, as its timeout would (used by close). */
   const pending = new Map<Promise<unknown>, () => void>();
   let closing = false;
@@ -136,6 +146,7 @@ export function createRedisStatusView(options: RedisStatusViewOptions): StatusVi
 
     waitForTerminal(requestId, timeoutMs) {
       if (closing) return Promise.reject(new PressroomError('INTERNAL', 'The status view is closed.'));
+      if (!waiters) return Promise.reject(new PressroomError('INTERNAL', 'This status view was opened without waits.'));
       let expire = () => {};
       const waiting = new Promise<StatusViewEntry | undefined>((resolve, reject) => {
         let settled = false;
@@ -188,11 +199,12 @@ export function createRedisStatusView(options: RedisStatusViewOptions): StatusVi
       // Ready means both: commands answer, and notifications can arrive.
       try {
         await redis.ping();
+        if (!waiters) return;
         await Promise.race([waiters.ready, new Promise((r) => setTimeout(r, PING_SUBSCRIBE_WAIT_MS).unref())]);
       } catch (error) {
         throw unavailable(error);
       }
-      if (!waiters.live) throw unavailable(new Error('not subscribed to the status channel'));
+      if (waiters && !waiters.live) throw unavailable(new Error('not subscribed to the status channel'));
     },
 
     /** Pending waiters settle with the entry as it stands; then both connections close. */
@@ -201,7 +213,7 @@ export function createRedisStatusView(options: RedisStatusViewOptions): StatusVi
       closing = true;
       for (const expire of pending.values()) expire();
       await Promise.allSettled(pending.keys());
-      await Promise.all([disconnectRedis(redis), disconnectRedis(subscriber)]);
+      await Promise.all([disconnectRedis(redis), subscriber && disconnectRedis(subscriber)]);
     },
   };
 }

@@ -36,7 +36,6 @@ import {
   type Logger,
   type ObjectStore,
   type AssetIndex,
-  type S3ConnectionStoreFactory,
   type StatusView,
   type TopicNames,
 } from '@pressroom/core';
@@ -45,6 +44,7 @@ import { createS3ConnectionStoreFactory, createS3ObjectStore } from '@pressroom/
 import { createLocalObjectStore, localFilesRoute } from '@pressroom/local-storage';
 import { createJsonLogger, createMetrics, type Metrics, type ReadinessCheck } from '@pressroom/observability';
 import { embeddedSecretKey } from './secret-key.ts';
+import type * as RedisModule from '@pressroom/redis';
 
 /** Everything an app needs, with the adapters chosen once from configuration. */
 export interface Runtime {
@@ -80,165 +80,300 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-export async function openRuntime(config: PressroomConfig, app: string, opts: { logger?: Logger } = {}): Promise<Runtime> {
+/** The parts an app may open; each app's main names the ones its Deps use (see `openParts`). */
+export type Part =
+  'log' | 'view' | 'catalog' | 'catalogCommands' | 'secrets' | 'storage' | 'deliveries' | 'idempotency' | 'templates' | 'assets';
+export const ALL_PARTS: readonly Part[] = [
+  'log',
+  'view',
+  'catalog',
+  'catalogCommands',
+  'secrets',
+  'storage',
+  'deliveries',
+  'idempotency',
+  'templates',
+  'assets',
+];
+
+type Base = Pick<
+  Runtime,
+  | 'config'
+  | 'logger'
+  | 'metrics'
+  | 'clock'
+  | 'ids'
+  | 'event'
+  | 'templateEvent'
+  | 'topics'
+  | 'viewIsVolatile'
+  | 'publicRoutes'
+  | 'readiness'
+  | 'close'
+>;
+/** What `openParts` returns: the shared base plus exactly the parts asked for. */
+export type AppRuntime<K extends Part> = Base & Pick<Runtime, K>;
+
+export interface OpenOptions {
+  logger?: Logger;
+  /**
+   * Whether this process waits for terminal statuses (the ingress's sync calls): only then does
+   * the distributed status view subscribe to the status channel, and readiness check it.
+   * Default true when `view` is opened.
+   */
+  statusWaits?: boolean;
+}
+
+/** Every part (the ingress, standalone and ops use them all). */
+export async function openRuntime(config: PressroomConfig, app: string, opts: OpenOptions = {}): Promise<Runtime> {
+  return openParts(config, app, ALL_PARTS, opts);
+}
+
+/**
+ * Opens the parts `uses` names, and what they need, nothing else: a connection that is never
+ * opened cannot fail readiness. Readiness checks only the components opened (the log, the
+ * Redis connections opened, our bucket).
+ */
+export async function openParts<K extends Part>(
+  config: PressroomConfig,
+  app: string,
+  uses: readonly K[],
+  opts: OpenOptions = {},
+): Promise<AppRuntime<K>> {
   const logger = opts.logger ?? createJsonLogger({ level: config.logLevel, app });
   const metrics = createMetrics();
   const clock = systemClock;
   const ids = uuidV7Ids;
   const event = createEventFactory({ clock, ids });
   const topics = topicNames(config.topicPrefix);
-  const connectionStore = createS3ConnectionStoreFactory();
   const templateEvent = createTemplateEventFactory({ clock, ids });
-  const common = { config, logger, metrics, clock, ids, event, templateEvent, topics };
-
-  if (config.profile === 'embedded') {
-    const dataDir = resolve(config.dataDir);
-    const secretKey = config.secretKey ?? (await embeddedSecretKey(dataDir));
-    const secrets = new SecretBox(secretKey);
-    const log = await createFileEventLog({ dir: join(dataDir, 'log'), logger });
-    const view = createMemoryStatusView();
-    const catalog = selfRebuildingCatalog(createMemoryCatalog(), { log, topics, logger });
-    await importFileCatalogOnce(join(dataDir, 'catalog'), { log, topics, ids, catalog, logger });
-    const files = createLocalObjectStore({ dir: join(dataDir, 'files'), publicBaseUrl: config.publicUrl, signingSecret: secretKey });
-    return assemble(common, {
-      log,
-      view,
-      catalog,
-      secrets,
-      own: files,
-      connectionStore,
-      templates: createMemoryTemplateView(),
-      assetIndex: createFileAssetIndex({ dir: join(dataDir, 'assets') }),
-      deliveries: createMemoryDeliveryStore(),
-      idempotency: createMemoryIdempotencyKeys(clock),
-      viewIsVolatile: true,
-      publicRoutes: [localFilesRoute(files)],
-      readiness: [
-        { name: 'log', check: () => log.ping() },
-        { name: 'storage', check: () => files.ping() },
-      ],
+  const wanted = new Set<Part>(uses);
+  const closers: { close(): Promise<void> }[] = [];
+  const readiness: ReadinessCheck[] = [];
+  const publicRoutes: Router[] = [];
+  const opened =
+    config.profile === 'embedded'
+      ? embeddedOpeners(config, app, logger, { clock, ids, topics })
+      : distributedOpeners(config, app, logger, { clock, ids, topics, wanted, statusWaits: opts.statusWaits ?? true });
+  const parts: Partial<Runtime> = {};
+  const need = opened;
+  if (wanted.has('log')) parts.log = await need.log();
+  if (wanted.has('view')) parts.view = await opened.view();
+  if (wanted.has('catalog') || wanted.has('catalogCommands') || wanted.has('storage')) parts.catalog = await need.catalog();
+  if (wanted.has('secrets') || wanted.has('storage')) parts.secrets = await need.secrets();
+  if (wanted.has('catalogCommands')) {
+    parts.catalogCommands = createCatalogCommands({ log: await need.log(), topics, catalog: await need.catalog(), ids, clock });
+  }
+  if (wanted.has('storage')) {
+    parts.storage = new ArtifactStorage({
+      own: await need.own(),
+      catalog: await need.catalog(),
+      secrets: await need.secrets(),
+      connectionStore: createS3ConnectionStoreFactory(),
     });
   }
-
-  // Loaded only here, so the embedded profile never pulls in the Kafka and Redis clients.
-  const { createKafkaEventLog } = await import('@pressroom/kafka');
-  const {
-    createRedisAssetIndex,
-    createRedisCatalog,
-    createRedisDeliveryStore,
-    createRedisIdempotencyKeys,
-    createRedisStatusView,
-    createRedisTemplateView,
-    createRedisStreamVersionGuard,
-  } = await import('@pressroom/redis');
-  const secretKey = config.secretKey as string;
-  const secrets = new SecretBox(secretKey);
-  const redisUrl = config.redisUrl as string;
-  // Kafka cannot check an expected version: the guard keeps stream versions in Redis and takes
-  // them from the log when it lost them. An append reported failed may still land while the
-  // producer retries (up to KAFKA_RETRY's 5 retries, each bounded by the append timeout), so a
-  // reservation left unsettled is trusted for that long before the log is asked again.
-  const versionGuard = createRedisStreamVersionGuard({
-    url: redisUrl,
-    keyPrefix: config.redisPrefix,
-    settleMs: 6 * config.kafkaAppendTimeoutMs + 60_000,
+  if (wanted.has('assets')) parts.assets = new AssetStore({ index: await opened.assetIndex(), objects: await need.own(), clock });
+  if (wanted.has('templates')) parts.templates = await opened.templates();
+  if (wanted.has('deliveries')) parts.deliveries = await opened.deliveries();
+  if (wanted.has('idempotency')) parts.idempotency = await opened.idempotency();
+  closers.push(...opened.closers());
+  readiness.push(...opened.readiness());
+  publicRoutes.push(...opened.publicRoutes());
+  const base: Base = {
+    config,
     logger,
-  });
-  const log = await createKafkaEventLog({
-    versionGuard,
-    brokers: config.kafkaBrokers,
-    clientId: `pressroom-${app}`,
-    ...(config.schemaRegistryUrl ? { schemaRegistryUrl: config.schemaRegistryUrl, subjectPrefix: config.schemaSubjectPrefix } : {}),
-    partitions: config.kafkaPartitions,
-    sessionTimeoutMs: config.kafkaSessionTimeoutMs,
-    appendTimeoutMs: config.kafkaAppendTimeoutMs,
-    logger,
-  });
-  // Topics are created on first use anyway; creating them up front only fixes the partition
-  // count early. A broker that is down now must not stop the app from starting (readyz says it).
-  await log
-    .ensureTopics([topics.requestedSync, topics.requestedAsync, topics.completed, topics.webhooks, topics.templates, topics.catalog])
-    .catch((err: unknown) => {
-      logger.warn('could not create topics at start; they will be created on first use', { err });
-    });
-  const redisView = createRedisStatusView({ url: redisUrl, keyPrefix: config.redisPrefix, logger });
-  // Every Redis structure is a view of the log: one that finds itself empty rebuilds itself.
-  const view = selfRebuildingStatusView(redisView, { log, topics, logger });
-  const catalog = selfRebuildingCatalog(createRedisCatalog({ url: redisUrl, keyPrefix: config.redisPrefix, logger }), {
-    log,
+    metrics,
+    clock,
+    ids,
+    event,
+    templateEvent,
     topics,
-    logger,
-  });
-  const own: ObjectStore & { ensureBucket(): Promise<void> } = createS3ObjectStore({
-    ...(config.s3.endpoint ? { endpoint: config.s3.endpoint } : {}),
-    region: config.s3.region,
-    bucket: config.s3.bucket,
-    accessKeyId: config.s3.accessKeyId ?? '',
-    secretAccessKey: config.s3.secretAccessKey ?? '',
-    forcePathStyle: config.s3.forcePathStyle,
-    requestTimeoutMs: config.s3.requestTimeoutMs,
-    ownsBucket: true,
-  });
-  // Storage that is down now must not stop the app from starting, in any order with it: the
-  // bucket is created on the first put or readiness check that finds it missing.
-  await own.ensureBucket().catch((err: unknown) => {
-    logger.warn('could not check or create the bucket at start; it will be created when storage answers', { err });
-  });
-  return assemble(common, {
-    log,
-    view,
-    catalog,
-    secrets,
-    own,
-    connectionStore,
-    templates: selfRebuildingTemplateView(createRedisTemplateView({ url: redisUrl, keyPrefix: config.redisPrefix, logger }), {
-      log,
-      topics,
-      logger,
-    }),
-    assetIndex: createRedisAssetIndex({ url: redisUrl, keyPrefix: config.redisPrefix, logger }),
-    deliveries: createRedisDeliveryStore({ url: redisUrl, keyPrefix: config.redisPrefix, logger }),
-    idempotency: createRedisIdempotencyKeys({ url: redisUrl, keyPrefix: config.redisPrefix, logger }),
-    viewIsVolatile: false,
-    publicRoutes: [],
-    readiness: [
-      { name: 'kafka', check: () => log.ping() },
-      { name: 'redis', check: () => view.ping() },
-      { name: 's3', check: () => own.ping() },
-    ],
-  });
+    viewIsVolatile: config.profile === 'embedded',
+    publicRoutes,
+    readiness,
+    async close() {
+      await Promise.allSettled(closers.map((c) => c.close()));
+    },
+  };
+  return { ...parts, ...base } as AppRuntime<K>;
 }
 
-/** The parts both profiles derive the same way from their adapters, and one close for all. */
-function assemble(
-  common: Pick<Runtime, 'config' | 'logger' | 'metrics' | 'clock' | 'ids' | 'event' | 'templateEvent' | 'topics'>,
-  parts: Pick<
-    Runtime,
-    'log' | 'view' | 'catalog' | 'secrets' | 'templates' | 'deliveries' | 'idempotency' | 'viewIsVolatile' | 'publicRoutes' | 'readiness'
-  > & {
-    own: ObjectStore;
-    connectionStore: S3ConnectionStoreFactory;
-    assetIndex: AssetIndex;
-  },
-): Runtime {
-  const { own, connectionStore, assetIndex, ...rest } = parts;
+interface Openers {
+  log(): Promise<EventLog>;
+  view(): Promise<StatusView>;
+  catalog(): Promise<Catalog>;
+  secrets(): Promise<SecretBox>;
+  own(): Promise<ObjectStore>;
+  assetIndex(): Promise<AssetIndex>;
+  templates(): Promise<TemplateView>;
+  deliveries(): Promise<DeliveryStore>;
+  idempotency(): Promise<IdempotencyKeys>;
+  /** What was opened, to close (in opening order). */
+  closers(): { close(): Promise<void> }[];
+  readiness(): ReadinessCheck[];
+  publicRoutes(): Router[];
+}
+
+type RedisLib = typeof RedisModule;
+
+/** Memoizes an opener: every part opened once, on first need. */
+function once<T>(open: () => Promise<T>): () => Promise<T> {
+  let opening: Promise<T> | undefined;
+  return () => (opening ??= open());
+}
+
+type Shared = { clock: Clock; ids: Ids; topics: TopicNames };
+
+/** The embedded profile: the file log, views in memory, files and assets on the local disk. */
+function embeddedOpeners(config: PressroomConfig, _app: string, logger: Logger, { clock, ids, topics }: Shared): Openers {
+  const dataDir = resolve(config.dataDir);
+  const closers: { close(): Promise<void> }[] = [];
+  const readiness: ReadinessCheck[] = [];
+  const routes: Router[] = [];
+  const keep = <T extends { close(): Promise<void> }>(c: T) => (closers.push(c), c);
+  const secretKey = once(async () => config.secretKey ?? (await embeddedSecretKey(dataDir)));
+  const log = once(async () => {
+    const l = keep(await createFileEventLog({ dir: join(dataDir, 'log'), logger }));
+    readiness.push({ name: 'log', check: () => l.ping() });
+    return l;
+  });
+  const files = once(async () => {
+    const f = createLocalObjectStore({ dir: join(dataDir, 'files'), publicBaseUrl: config.publicUrl, signingSecret: await secretKey() });
+    routes.push(localFilesRoute(f));
+    readiness.push({ name: 'storage', check: () => f.ping() });
+    return f;
+  });
   return {
-    ...common,
-    ...rest,
-    catalogCommands: createCatalogCommands({
-      log: parts.log,
-      topics: common.topics,
-      catalog: parts.catalog,
-      ids: common.ids,
-      clock: common.clock,
+    log,
+    view: once(async () => keep(createMemoryStatusView())),
+    catalog: once(async () => {
+      const l = await log();
+      const catalog = keep(selfRebuildingCatalog(createMemoryCatalog(), { log: l, topics, logger }));
+      await importFileCatalogOnce(join(dataDir, 'catalog'), { log: l, topics, ids, catalog, logger });
+      return catalog;
     }),
-    storage: new ArtifactStorage({ own, catalog: parts.catalog, secrets: parts.secrets, connectionStore }),
-    assets: new AssetStore({ index: assetIndex, objects: own, clock: common.clock }),
-    async close() {
-      await Promise.allSettled(
-        [parts.log, parts.view, parts.catalog, parts.templates, assetIndex, parts.deliveries, parts.idempotency].map((c) => c.close()),
-      );
-    },
+    secrets: once(async () => new SecretBox(await secretKey())),
+    own: files,
+    assetIndex: once(async () => keep(createFileAssetIndex({ dir: join(dataDir, 'assets') }))),
+    templates: once(async () => keep(createMemoryTemplateView())),
+    deliveries: once(async () => keep(createMemoryDeliveryStore())),
+    idempotency: once(async () => keep(createMemoryIdempotencyKeys(clock))),
+    closers: () => closers,
+    readiness: () => readiness,
+    publicRoutes: () => routes,
+  };
+}
+
+/** The distributed profile: Kafka, one Redis connection per view (opened only when used), S3. */
+function distributedOpeners(
+  config: PressroomConfig,
+  app: string,
+  logger: Logger,
+  { topics, wanted, statusWaits }: Shared & { wanted: Set<Part>; statusWaits: boolean },
+): Openers {
+  const secretKey = config.secretKey as string;
+  const url = config.redisUrl as string;
+  const keyPrefix = config.redisPrefix;
+  const redisOptions = { url, keyPrefix: config.redisPrefix, logger };
+  const closers: { close(): Promise<void> }[] = [];
+  const keep = <T extends { close(): Promise<void> }>(c: T) => (closers.push(c), c);
+  /** The Redis connections opened, each pinged by the one `redis` readiness check. */
+  const redisPings: (() => Promise<void>)[] = [];
+  const readiness: ReadinessCheck[] = [];
+  // Loaded only here, so the embedded profile never pulls in the Kafka and Redis clients.
+  const redisLib = once(() => import('@pressroom/redis'));
+  const redisPart = <T extends { close(): Promise<void> }>(open: (lib: RedisLib) => T, ping?: (part: T) => Promise<void>) =>
+    once(async () => {
+      const part = keep(open(await redisLib()));
+      if (ping) {
+        if (!redisPings.length) readiness.push({ name: 'redis', check: async () => void (await Promise.all(redisPings.map((p) => p()))) });
+        redisPings.push(() => ping(part));
+      }
+      return part;
+    });
+
+  const log = once(async () => {
+    const { createKafkaEventLog } = await import('@pressroom/kafka');
+    // Kafka cannot check an expected version: the guard keeps stream versions in Redis and takes
+    // them from the log when it lost them. An append reported failed may still land while the
+    // producer retries (up to KAFKA_RETRY's 5 retries, each bounded by the append timeout), so a
+    // reservation left unsettled is trusted for that long before the log is asked again. Only an
+    // app that appends with expected versions (catalog commands, template writes: the ingress, the
+    // dispatcher's secrets, ops) opens it.
+    const versionGuard = wanted.has('catalogCommands')
+      ? (await redisLib()).createRedisStreamVersionGuard({ url, keyPrefix, settleMs: 6 * config.kafkaAppendTimeoutMs + 60_000, logger })
+      : undefined;
+    const l = keep(
+      await createKafkaEventLog({
+        ...(versionGuard ? { versionGuard } : {}),
+        brokers: config.kafkaBrokers,
+        clientId: `pressroom-${app}`,
+        ...(config.schemaRegistryUrl ? { schemaRegistryUrl: config.schemaRegistryUrl, subjectPrefix: config.schemaSubjectPrefix } : {}),
+        partitions: config.kafkaPartitions,
+        sessionTimeoutMs: config.kafkaSessionTimeoutMs,
+        appendTimeoutMs: config.kafkaAppendTimeoutMs,
+        logger,
+      }),
+    );
+    readiness.unshift({ name: 'kafka', check: () => l.ping() });
+    // Topics are created on first use anyway; creating them up front only fixes the partition
+    // count early. A broker that is down now must not stop the app from starting (readyz says it).
+    await l
+      .ensureTopics([topics.requestedSync, topics.requestedAsync, topics.completed, topics.webhooks, topics.templates, topics.catalog])
+      .catch((err: unknown) => {
+        logger.warn('could not create topics at start; they will be created on first use', { err });
+      });
+    return l;
+  });
+  const own = once(async () => {
+    const store = createS3ObjectStore({
+      ...(config.s3.endpoint ? { endpoint: config.s3.endpoint } : {}),
+      region: config.s3.region,
+      bucket: config.s3.bucket,
+      accessKeyId: config.s3.accessKeyId ?? '',
+      secretAccessKey: config.s3.secretAccessKey ?? '',
+      forcePathStyle: config.s3.forcePathStyle,
+      requestTimeoutMs: config.s3.requestTimeoutMs,
+      ownsBucket: true,
+    });
+    readiness.push({ name: 's3', check: () => store.ping() });
+    // Storage that is down now must not stop the app from starting, in any order with it: the
+    // bucket is created on the first put or readiness check that finds it missing.
+    await store.ensureBucket().catch((err: unknown) => {
+      logger.warn('could not check or create the bucket at start; it will be created when storage answers', { err });
+    });
+    return store;
+  });
+  const rebuildDeps = async () => ({ log: await log(), topics, logger });
+  // Every Redis structure is a view of the log: one that finds itself empty rebuilds itself.
+  const view = redisPart(
+    (lib) => lib.createRedisStatusView({ ...redisOptions, waits: statusWaits }),
+    (v) => v.ping(),
+  );
+  const catalog = redisPart(
+    (lib) => lib.createRedisCatalog(redisOptions),
+    (c) => c.ping(),
+  );
+  const templates = redisPart(
+    (lib) => lib.createRedisTemplateView(redisOptions),
+    (t) => t.ping(),
+  );
+  return {
+    log,
+    view: once(async () => selfRebuildingStatusView(await view(), await rebuildDeps())),
+    catalog: once(async () => selfRebuildingCatalog(await catalog(), await rebuildDeps())),
+    secrets: once(async () => new SecretBox(secretKey)),
+    own,
+    assetIndex: redisPart((lib) => lib.createRedisAssetIndex(redisOptions)),
+    templates: once(async () => selfRebuildingTemplateView(await templates(), await rebuildDeps())),
+    deliveries: redisPart(
+      (lib) => lib.createRedisDeliveryStore(redisOptions),
+      (d) => d.ping(),
+    ),
+    idempotency: redisPart((lib) => lib.createRedisIdempotencyKeys(redisOptions)),
+    closers: () => closers,
+    readiness: () => readiness,
+    publicRoutes: () => [],
   };
 }
 
