@@ -61,7 +61,7 @@ export const renderSlice = slice({
             const [plan = '', cap = ''] = pair.split('=');
             return [plan.trim(), Number(cap.trim())];
           }),
-        ) as Record<string, number>,
+        ),
         readAhead: Number(c.PRESSROOM_RENDER_READ_AHEAD),
         recycleAfter: Number(c.PRESSROOM_RENDER_RECYCLE_AFTER),
         maxOutputBytes: Number(c.PRESSROOM_RENDER_MAX_OUTPUT_BYTES),
