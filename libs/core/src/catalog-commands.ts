@@ -43,7 +43,7 @@ export function createCatalogCommands(deps: CatalogCommandsDeps) {
     } catch (err) {
       if (err instanceof PressroomError && err.code === 'CONFLICT') {
         throw new PressroomError('CONFLICT', `Tenant ${command.tenantId} was changed by another request; read it again and retry.`, {
-          details: err.details,
+          ...(err.details ? { details: err.details } : {}),
         });
       }
       throw err instanceof PressroomError ? err : logUnavailable(err);

@@ -67,7 +67,7 @@ afterAll(async () => {
 });
 
 function capturingLogger() {
-  const lines: { level: string; msg: string; fields?: Record<string, unknown> }[] = [];
+  const lines: { level: string; msg: string; fields?: Record<string, unknown> | undefined }[] = [];
   const logger: Logger = {
     debug: (msg, fields) => void lines.push({ level: 'debug', msg, fields }),
     info: (msg, fields) => void lines.push({ level: 'info', msg, fields }),

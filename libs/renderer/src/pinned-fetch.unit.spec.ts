@@ -12,7 +12,13 @@ const NAME = 'assets.pinned.invalid';
 let server: Server;
 let port = 0;
 let cert: { cert: string; key: string };
-const seen: { path: string; host?: string; servername: string | false | null; cookie?: string; encoding?: string }[] = [];
+const seen: {
+  path: string;
+  host?: string | undefined;
+  servername: string | false | null;
+  cookie?: string | undefined;
+  encoding?: string | undefined;
+}[] = [];
 
 beforeAll(async () => {
   cert = selfSignedCertificate([NAME]);

@@ -17,7 +17,7 @@ describe('Playwright renderer page setup', () => {
 
   const threePages = '<p>one</p><p style="break-before: page">two</p><p style="break-before: page">three</p>';
   const pdf = async (html: string, pdfParams: RenderJob['pdfParams']) =>
-    (await renderer.render({ source: htmlSource(html), output: 'pdf', pdfParams, timeoutMs: 15_000 })).bytes;
+    (await renderer.render({ source: htmlSource(html), output: 'pdf', ...(pdfParams ? { pdfParams } : {}), timeoutMs: 15_000 })).bytes;
 
   it.each([
     [
@@ -150,7 +150,9 @@ describe('Playwright renderer page setup', () => {
 
     // When it renders to PNG on Letter landscape, on A5, then with no page setup
     const width = async (pdfParams: RenderJob['pdfParams']) =>
-      pngSize((await renderer.render({ source: htmlSource(html), output: 'png', pdfParams, timeoutMs: 15_000 })).bytes).width;
+      pngSize(
+        (await renderer.render({ source: htmlSource(html), output: 'png', ...(pdfParams ? { pdfParams } : {}), timeoutMs: 15_000 })).bytes,
+      ).width;
 
     // Then the image is 1056, 559 and 794 px wide (11 in, 148 mm, 210 mm at 96 dpi)
     expect(await width({ format: 'Letter', landscape: true })).toBe(1056);
