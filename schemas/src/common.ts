@@ -1,10 +1,12 @@
-import Type from 'typebox';
+import Type, { type Static } from 'typebox';
 
 /** Identifiers we issue are UUIDv7 strings; callers may only ever send them back to us. */
 export const RequestId = Type.String({ format: 'uuid', description: 'Identifier of a render request (UUIDv7).' });
 export const TenantId = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' });
 
+/** What a render produces; the one place the output kinds are listed. */
 export const OutputKind = Type.Union([Type.Literal('pdf'), Type.Literal('png')]);
+export type OutputKind = Static<typeof OutputKind>;
 
 /** Failure reasons form a closed list so receivers can branch on them. */
 export const FailureCode = Type.Union(

@@ -336,3 +336,10 @@ export const EventSchemas = {
   RenderWithdrawn,
 } as const;
 export type EventType = keyof typeof EventSchemas;
+
+/**
+ * Compile-time check that the registry and the event unions agree: an event type added to
+ * LogEvent without a schema in EventSchemas (or the other way round) fails `npm run typecheck`.
+ */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+export const registryMatchesLogEvents: Same<LogEvent['type'], EventType> = true;

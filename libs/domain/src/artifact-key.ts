@@ -1,6 +1,6 @@
-import type { StorageTarget } from '@pressroom/schemas';
+import type { OutputKind, StorageTarget } from '@pressroom/schemas';
 
-export type OutputKind = 'pdf' | 'png';
+export type { OutputKind };
 
 /** The spec: a PNG link "points to a .PNG file"; PDFs get ".pdf". */
 export function extensionFor(output: OutputKind): string {

@@ -27,13 +27,3 @@ const FAULT: Record<FailureCodeValue, FailureFault> = {
 export function failureFault(code: string): FailureFault {
   return (FAULT as Record<string, FailureFault | undefined>)[code] ?? 'service';
 }
-
-/**
- * The HTTP status of a render that failed while a sync caller waited: 422 when the request is at
- * fault (it was well-formed, but what it asks for cannot be rendered), 504 for the time limit,
- * 500 for our own failures.
- */
-export function syncFailureStatus(code: string): 422 | 504 | 500 {
-  const fault = failureFault(code);
-  return fault === 'tenant' ? 422 : fault === 'timeout' ? 504 : 500;
-}

@@ -1,8 +1,8 @@
 import type { Context, Next } from 'koa';
-import { PressroomError, type ErrorCode } from '@pressroom/domain';
+import { failureFault, PressroomError, type ErrorCode } from '@pressroom/domain';
 import type { Logger } from '@pressroom/core';
 
-/** The one place where error codes become HTTP statuses. */
+/** The one place where error codes (and, below, render failure codes) become HTTP statuses. */
 const statusOf: Record<ErrorCode, number> = {
   VALIDATION_FAILED: 400,
   MALFORMED_JSON: 400,
@@ -18,6 +18,16 @@ const statusOf: Record<ErrorCode, number> = {
   DEPENDENCY_UNAVAILABLE: 503,
   INTERNAL: 500,
 };
+
+/**
+ * The HTTP status of a render that failed while a sync caller waited: 422 when the request is at
+ * fault (it was well-formed, but what it asks for cannot be rendered), 504 for the time limit,
+ * 500 for our own failures.
+ */
+export function syncFailureStatus(code: string): 422 | 504 | 500 {
+  const fault = failureFault(code);
+  return fault === 'tenant' ? 422 : fault === 'timeout' ? 504 : 500;
+}
 
 export function sendError(ctx: Context, status: number, code: string, message: string, details?: unknown): void {
   ctx.status = status;

@@ -9,12 +9,12 @@ import {
   UnsavedPreviewBody,
   type Http,
 } from '@pressroom/schemas';
-import { formatRenderMetadata, idempotencyKeyProblem, statusBody, syncFailureStatus, validationError } from '@pressroom/domain';
+import { formatRenderMetadata, idempotencyKeyProblem, statusBody, validationError } from '@pressroom/domain';
 import type { ArtifactStorage } from '@pressroom/core';
 import type { Metrics } from '@pressroom/observability';
 import { bodyParser } from '../http/validate.ts';
 import { tenantOf } from '../http/auth.ts';
-import { sendError } from '../http/error-mapper.ts';
+import { sendError, syncFailureStatus } from '../http/error-mapper.ts';
 import type { RenderInput, RenderRequests, Submitted } from '../render-requests.ts';
 
 const parse = {

@@ -1,5 +1,5 @@
 import type { FailureCodeValue } from '../failure.ts';
-import type { PdfParams, ReadySignal, RenderSource } from '@pressroom/schemas';
+import type { OutputKind, PdfParams, ReadySignal, RenderSource } from '@pressroom/schemas';
 
 export interface PdfInfo {
   title?: string;
@@ -12,7 +12,7 @@ export interface PdfInfo {
 
 export interface RenderJob {
   source: RenderSource;
-  output: 'pdf' | 'png';
+  output: OutputKind;
   pdfMetadata?: PdfInfo;
   /** The whole render (evaluation, layout, printing) must end within this time. */
   timeoutMs: number;
