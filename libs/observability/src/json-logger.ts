@@ -43,6 +43,9 @@ export function createJsonLogger(opts: { level: LogLevel; app: string; write?: (
       base: { app: opts.app },
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
+      // Every Error field is serialized by serializeFields (cause chain kept); pino's own `err`
+      // serializer would take the result for an error again and fold the causes away.
+      serializers: { err: (value: unknown) => value },
       redact: { paths: SECRET_KEYS.flatMap((k) => [k, `*.${k}`]), censor: REDACTED },
     },
     destination,
