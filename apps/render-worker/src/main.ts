@@ -7,7 +7,7 @@ import { startRenderWorker } from './render-worker.ts';
 const config = readConfig();
 const rt = await openRuntime(config, 'render-worker');
 keepServingOnFaults(rt.logger, rt.metrics);
-const renderer = await openRenderer(config, rt.logger);
+const renderer = await openRenderer(config, rt.logger, rt.metrics);
 const worker = await startRenderWorker({
   ...rt,
   renderer,
@@ -24,6 +24,7 @@ const worker = await startRenderWorker({
 const ops = await startOpsServer({
   port: config.port,
   registry: rt.metrics.registry,
+  metrics: config.metrics,
   checks: [...rt.readiness, { name: 'chromium', check: () => renderer.ping() }],
 });
 rt.logger.info('render worker started', { pages: config.render.pages });

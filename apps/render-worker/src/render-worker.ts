@@ -98,10 +98,12 @@ export async function startRenderWorker(deps: RenderWorkerDeps): Promise<Subscri
     const beat = setInterval(() => void ctx.heartbeat().catch(() => {}), HEARTBEAT_EVERY_MS);
     const waitStarted = performance.now();
     let release: () => void;
+    deps.metrics.renderBacklog.inc({ lane: data.mode });
     try {
       release = await slots.acquire(data.mode, tenantId, capOf(data.plan));
     } finally {
       clearInterval(beat);
+      deps.metrics.renderBacklog.dec({ lane: data.mode });
     }
     deps.metrics.renderWaitSeconds.observe({ lane: data.mode }, (performance.now() - waitStarted) / 1000);
     try {
@@ -165,7 +167,10 @@ async function handleRecord(deps: RenderWorkerDeps, worker: string, record: LogR
     return;
   }
   const started = performance.now();
-  logger.info('render started', { lane: requested.data.mode, output: requested.data.output, worker });
+  if (record.writtenAt !== undefined) {
+    deps.metrics.renderQueueWaitSeconds.observe({ lane: requested.data.mode }, Math.max(0, Date.now() - record.writtenAt) / 1000);
+  }
+  logger.info('render started', { eventType: requested.type, lane: requested.data.mode, output: requested.data.output, worker });
   // Also during retry waits: a record waiting out a storage outage keeps its member in the group.
   const beat = setInterval(() => void ctx.heartbeat().catch(() => {}), HEARTBEAT_EVERY_MS);
   try {
@@ -200,7 +205,12 @@ async function handleRecord(deps: RenderWorkerDeps, worker: string, record: LogR
     const result = completed.type === 'RenderSucceeded' ? 'success' : 'failure';
     deps.metrics.renderSeconds.observe({ output: requested.data.output, outcome: result }, executionMs / 1000);
     deps.metrics.rendersTotal.inc({ outcome: result, code: 'error' in outcome ? outcome.error.code : '' });
-    logger.info('render finished', { outcome: result, executionMs, ...('error' in outcome ? { code: outcome.error.code } : {}) });
+    logger.info('render finished', {
+      eventType: completed.type,
+      outcome: result,
+      executionMs,
+      ...('error' in outcome ? { code: outcome.error.code } : {}),
+    });
   } finally {
     clearInterval(beat);
   }

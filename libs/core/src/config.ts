@@ -162,6 +162,15 @@ export const ConfigSchema = Type.Object({
     default: 'info',
     description: 'Lowest level written to the JSON log on stdout.',
   }),
+  PRESSROOM_METRICS_PORT: Int(
+    'Port of a listener of its own that serves only /metrics (then PORT no longer does). 0: /metrics is served on PORT, beside /healthz and /readyz.',
+    0,
+  ),
+  PRESSROOM_METRICS_HOST: Str(
+    'Address the listener of PRESSROOM_METRICS_PORT binds (e.g. 127.0.0.1 for a scraper on the same host).',
+    '0.0.0.0',
+  ),
+  PRESSROOM_METRICS_TOKEN: Str('When set, /metrics answers 401 unless the request carries `Authorization: Bearer <token>`.'),
   KAFKA_BROKERS: Str('Comma-separated Kafka bootstrap servers (distributed profile).'),
   SCHEMA_REGISTRY_URL: Str('Confluent-compatible schema registry; events are then encoded in its wire format.'),
   PRESSROOM_SCHEMA_SUBJECT_PREFIX: Str(
@@ -235,6 +244,8 @@ export interface PressroomConfig {
   idempotencyTtlMs: number;
   redisPrefix: string;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
+  /** Where /metrics is served (port undefined: on PORT) and the token it asks for. */
+  metrics: { port: number | undefined; host: string; token: string | undefined };
   kafkaBrokers: string[];
   schemaRegistryUrl: string | undefined;
   schemaSubjectPrefix: string;
@@ -341,6 +352,11 @@ export function loadConfig(env: Record<string, string | undefined>): PressroomCo
     idempotencyTtlMs: Number(c.PRESSROOM_IDEMPOTENCY_TTL_MS),
     redisPrefix: c.PRESSROOM_REDIS_PREFIX,
     logLevel: c.PRESSROOM_LOG_LEVEL,
+    metrics: {
+      port: Number(c.PRESSROOM_METRICS_PORT) || undefined,
+      host: c.PRESSROOM_METRICS_HOST,
+      token: c.PRESSROOM_METRICS_TOKEN,
+    },
     kafkaBrokers: splitList(c.KAFKA_BROKERS ?? ''),
     schemaRegistryUrl: c.SCHEMA_REGISTRY_URL,
     schemaSubjectPrefix: c.PRESSROOM_SCHEMA_SUBJECT_PREFIX,

@@ -43,7 +43,7 @@ import {
 } from '@pressroom/core';
 import { createS3ConnectionStoreFactory, createS3ObjectStore } from '@pressroom/s3';
 import { createLocalObjectStore, localFilesRoute } from '@pressroom/local-storage';
-import { createJsonLogger, createMetrics, type Metrics, type ReadinessCheck } from '@pressroom/observability';
+import { createJsonLogger, createMetrics, timedObjectStore, type Metrics, type ReadinessCheck } from '@pressroom/observability';
 import { embeddedSecretKey } from './secret-key.ts';
 
 /** Everything an app needs, with the adapters chosen once from configuration. */
@@ -154,6 +154,7 @@ export async function openRuntime(config: PressroomConfig, app: string, opts: { 
     appendTimeoutMs: config.kafkaAppendTimeoutMs,
     logger,
   });
+  metrics.observeConsumerLag(() => log.lag());
   // Topics are created on first use anyway; creating them up front only fixes the partition
   // count early. A broker that is down now must not stop the app from starting (readyz says it).
   await log
@@ -221,7 +222,8 @@ function assemble(
     assetIndex: AssetIndex;
   },
 ): Runtime {
-  const { own, connectionStore, assetIndex, ...rest } = parts;
+  const { own: untimed, connectionStore, assetIndex, ...rest } = parts;
+  const own = timedObjectStore(untimed, common.metrics);
   return {
     ...common,
     ...rest,
