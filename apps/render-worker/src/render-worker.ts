@@ -196,9 +196,9 @@ async function handleRecord(deps: RenderWorkerDeps, worker: string, record: LogR
       random: deps.random ?? Math.random,
       signal: ctx.signal,
       classify: classifyTransient,
-      onRetry: async ({ attempt, failure, delayMs }) => {
+      onRetry: async ({ attempt, failure, delayMs, error }) => {
         // Not on the log: the log is what failed.
-        logger.warn('appending the outcome failed; retrying', { attempt, delayMs, error: failure.message });
+        logger.warn('appending the outcome failed; retrying', { attempt, delayMs, error: failure.message, err: error });
       },
     });
     if (!appended.ok) throw new Error(`the outcome could not be appended: ${appended.failure.message}`);
@@ -263,9 +263,10 @@ function storeWithRetries(deps: RenderWorkerDeps, requested: RenderRequested, st
     random: deps.random ?? Math.random,
     signal: step.signal,
     classify: classifyTransient,
-    onRetry: async ({ attempt, failure, delayMs }) => {
+    onRetry: async ({ attempt, failure, delayMs, error }) => {
       const nextAttemptAt = new Date(Date.now() + delayMs).toISOString();
-      step.logger.warn('storing the file failed; retrying', { attempt, delayMs, error: failure.message });
+      // `err` carries the cause chain: the ECONNREFUSED or timeout behind the storage error.
+      step.logger.warn('storing the file failed; retrying', { attempt, delayMs, error: failure.message, err: error });
       const retry = deps.event('RenderRetryScheduled', ids, {
         mode: requested.data.mode,
         step: 'store',

@@ -77,5 +77,5 @@ export function serializeFields(fields: Record<string, unknown>): Record<string,
 
 /** type, message, stack, own enumerable properties and `cause` (recursively), as pino's errWithCause serializer. */
 export function serializeError(err: Error): Record<string, unknown> {
-  return pino.stdSerializers.errWithCause(err) as unknown as Record<string, unknown>;
+  return pino.stdSerializers.errWithCause(err);
 }
