@@ -37,6 +37,11 @@ const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
 export function createMetrics() {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  // Gauges named like counters (promtool check metrics refuses them); the per-type gauges
+  // without the suffix (nodejs_active_handles{type}, ...) carry the same numbers.
+  for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) {
+    registry.removeSingleMetric(name);
+  }
   let consumerLagSource: (() => Promise<ConsumerLag[]>) | undefined;
   let rendererSource: (() => RendererStats) | undefined;
   const chromium = new ProcessTreeUsage();

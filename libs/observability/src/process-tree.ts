@@ -23,12 +23,15 @@ export class ProcessTreeUsage {
   #exitedCpu = 0;
   #cached: { at: number; root: number | undefined; usage: TreeUsage } | undefined;
 
-  constructor(private readonly proc = '/proc') {}
+  constructor(
+    private readonly proc = '/proc',
+    private readonly cacheMs = 500,
+  ) {}
 
-  /** Reads /proc at most once per 500 ms for the same root (one scrape reads several metrics). */
+  /** Reads /proc at most once per `cacheMs` for the same root (one scrape reads several metrics). */
   sample(root: number | undefined): TreeUsage {
     const now = performance.now();
-    if (this.#cached && this.#cached.root === root && now - this.#cached.at < 500) return this.#cached.usage;
+    if (this.#cached && this.#cached.root === root && now - this.#cached.at < this.cacheMs) return this.#cached.usage;
     const usage = this.#read(root);
     this.#cached = { at: now, root, usage };
     return usage;
