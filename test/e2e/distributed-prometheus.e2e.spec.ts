@@ -19,7 +19,7 @@ function run(
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = execFile(cmd, args, { cwd: opts.cwd ?? root, maxBuffer: 32 * 1024 * 1024 }, (err, stdout, stderr) => {
-      if (err && typeof err.code !== 'number') return reject(err);
+      if (err && typeof err.code !== 'number') return reject(new Error(err.message, { cause: err }));
       resolve({ code: err ? Number(err.code) : 0, stdout, stderr });
     });
     if (opts.input !== undefined) child.stdin?.end(opts.input);
