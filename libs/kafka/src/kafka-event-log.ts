@@ -3,6 +3,7 @@ import {
   eventKey,
   parseEvent,
   silentLogger,
+  type ConsumerLag,
   type EventLog,
   type Logger,
   type StreamVersionGuard,
@@ -48,18 +49,8 @@ export interface KafkaEventLogOptions {
 export interface KafkaEventLog extends EventLog {
   /** Creates the missing topics (idempotent). `partitions` defaults to the adapter's setting. */
   ensureTopics(names: string[], partitions?: number): Promise<void>;
-  /**
-   * How far each group this process consumes with is behind the end of each partition of its
-   * topics (end offset minus committed offset), read from the brokers (admin API) at call time.
-   */
+  /** End offset minus committed offset, per group and partition, read from the brokers (admin API). */
   lag(): Promise<ConsumerLag[]>;
-}
-
-export interface ConsumerLag {
-  group: string;
-  topic: string;
-  partition: number;
-  lag: number;
 }
 
 const PING_TIMEOUT_MS = 5_000;

@@ -96,6 +96,7 @@ export async function openRuntime(config: PressroomConfig, app: string, opts: { 
     const secretKey = config.secretKey ?? (await embeddedSecretKey(dataDir));
     const secrets = new SecretBox(secretKey);
     const log = await createFileEventLog({ dir: join(dataDir, 'log'), logger });
+    metrics.observeConsumerLag(() => log.lag?.() ?? Promise.resolve([]));
     const view = createMemoryStatusView();
     const catalog = selfRebuildingCatalog(createMemoryCatalog(), { log, topics, logger });
     await importFileCatalogOnce(join(dataDir, 'catalog'), { log, topics, ids, catalog, logger });
