@@ -186,8 +186,8 @@ export function createMetrics() {
     name: 'pressroom_chromium_cpu_seconds_total',
     help: "CPU time (user and system) used by the renderer's Chromium processes (Linux /proc).",
     registers: [registry],
-    collect() {
-      const usage = chromium.sample(rendererSource?.().hostPid);
+    async collect() {
+      const usage = await chromium.sample(rendererSource?.().hostPid);
       this.reset();
       this.inc(usage.cpuSeconds);
     },
@@ -196,16 +196,16 @@ export function createMetrics() {
     name: 'pressroom_chromium_resident_memory_bytes',
     help: "Resident memory of the renderer's Chromium processes, summed (Linux /proc; shared pages counted once per process).",
     registers: [registry],
-    collect() {
-      this.set(chromium.sample(rendererSource?.().hostPid).residentBytes);
+    async collect() {
+      this.set((await chromium.sample(rendererSource?.().hostPid)).residentBytes);
     },
   });
   new Gauge({
     name: 'pressroom_chromium_processes',
     help: "Chromium processes under the renderer's host (browser, renderers, GPU, utility).",
     registers: [registry],
-    collect() {
-      this.set(chromium.sample(rendererSource?.().hostPid).processes);
+    async collect() {
+      this.set((await chromium.sample(rendererSource?.().hostPid)).processes);
     },
   });
   return metrics;

@@ -72,10 +72,10 @@ describe('Chromium process tree usage (/proc)', () => {
     await put(12, stat(12, 'chromium', 11, 50, 50, 300));
     await put(99, stat(99, 'unrelated', 1, 500, 0, 400));
     const usage = new ProcessTreeUsage(dir, 0);
-    expect(usage.sample(10)).toEqual({ cpuSeconds: 3, residentBytes: 4096 * 500, processes: 2 });
+    expect(await usage.sample(10)).toEqual({ cpuSeconds: 3, residentBytes: 4096 * 500, processes: 2 });
     await rm(join(dir, '12'), { recursive: true });
-    expect(usage.sample(10)).toEqual({ cpuSeconds: 3, residentBytes: 4096 * 200, processes: 1 });
-    expect(new ProcessTreeUsage(join(dir, 'absent')).sample(10)).toEqual({ cpuSeconds: 0, residentBytes: 0, processes: 0 });
+    expect(await usage.sample(10)).toEqual({ cpuSeconds: 3, residentBytes: 4096 * 200, processes: 1 });
+    expect(await new ProcessTreeUsage(join(dir, 'absent')).sample(10)).toEqual({ cpuSeconds: 0, residentBytes: 0, processes: 0 });
   });
 });
 

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
 
 /** Linux's USER_HZ and page size; the values of every Linux build Pressroom runs on (x86-64, arm64). */
 const CLOCK_TICKS_PER_SECOND = 100;
@@ -21,15 +21,18 @@ export interface TreeUsage {
 export class ProcessTreeUsage {
   readonly #lastCpu = new Map<number, number>();
   #exitedCpu = 0;
-  #cached: { at: number; root: number | undefined; usage: TreeUsage } | undefined;
+  #cached: { at: number; root: number | undefined; usage: Promise<TreeUsage> } | undefined;
 
   constructor(
     private readonly proc = '/proc',
     private readonly cacheMs = 500,
   ) {}
 
-  /** Reads /proc at most once per `cacheMs` for the same root (one scrape reads several metrics). */
-  sample(root: number | undefined): TreeUsage {
+  /**
+   * Reads /proc at most once per `cacheMs` for the same root (one scrape reads several metrics),
+   * asynchronously: a scrape never holds the event loop for the ~150 small reads.
+   */
+  sample(root: number | undefined): Promise<TreeUsage> {
     const now = performance.now();
     if (this.#cached && this.#cached.root === root && now - this.#cached.at < this.cacheMs) return this.#cached.usage;
     const usage = this.#read(root);
@@ -37,8 +40,8 @@ export class ProcessTreeUsage {
     return usage;
   }
 
-  #read(root: number | undefined): TreeUsage {
-    const stats = root === undefined ? [] : descendants(this.proc, root);
+  async #read(root: number | undefined): Promise<TreeUsage> {
+    const stats = root === undefined ? [] : await descendants(this.proc, root);
     const live = new Map<number, number>();
     let residentBytes = 0;
     for (const s of stats) {
@@ -76,23 +79,24 @@ export function parseProcStat(pid: number, text: string): ProcStat | undefined {
   return { pid, ppid, cpuSeconds: (utime + stime) / CLOCK_TICKS_PER_SECOND, residentBytes: rss * PAGE_BYTES };
 }
 
-function descendants(proc: string, root: number): ProcStat[] {
+async function descendants(proc: string, root: number): Promise<ProcStat[]> {
   let names: string[];
   try {
-    names = readdirSync(proc);
+    names = await readdir(proc);
   } catch {
     return [];
   }
-  const all: ProcStat[] = [];
-  for (const name of names) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const s = parseProcStat(Number(name), readFileSync(`${proc}/${name}/stat`, 'utf8'));
-      if (s) all.push(s);
-    } catch {
-      /* exited while we looked */
-    }
-  }
+  const read = await Promise.all(
+    names
+      .filter((name) => /^\d+$/.test(name))
+      .map((name) =>
+        readFile(`${proc}/${name}/stat`, 'utf8').then(
+          (text) => parseProcStat(Number(name), text),
+          () => undefined, // exited while we looked
+        ),
+      ),
+  );
+  const all = read.filter((s): s is ProcStat => s !== undefined);
   const children = new Map<number, ProcStat[]>();
   for (const s of all) children.set(s.ppid, [...(children.get(s.ppid) ?? []), s]);
   const out: ProcStat[] = [];
