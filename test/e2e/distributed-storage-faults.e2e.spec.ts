@@ -126,6 +126,13 @@ describe('distributed profile: storage refusing or hanging is waited out, not tu
       expect(types).not.toContain('RenderFailed');
     }
     expect([...accepted.keys()].some((id) => history.get(id)?.includes('RenderRetryScheduled'))).toBe(true);
+    // The worker's log names the cause an operator needs: the refused connection under the S3 error.
+    const retries = worker.output
+      .filter((l) => l.includes('"storing the file failed; retrying"'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(retries.length).toBeGreaterThan(0);
+    expect(retries[0]).toMatchObject({ level: 'warn', app: 'render-worker', requestId: expect.any(String), tenantId: 'default' });
+    expect(JSON.stringify(retries[0]!.err)).toContain('ECONNREFUSED');
   }, 240_000);
 
   it('S3 hanging (accepts, never answers): every render succeeds once the server answers again', async () => {

@@ -18,10 +18,11 @@ import type {
   StatusView,
   TopicNames,
 } from '@pressroom/core';
-import { runReadiness, type Metrics, type ReadinessCheck } from '@pressroom/observability';
+import { metricsAnswer, runReadiness, type Metrics, type MetricsExposure, type ReadinessCheck } from '@pressroom/observability';
 import type { DoorLimits } from '@pressroom/domain';
 import { createSchemaChecker } from './schema-validation/schema-checker.ts';
 import { errorMapper } from './http/error-mapper.ts';
+import { accessLog } from './http/access-log.ts';
 import { jsonOnly } from './http/json-only.ts';
 import { jsonBody } from './http/json-body.ts';
 import { requireApiKey } from './http/auth.ts';
@@ -76,6 +77,8 @@ export interface IngressDeps {
     idempotencyTtlMs: number;
     /** Webhook target rules beyond allowPrivateWebhooks, and the secret rotation overlap. */
     webhooks: { allowHttp: boolean; allowedPorts: number[]; secretOverlapMs: number };
+    /** Where /metrics is served and its token; default: on this port, open (what tests and `npm start` expect). */
+    metrics?: MetricsExposure;
   };
 }
 
@@ -83,14 +86,7 @@ export function buildIngressApp(deps: IngressDeps): Koa {
   const app = new Koa({ proxy: true });
   app.silent = true;
 
-  app.use(async (ctx, next) => {
-    const end = deps.metrics.httpRequestSeconds.startTimer({ method: ctx.method });
-    try {
-      await next();
-    } finally {
-      end({ route: String(ctx._matchedRoute ?? 'unmatched'), status: String(ctx.status) });
-    }
-  });
+  app.use(accessLog(deps));
   app.use(errorMapper(deps.logger));
 
   const open = new Router();
@@ -106,10 +102,15 @@ export function buildIngressApp(deps: IngressDeps): Koa {
   open.get('/openapi.json', (ctx) => {
     ctx.body = openApi;
   });
-  open.get('/metrics', async (ctx) => {
-    ctx.type = deps.metrics.registry.contentType;
-    ctx.body = await deps.metrics.registry.metrics();
-  });
+  const metricsExposure = deps.settings.metrics;
+  if (metricsExposure?.port === undefined) {
+    open.get('/metrics', async (ctx) => {
+      const answer = await metricsAnswer(deps.metrics.registry, metricsExposure?.token, ctx.get('authorization') || undefined);
+      ctx.status = answer.status;
+      ctx.set(answer.headers);
+      ctx.body = answer.body;
+    });
+  }
   app.use(open.routes());
   for (const r of deps.publicRoutes ?? []) app.use(r.routes());
 

@@ -1,9 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { Runtime } from '@pressroom/runtime';
+import { startMetricsServer } from '@pressroom/observability';
 import { buildIngressApp } from './app.ts';
 import { bootstrapDefaultTenant } from '@pressroom/core';
 
-/** Starts the public API on the configured port; prints a development key on first start. */
+/** Starts the public API on the configured port; prints a development key (on stderr) on first start. */
 export async function startIngressServer(rt: Runtime): Promise<Server> {
   const { config } = rt;
   const boot = await bootstrapDefaultTenant(rt, {
@@ -11,7 +12,10 @@ export async function startIngressServer(rt: Runtime): Promise<Server> {
     createDevelopmentKey: config.profile === 'embedded',
   });
   if (boot.developmentKey) {
-    process.stdout.write(
+    // stdout is the JSON log stream: the key goes to the terminal on stderr, and the log gets a
+    // structured line saying so (without the key).
+    rt.logger.info('development API key created for the default tenant; printed once on stderr', { tenantId: 'default' });
+    process.stderr.write(
       `\n  Pressroom development API key (shown once, stored hashed):\n\n    ${boot.developmentKey}\n\n` +
         `  Try: curl -H "Authorization: Bearer ${boot.developmentKey}" ${config.publicUrl}/v1/templates\n\n`,
     );
@@ -35,6 +39,7 @@ export async function startIngressServer(rt: Runtime): Promise<Server> {
         allowedPorts: config.webhooks.allowedPorts,
         secretOverlapMs: config.webhooks.secretOverlapMs,
       },
+      metrics: config.metrics,
     },
   });
   const handle = app.callback();
@@ -43,6 +48,10 @@ export async function startIngressServer(rt: Runtime): Promise<Server> {
   server.requestTimeout = config.syncTimeoutMs + 30_000;
   server.headersTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(config.port, resolve));
+  if (config.metrics.port !== undefined) {
+    const metricsServer = await startMetricsServer({ ...config.metrics, port: config.metrics.port, registry: rt.metrics.registry });
+    server.on('close', () => metricsServer.close());
+  }
   rt.logger.info('ingress listening', { port: config.port, profile: config.profile, publicUrl: config.publicUrl });
   return server;
 }

@@ -8,7 +8,7 @@ const config = readConfig();
 // What RenderWorkerDeps names: the log, the status view (read, never waited on), storage, assets.
 const rt = await openParts(config, 'render-worker', ['log', 'view', 'storage', 'assets'], { statusWaits: false });
 keepServingOnFaults(rt.logger, rt.metrics);
-const renderer = await openRenderer(config, rt.logger);
+const renderer = await openRenderer(config, rt.logger, rt.metrics);
 const worker = await startRenderWorker({
   ...rt,
   renderer,
@@ -25,6 +25,7 @@ const worker = await startRenderWorker({
 const ops = await startOpsServer({
   port: config.port,
   registry: rt.metrics.registry,
+  metrics: config.metrics,
   checks: [...rt.readiness, { name: 'chromium', check: () => renderer.ping() }],
 });
 rt.logger.info('render worker started', { pages: config.render.pages });

@@ -98,10 +98,12 @@ export async function startRenderWorker(deps: RenderWorkerDeps): Promise<Subscri
     const beat = setInterval(() => void ctx.heartbeat().catch(() => {}), HEARTBEAT_EVERY_MS);
     const waitStarted = performance.now();
     let release: () => void;
+    deps.metrics.renderBacklog.inc({ lane: data.mode });
     try {
       release = await slots.acquire(data.mode, tenantId, capOf(data.plan));
     } finally {
       clearInterval(beat);
+      deps.metrics.renderBacklog.dec({ lane: data.mode });
     }
     deps.metrics.renderWaitSeconds.observe({ lane: data.mode }, (performance.now() - waitStarted) / 1000);
     try {
@@ -165,7 +167,10 @@ async function handleRecord(deps: RenderWorkerDeps, worker: string, record: LogR
     return;
   }
   const started = performance.now();
-  logger.info('render started', { lane: requested.data.mode, output: requested.data.output, worker });
+  if (record.writtenAt !== undefined) {
+    deps.metrics.renderQueueWaitSeconds.observe({ lane: requested.data.mode }, Math.max(0, Date.now() - record.writtenAt) / 1000);
+  }
+  logger.info('render started', { eventType: requested.type, lane: requested.data.mode, output: requested.data.output, worker });
   // Also during retry waits: a record waiting out a storage outage keeps its member in the group.
   const beat = setInterval(() => void ctx.heartbeat().catch(() => {}), HEARTBEAT_EVERY_MS);
   try {
@@ -191,16 +196,21 @@ async function handleRecord(deps: RenderWorkerDeps, worker: string, record: LogR
       random: deps.random ?? Math.random,
       signal: ctx.signal,
       classify: classifyTransient,
-      onRetry: async ({ attempt, failure, delayMs }) => {
+      onRetry: async ({ attempt, failure, delayMs, error }) => {
         // Not on the log: the log is what failed.
-        logger.warn('appending the outcome failed; retrying', { attempt, delayMs, error: failure.message });
+        logger.warn('appending the outcome failed; retrying', { attempt, delayMs, error: failure.message, err: error });
       },
     });
     if (!appended.ok) throw new Error(`the outcome could not be appended: ${appended.failure.message}`);
     const result = completed.type === 'RenderSucceeded' ? 'success' : 'failure';
     deps.metrics.renderSeconds.observe({ output: requested.data.output, outcome: result }, executionMs / 1000);
     deps.metrics.rendersTotal.inc({ outcome: result, code: 'error' in outcome ? outcome.error.code : '' });
-    logger.info('render finished', { outcome: result, executionMs, ...('error' in outcome ? { code: outcome.error.code } : {}) });
+    logger.info('render finished', {
+      eventType: completed.type,
+      outcome: result,
+      executionMs,
+      ...('error' in outcome ? { code: outcome.error.code } : {}),
+    });
   } finally {
     clearInterval(beat);
   }
@@ -253,9 +263,10 @@ function storeWithRetries(deps: RenderWorkerDeps, requested: RenderRequested, st
     random: deps.random ?? Math.random,
     signal: step.signal,
     classify: classifyTransient,
-    onRetry: async ({ attempt, failure, delayMs }) => {
+    onRetry: async ({ attempt, failure, delayMs, error }) => {
       const nextAttemptAt = new Date(Date.now() + delayMs).toISOString();
-      step.logger.warn('storing the file failed; retrying', { attempt, delayMs, error: failure.message });
+      // `err` carries the cause chain: the ECONNREFUSED or timeout behind the storage error.
+      step.logger.warn('storing the file failed; retrying', { attempt, delayMs, error: failure.message, err: error });
       const retry = deps.event('RenderRetryScheduled', ids, {
         mode: requested.data.mode,
         step: 'store',

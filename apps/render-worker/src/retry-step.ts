@@ -10,7 +10,7 @@ export interface RetryStepOptions {
   /** Whether a failure is transient, and what to say about it. */
   classify(error: unknown): StepFailure;
   /** Told before each wait, to record the retry (best effort: it must not throw). */
-  onRetry(retry: { attempt: number; failure: StepFailure; delayMs: number }): Promise<void>;
+  onRetry(retry: { attempt: number; failure: StepFailure; delayMs: number; error: unknown }): Promise<void>;
 }
 
 export type StepResult<T> = { ok: true; value: T; attempts: number } | { ok: false; failure: StepFailure; attempts: number };
@@ -30,7 +30,7 @@ export async function retryStep<T>(step: () => Promise<T>, opts: RetryStepOption
       const failure = opts.classify(error);
       const decision = decideTransientRetry({ failure, attempt, policy: opts.policy, random: opts.random() });
       if (!decision.retry) return { ok: false, failure, attempts: attempt };
-      await opts.onRetry({ attempt, failure, delayMs: decision.delayMs });
+      await opts.onRetry({ attempt, failure, delayMs: decision.delayMs, error });
       await sleep(decision.delayMs, undefined, opts.signal ? { signal: opts.signal } : {});
     }
   }

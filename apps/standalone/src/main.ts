@@ -11,7 +11,7 @@ import { readConfig } from './config.ts';
 const config = readConfig();
 const rt = await openRuntime(config, 'standalone');
 keepServingOnFaults(rt.logger, rt.metrics);
-const renderer = await openRenderer(config, rt.logger);
+const renderer = await openRenderer(config, rt.logger, rt.metrics);
 // The projector first: with a volatile view it rebuilds from the log before anyone asks.
 const projector = await startStatusProjector({ ...rt, rebuildOnStart: rt.viewIsVolatile });
 const templateProjector = await startTemplateProjector({ ...rt, rebuildOnStart: rt.viewIsVolatile });

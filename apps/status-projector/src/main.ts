@@ -10,7 +10,7 @@ keepServingOnFaults(rt.logger, rt.metrics);
 const projector = await startStatusProjector({ ...rt, rebuildOnStart: rt.viewIsVolatile });
 const templateProjector = await startTemplateProjector({ ...rt, rebuildOnStart: rt.viewIsVolatile });
 const catalogProjector = await startCatalogProjector(rt);
-const ops = await startOpsServer({ port: config.port, registry: rt.metrics.registry, checks: rt.readiness });
+const ops = await startOpsServer({ port: config.port, registry: rt.metrics.registry, metrics: config.metrics, checks: rt.readiness });
 rt.logger.info('status projector started');
 onShutdown(rt.logger, [
   () => projector.stop(),

@@ -3,6 +3,7 @@ import {
   eventKey,
   parseEvent,
   silentLogger,
+  type ConsumerLag,
   type EventLog,
   type Logger,
   type StreamVersionGuard,
@@ -48,6 +49,8 @@ export interface KafkaEventLogOptions {
 export interface KafkaEventLog extends EventLog {
   /** Creates the missing topics (idempotent). `partitions` defaults to the adapter's setting. */
   ensureTopics(names: string[], partitions?: number): Promise<void>;
+  /** End offset minus committed offset, per group and partition, read from the brokers (admin API). */
+  lag(): Promise<ConsumerLag[]>;
 }
 
 const PING_TIMEOUT_MS = 5_000;
@@ -90,6 +93,8 @@ export async function createKafkaEventLog(opts: KafkaEventLogOptions): Promise<K
     logger,
   );
   const subscriptions = new Set<Subscription>();
+  /** The groups this process consumes with, and their topics: what `lag` reports. */
+  const groups = new Map<Subscription, { group: string; topics: string[] }>();
   let producer: Promise<Producer> | undefined;
   let producerClient: Producer | undefined;
   let closed = false;
@@ -171,10 +176,12 @@ export async function createKafkaEventLog(opts: KafkaEventLogOptions): Promise<K
         throw logUnavailable(e);
       }
       subscriptions.add(sub);
+      groups.set(sub, { group: options.group, topics: options.topics });
       return {
         async stop() {
           await sub.stop();
           subscriptions.delete(sub);
+          groups.delete(sub);
         },
       };
     },
@@ -195,6 +202,31 @@ export async function createKafkaEventLog(opts: KafkaEventLogOptions): Promise<K
       } finally {
         clearTimeout(timer);
       }
+    },
+
+    async lag() {
+      const admin = await topicAdmin.admin();
+      const ends = new Map<string, Promise<{ partition: number; high: string; low: string }[]>>();
+      const endsOf = (topic: string) => {
+        let e = ends.get(topic);
+        if (!e) ends.set(topic, (e = admin.fetchTopicOffsets(topic)));
+        return e;
+      };
+      const out: ConsumerLag[] = [];
+      for (const { group, topics } of new Map([...groups.values()].map((g) => [g.group, g])).values()) {
+        for (const { topic, partitions } of await admin.fetchOffsets({ groupId: group, topics })) {
+          const topicEnds = await endsOf(topic);
+          for (const { partition, offset } of partitions) {
+            const end = topicEnds.find((e) => e.partition === partition);
+            if (!end) continue;
+            // No committed position yet: the group starts at the beginning (what is left of it).
+            const from = offset === '-1' ? BigInt(end.low) : BigInt(offset);
+            const lag = BigInt(end.high) - from;
+            out.push({ group, topic, partition, lag: Number(lag > 0n ? lag : 0n) });
+          }
+        }
+      }
+      return out;
     },
 
     ensureTopics(names, partitions) {

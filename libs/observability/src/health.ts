@@ -18,7 +18,7 @@ export async function runReadiness(checks: ReadinessCheck[], timeoutMs = 2000): 
   return { ok: results.every(([, r]) => r === 'ok'), checks: Object.fromEntries(results) };
 }
 
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+export function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   return new Promise((resolve, reject) => {
     const t = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
     p.then(

@@ -50,6 +50,8 @@ export interface SupervisedRendererStats {
   hostStarts: number;
   hostCrashes: number;
   sandbox: boolean;
+  /** Jobs in the host now (each holds one of its pages). */
+  busyPages: number;
 }
 
 export type SupervisedRenderer = Renderer & { stats(): SupervisedRendererStats };
@@ -180,7 +182,13 @@ class Supervisor {
   }
 
   stats(): SupervisedRendererStats {
-    return { hostPid: this.#current?.pid, hostStarts: this.#starts, hostCrashes: this.#crashes, sandbox: this.#settings.sandbox };
+    return {
+      hostPid: this.#current?.pid,
+      hostStarts: this.#starts,
+      hostCrashes: this.#crashes,
+      sandbox: this.#settings.sandbox,
+      busyPages: this.#opts.pages - this.#slots.freeCount,
+    };
   }
 
   async render(job: RenderJob): Promise<RenderOutput> {

@@ -2,18 +2,19 @@ import { readFileSync } from 'node:fs';
 import type { Logger, Renderer } from '@pressroom/core';
 import type { PressroomConfig } from './config.ts';
 import { createSupervisedRenderer, resolveChromiumPath } from '@pressroom/renderer';
+import type { Metrics } from '@pressroom/observability';
 
 /**
  * The renderer every app uses: Playwright and Chromium in a supervised child process, so that a
  * render that crashes or wedges them fails (RENDER_CRASHED, retried by the render worker) instead
  * of taking the app — the ingress of the embedded profile, or the render worker — with it.
  */
-export async function openRenderer(config: PressroomConfig, logger: Logger): Promise<Renderer> {
+export async function openRenderer(config: PressroomConfig, logger: Logger, metrics?: Metrics): Promise<Renderer> {
   const user = rendererUser(config.render.user, process.getuid?.() === 0);
   if (!user && process.getuid?.() === 0) {
     logger.warn('the renderer runs as root, so Chromium runs without its sandbox; set PRESSROOM_RENDER_USER (see README)');
   }
-  return createSupervisedRenderer({
+  const renderer = await createSupervisedRenderer({
     executablePath: resolveChromiumPath(config.render.chromiumPath),
     pages: config.render.pages,
     recycleAfter: config.render.recycleAfter,
@@ -24,6 +25,11 @@ export async function openRenderer(config: PressroomConfig, logger: Logger): Pro
     ...(user ? { user } : {}),
     logger,
   });
+  metrics?.observeRenderer(() => {
+    const s = renderer.stats();
+    return { hostPid: s.hostPid, pages: config.render.pages, busyPages: s.busyPages, hostRestarts: Math.max(0, s.hostStarts - 1) };
+  });
+  return renderer;
 }
 
 /**

@@ -42,7 +42,7 @@ import {
 import type { PressroomConfig } from './config.ts';
 import { createS3ConnectionStoreFactory, createS3ObjectStore } from '@pressroom/s3';
 import { createLocalObjectStore, localFilesRoute } from '@pressroom/local-storage';
-import { createJsonLogger, createMetrics, type Metrics, type ReadinessCheck } from '@pressroom/observability';
+import { createJsonLogger, createMetrics, timedObjectStore, type Metrics, type ReadinessCheck } from '@pressroom/observability';
 import { embeddedSecretKey } from './secret-key.ts';
 import type * as RedisModule from '@pressroom/redis';
 
@@ -156,7 +156,16 @@ export async function openParts<K extends Part>(
       ? embeddedOpeners(config, app, logger, { clock, ids, topics })
       : distributedOpeners(config, app, logger, { clock, ids, topics, wanted, statusWaits: opts.statusWaits ?? true });
   const parts: Partial<Runtime> = {};
-  const need = opened;
+  // Every app that opens the log reports its consumer lag; every use of our bucket is timed.
+  const need = {
+    ...opened,
+    log: once(async () => {
+      const log = await opened.log();
+      metrics.observeConsumerLag(() => log.lag?.() ?? Promise.resolve([]));
+      return log;
+    }),
+    own: once(async () => timedObjectStore(await opened.own(), metrics)),
+  };
   if (wanted.has('log')) parts.log = await need.log();
   if (wanted.has('view')) parts.view = await opened.view();
   if (wanted.has('catalog') || wanted.has('catalogCommands') || wanted.has('storage')) parts.catalog = await need.catalog();

@@ -85,6 +85,7 @@ export async function deliverAttempt(deps: AttemptDeps, requestId: string): Prom
     ]);
     await deps.deliveries.unschedule(requestId);
     deps.metrics.webhookDeliveriesTotal.inc({ outcome: 'failed' });
+    observeDeliveryLatency(deps, result.completedAt, 'failed');
     log.info('webhook not sent: the URL is gone', { url });
     return;
   }
@@ -130,7 +131,12 @@ export async function deliverAttempt(deps: AttemptDeps, requestId: string): Prom
   await record_(deps, events);
   if (nextAttemptAt) await deps.deliveries.schedule(requestId, nextAttemptAt.getTime());
   else await deps.deliveries.unschedule(requestId);
-  deps.metrics.webhookDeliveriesTotal.inc({ outcome: decision.outcome });
+  deps.metrics.webhookAttemptsTotal.inc({ outcome: decision.outcome });
+  deps.metrics.webhookAttemptSeconds.observe({ outcome: decision.outcome }, durationMs / 1000);
+  if (decision.outcome !== 'retrying') {
+    deps.metrics.webhookDeliveriesTotal.inc({ outcome: decision.outcome });
+    observeDeliveryLatency(deps, result.completedAt, decision.outcome);
+  }
   log.info('webhook attempted', {
     attempt,
     round: view.round,
@@ -168,4 +174,15 @@ async function prepareRequest(
 async function record_(deps: AttemptDeps, events: PressroomEvent[]): Promise<void> {
   await deps.log.append(deps.topics.webhooks, events);
   for (const e of events) await deps.deliveries.apply(e);
+}
+
+/** Render outcome to the end of its webhook delivery (every retry included). */
+function observeDeliveryLatency(
+  deps: Pick<AttemptDeps, 'metrics' | 'clock'>,
+  completedAt: string | undefined,
+  outcome: 'delivered' | 'failed',
+): void {
+  if (!completedAt) return;
+  const seconds = (deps.clock.now().getTime() - Date.parse(completedAt)) / 1000;
+  if (Number.isFinite(seconds)) deps.metrics.webhookDeliverySeconds.observe({ outcome }, Math.max(0, seconds));
 }

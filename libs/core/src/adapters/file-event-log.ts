@@ -3,7 +3,15 @@ import { join, resolve } from 'node:path';
 import { logUnavailable } from '@pressroom/domain';
 import type { LogEvent } from '@pressroom/schemas';
 import { parseEvent } from '../event-codec.ts';
-import { eventKey, type AppendOptions, type ConsumeOptions, type EventLog, type LogRecord, type Subscription } from '../ports/event-log.ts';
+import {
+  eventKey,
+  type AppendOptions,
+  type ConsumeOptions,
+  type ConsumerLag,
+  type EventLog,
+  type LogRecord,
+  type Subscription,
+} from '../ports/event-log.ts';
 import { silentLogger, type Logger } from '../ports/logger.ts';
 import { GroupCursor, Member } from './file-event-log-cursor.ts';
 import { fileNameFor, GroupOffsets } from './file-event-log-groups.ts';
@@ -107,6 +115,16 @@ export async function createFileEventLog(opts: FileEventLogOptions): Promise<Eve
         throw logUnavailable(e);
       }
       await file.append(valid, options.expectedVersion);
+    },
+
+    async lag(): Promise<ConsumerLag[]> {
+      const out: ConsumerLag[] = [];
+      for (const key of cursors.keys()) {
+        const [group, topic] = JSON.parse(key) as [string, string];
+        const [file, offsets] = await Promise.all([openTopic(topic), openGroup(group)]);
+        out.push({ group, topic, partition: 0, lag: Math.max(0, file.count - (offsets.get(topic) ?? 0)) });
+      }
+      return out;
     },
 
     async consume(options: ConsumeOptions): Promise<Subscription> {

@@ -56,6 +56,27 @@ describe('file event log', () => {
     await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
   });
 
+  it('reports the lag of each consuming group: records after its committed position', async () => {
+    const log = await openLog(await freshDir());
+    await log.append('t.lag', [event(1), event(2), event(3)]);
+    const release = deferred();
+    let handled = 0;
+    subs.push(
+      await log.consume({
+        group: 'g.lag',
+        topics: ['t.lag'],
+        handle: async () => {
+          handled++;
+          if (handled === 2) await release.promise; // the second record holds the position
+        },
+      }),
+    );
+    await waitFor(() => handled === 2, { timeoutMs: 5_000, description: 'two records handled' });
+    expect(await log.lag?.()).toEqual([{ group: 'g.lag', topic: 't.lag', partition: 0, lag: 2 }]);
+    release.resolve();
+    await waitFor(async () => (await log.lag?.())?.[0]?.lag === 0, { timeoutMs: 5_000, description: 'the lag to drain' });
+  });
+
   const readSeqs = async (log: EventLog, topic: string) => {
     const seqs: number[] = [];
     await log.readAll([topic], (r) => void seqs.push((r.event as WebhookDelivered).data.durationMs));

@@ -141,5 +141,18 @@ export interface EventLog {
   readAll(topics: string[], visit: (record: LogRecord) => Promise<void> | void): Promise<number>;
   /** Resolves when the log is reachable (readiness). */
   ping(): Promise<void>;
+  /**
+   * How far each group this process consumes with is behind the end of each partition of its
+   * topics (records not yet committed), at call time: the consumer-lag metric. Optional.
+   */
+  lag?(): Promise<ConsumerLag[]>;
   close(): Promise<void>;
+}
+
+export interface ConsumerLag {
+  group: string;
+  topic: string;
+  partition: number;
+  /** Records after the group's committed position. */
+  lag: number;
 }

@@ -23,6 +23,15 @@ export const serviceSlice = slice({
       default: 'info',
       description: 'Lowest level written to the JSON log on stdout.',
     }),
+    PRESSROOM_METRICS_PORT: Int(
+      'Port of a listener of its own that serves only /metrics (then PORT no longer does). 0: /metrics is served on PORT, beside /healthz and /readyz.',
+      0,
+    ),
+    PRESSROOM_METRICS_HOST: Str(
+      'Address the listener of PRESSROOM_METRICS_PORT binds (e.g. 127.0.0.1 for a scraper on the same host).',
+      '0.0.0.0',
+    ),
+    PRESSROOM_METRICS_TOKEN: Str('When set, /metrics answers 401 unless the request carries `Authorization: Bearer <token>`.'),
   },
   read(c) {
     const port = Number(c.PORT);
@@ -36,6 +45,12 @@ export const serviceSlice = slice({
       secretKey: optional(c.PRESSROOM_SECRET_KEY),
       syncTimeoutMs: Number(c.PRESSROOM_SYNC_TIMEOUT_MS),
       logLevel: c.PRESSROOM_LOG_LEVEL,
+      /** Where /metrics is served (port undefined: on PORT) and the token it asks for. */
+      metrics: {
+        port: Number(c.PRESSROOM_METRICS_PORT) || undefined,
+        host: c.PRESSROOM_METRICS_HOST,
+        token: optional(c.PRESSROOM_METRICS_TOKEN),
+      },
     };
   },
   check(config, profile) {
