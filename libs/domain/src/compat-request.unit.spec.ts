@@ -147,3 +147,26 @@ describe('paper', () => {
     expect(canonicalLength(1 / 3)).toBe('0.3333px');
   });
 });
+
+describe('debugChecks', () => {
+  it('says which variables data provides, and which data no variable uses', async () => {
+    const { debugChecks } = await import('./debug-checks.ts');
+    const vars = [
+      { name: 'customer', type: 'object', required: true },
+      { name: 'customer.name', type: 'string', required: true },
+      { name: 'lines[]', type: 'array', required: true },
+      { name: 'lines[].sku', type: 'string', required: false },
+      { name: 'note', type: 'any', required: false },
+    ];
+    expect(debugChecks(vars, { customer: { name: 'Ada' }, lines: [{ qty: 1 }, { sku: 'A' }], costumer: 1 })).toEqual({
+      variables: [
+        { name: 'customer', type: 'object', required: true, provided: true },
+        { name: 'customer.name', type: 'string', required: true, provided: true },
+        { name: 'lines[]', type: 'array', required: true, provided: true },
+        { name: 'lines[].sku', type: 'string', required: false, provided: true },
+        { name: 'note', type: 'any', required: false, provided: false },
+      ],
+      unusedData: ['costumer'],
+    });
+  });
+});

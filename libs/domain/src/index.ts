@@ -25,3 +25,4 @@ export * from './idempotency.ts';
 export * from './render-retry.ts';
 export * from './paper.ts';
 export * from './compat-request.ts';
+export * from './debug-checks.ts';

@@ -21,7 +21,8 @@ const statusOf: Record<ErrorCode, number> = {
 
 export function sendError(ctx: Context, status: number, code: string, message: string, details?: unknown): void {
   ctx.status = status;
-  ctx.body = { error: { code, message, ...(details ? { details } : {}) } };
+  // `message` also at the top: the official SDK of this API family shows only that one.
+  ctx.body = { message, error: { code, message, ...(details ? { details } : {}) } };
 }
 
 /** Turns every failure into `{"error":{code,message,details?}}`; never a stack trace. */
