@@ -107,8 +107,9 @@ export function resolvePageSetup(
     scale: Math.min(2, Math.max(0.1, params.scale ?? 1)),
     printBackground: params.printBackground ?? true,
     pageRanges: params.pageRanges?.trim() ?? '',
-    // As in Chromium and Puppeteer: a requested format beats a CSS @page size unless asked.
-    preferCSSPageSize: params.preferCSSPageSize ?? false,
+    // As in Chromium and Puppeteer, a size asked for (format, width, height) beats a CSS @page
+    // size unless preferCSSPageSize says otherwise; with none asked, A4 is only a fallback.
+    preferCSSPageSize: params.preferCSSPageSize ?? !sizeAskedFor(params),
     media: params.emulatedMedia ?? 'print',
     hasCover: params.hasCover ?? false,
     outline: params.outline ?? false,
@@ -119,6 +120,11 @@ export function resolvePageSetup(
 }
 
 const PX_PER_PT = 96 / 72;
+
+/** Whether the page setup names a sheet size (format, width or height). */
+export function sizeAskedFor(params: PdfParams): boolean {
+  return params.format !== undefined || params.width !== undefined || params.height !== undefined;
+}
 
 function mm(px: number): number {
   return Math.round(px / PX_PER.mm);

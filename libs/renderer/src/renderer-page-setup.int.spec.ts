@@ -50,13 +50,13 @@ describe('Playwright renderer page setup', () => {
     expectSize(pageSizePts(info), size);
   });
 
-  it('lets CSS @page choose the size by default, and the format win when preferCSSPageSize is false', async () => {
+  it('lets the format win over CSS @page by default (as Chromium and Puppeteer), and CSS when preferCSSPageSize is true', async () => {
     // Given a document whose CSS asks for a 100 mm square
     const html = `<style>@page { size: 100mm 100mm }</style>${threePages}`;
 
-    // When it prints with format Letter, CSS preferred (the default) and not
-    const cssWins = await pdfInfo(await pdf(html, { format: 'Letter' }));
-    const formatWins = await pdfInfo(await pdf(html, { format: 'Letter', preferCSSPageSize: false }));
+    // When it prints with format Letter, CSS preferred and not (the default)
+    const cssWins = await pdfInfo(await pdf(html, { format: 'Letter', preferCSSPageSize: true }));
+    const formatWins = await pdfInfo(await pdf(html, { format: 'Letter' }));
 
     // Then the CSS size wins in the first and Letter in the second
     expectSize(pageSizePts(cssWins), { width: 283.46, height: 283.46 });
