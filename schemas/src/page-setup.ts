@@ -56,7 +56,8 @@ export const PdfParams = Type.Object(
     headerTemplate: Type.Optional(
       Type.String({
         maxLength: 100_000,
-        description: 'HTML of the header (with displayHeaderFooter); elements of class pageNumber, totalPages, title, date, url are filled in.',
+        description:
+          'HTML of the header (with displayHeaderFooter); elements of class pageNumber, totalPages, title, date, url are filled in.',
       }),
     ),
     footerTemplate: Type.Optional(Type.String({ maxLength: 100_000, description: 'HTML of the footer, as headerTemplate.' })),

@@ -153,7 +153,13 @@ describe('the official pdfnoodle SDK against Pressroom (embedded profile)', () =
       const pdf = await fetchFile(data!.signedUrl);
       expect(isPdf(pdf)).toBe(true);
       const info = await pdfInfo(pdf);
-      expect(info).toMatchObject({ Title: 'Invoice F-17', Author: 'Acme', Subject: 'Billing', Keywords: 'invoice, f17', Creator: 'SDK test' });
+      expect(info).toMatchObject({
+        Title: 'Invoice F-17',
+        Author: 'Acme',
+        Subject: 'Billing',
+        Keywords: 'invoice, f17',
+        Creator: 'SDK test',
+      });
       const text = await pdfText(pdf);
       expect(text).toContain('INVOICE F-17');
       expect(text).toContain('for Ada');
@@ -291,9 +297,7 @@ describe('the official pdfnoodle SDK against Pressroom (embedded profile)', () =
       expect(debugUrl).toBeTruthy();
       const report = JSON.parse(Buffer.from(await fetchFile(debugUrl!)).toString('utf8')) as Record<string, unknown>;
       expect(report['renderedHtml']).toContain('INVOICE S-9');
-      expect(report['variables']).toEqual(
-        expect.arrayContaining([{ name: 'customer.name', type: 'any', required: true, provided: true }]),
-      );
+      expect(report['variables']).toEqual(expect.arrayContaining([{ name: 'customer.name', type: 'any', required: true, provided: true }]));
       expect(report['unusedData']).toEqual(['costumer']);
     });
 

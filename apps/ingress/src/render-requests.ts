@@ -176,7 +176,8 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
     // Checked at the door, all at once: the template's variables and the page setup.
     const resolved = await renderSource(tenant, input);
     // A top-level hasCover (the real API's place for it) is pdfParams.hasCover.
-    const requestParams = 'hasCover' in body && body.hasCover !== undefined ? { ...body.pdfParams, hasCover: body.hasCover } : body.pdfParams;
+    const requestParams =
+      'hasCover' in body && body.hasCover !== undefined ? { ...body.pdfParams, hasCover: body.hasCover } : body.pdfParams;
     const pdfParams = mergePdfParams(resolved.pdfParams, requestParams);
     const problems = [...(await dataProblemsOf(resolved)), ...pdfParamsProblems(pdfParams)];
     if (problems.length) throw validationError(problems);

@@ -150,7 +150,9 @@ async function prepareRequest(
 ): Promise<{ headers: Record<string, string>; body: string }> {
   const { view, result, started } = args;
   const signedUrl =
-    result.state === 'SUCCESS' && result.artifact ? await deps.storage.signedUrl(view.tenantId, result.artifact, result.linkTtlSeconds) : '';
+    result.state === 'SUCCESS' && result.artifact
+      ? await deps.storage.signedUrl(view.tenantId, result.artifact, result.linkTtlSeconds)
+      : '';
   const body = JSON.stringify(webhookBody(result, signedUrl));
   const secrets = await ensureWebhookSecrets(deps, view.tenantId);
   const timestamp = Math.floor(started.getTime() / 1000);

@@ -9,7 +9,10 @@ export interface VariableCheck extends VariableInfo {
  * The variable checks of a `debug` render: each variable of the template with whether `data`
  * provides it, and the top-level members of `data` that no variable uses (a typo, often).
  */
-export function debugChecks(variables: VariableInfo[], data: Record<string, unknown>): { variables: VariableCheck[]; unusedData: string[] } {
+export function debugChecks(
+  variables: VariableInfo[],
+  data: Record<string, unknown>,
+): { variables: VariableCheck[]; unusedData: string[] } {
   const used = new Set(variables.map((v) => (v.name.split('.')[0] ?? '').replace(/\[\]$/, '')));
   return {
     variables: variables.map((v) => ({ ...v, provided: provides(data, v.name.split('.')) })),

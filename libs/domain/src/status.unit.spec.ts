@@ -41,13 +41,18 @@ describe('evolveStatus', () => {
     const withExtras = (e: PressroomEvent): PressroomEvent =>
       ({ ...e, data: { ...e.data, externalId: 'order-1', linkTtlSeconds: 120 } }) as PressroomEvent;
     const debugArtifact = { target: { kind: 'default' as const }, key: 't1/x.pdf.debug.json', contentType: 'application/json', bytes: 9 };
-    const done = withExtras({ ...succeeded, data: { ...succeeded.data, debugArtifact } } as PressroomEvent);
+    const done = withExtras({ ...succeeded, data: { ...succeeded.data, debugArtifact } });
     const entry = fold([withExtras(requested), done]);
     expect(entry).toMatchObject({ state: 'SUCCESS', externalId: 'order-1', linkTtlSeconds: 120, debugArtifact });
     // A completion seen first (the webhook dispatcher's view) carries them too.
     expect(fold([done])).toMatchObject({ externalId: 'order-1', linkTtlSeconds: 120 });
     expect(statusBody(entry!, 'https://x')).toMatchObject({ renderStatus: 'SUCCESS', externalId: 'order-1' });
-    expect(Object.keys(statusBody(fold([requested, succeeded])!, 'https://x'))).toEqual(['requestId', 'renderStatus', 'signedUrl', 'metadata']);
+    expect(Object.keys(statusBody(fold([requested, succeeded])!, 'https://x'))).toEqual([
+      'requestId',
+      'renderStatus',
+      'signedUrl',
+      'metadata',
+    ]);
   });
 
   it('goes ONGOING then SUCCESS', () => {

@@ -55,11 +55,7 @@ export async function renderOnPage(page: Page, job: RenderJob, ctx: PageRenderCo
 
   // Chromium-style templates (displayHeaderFooter) replace the template's Eta header and footer.
   const chromium = ctx.setup.chromiumBands;
-  const bands: HeaderFooterSources = chromium
-    ? {}
-    : source.kind === 'template'
-      ? { header: source.header, footer: source.footer }
-      : {};
+  const bands: HeaderFooterSources = chromium ? {} : source.kind === 'template' ? { header: source.header, footer: source.footer } : {};
   const stamping = Boolean(bands.header || bands.footer || chromium?.header || chromium?.footer);
   const fontFaces = stamping ? await collectFontFaces(page) : [];
   const printed = chromium ? await page.evaluate(() => ({ title: document.title, url: location.href })) : undefined;

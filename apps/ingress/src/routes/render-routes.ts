@@ -166,7 +166,9 @@ export function renderRoutes(deps: {
     const entry = await deps.requests.status(tenant, ctx.params.requestId ?? '');
     if (!entry) return sendError(ctx, 404, 'NOT_FOUND', `Render ${ctx.params.requestId} not found.`);
     const signedUrl =
-      entry.state === 'SUCCESS' && entry.artifact ? await deps.storage.signedUrl(tenant.tenantId, entry.artifact, entry.linkTtlSeconds) : '';
+      entry.state === 'SUCCESS' && entry.artifact
+        ? await deps.storage.signedUrl(tenant.tenantId, entry.artifact, entry.linkTtlSeconds)
+        : '';
     await setDebugUrl(ctx, tenant.tenantId, entry);
     // The body keeps the contract's shape; which template version the render used goes in headers.
     if (entry.template) {
