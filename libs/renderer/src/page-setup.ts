@@ -148,8 +148,9 @@ export function bodyPdfOptions(setup: PageSetup) {
     scale: setup.scale,
     printBackground: setup.printBackground,
     preferCSSPageSize: setup.preferCSSPageSize,
+    // Chromium builds the outline from the structure tree, so an outline needs a tagged PDF.
     ...(setup.outline ? { outline: true } : {}),
-    ...(setup.tagged ? { tagged: true } : {}),
+    ...(setup.tagged || setup.outline ? { tagged: true } : {}),
     ...(setup.pageRanges ? { pageRanges: setup.pageRanges } : {}),
   };
 }
