@@ -238,3 +238,9 @@ function firstPixel(png: Uint8Array): { rgb: number[]; alpha: number } {
   const px = raw.subarray(1, colorType === 6 ? 5 : 4);
   return { rgb: [px[0]!, px[1]!, px[2]!], alpha: colorType === 6 ? px[3]! : 255 };
 }
+
+/** Chromium rounds page sizes to its layout units: allow 1.5 pt. */
+function expectSize(actual: { width: number; height: number }, expected: { width: number; height: number }) {
+  expect(Math.abs(actual.width - expected.width), `width ${actual.width}`).toBeLessThan(1.5);
+  expect(Math.abs(actual.height - expected.height), `height ${actual.height}`).toBeLessThan(1.5);
+}
