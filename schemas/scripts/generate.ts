@@ -28,6 +28,7 @@ const schemas: Record<string, unknown> = {
   'http/TemplatePreviewBody': S.TemplatePreviewBody,
   'http/UnsavedPreviewBody': S.UnsavedPreviewBody,
   'http/IntegrationTemplateList': S.IntegrationTemplateList,
+  'http/IntegrationTemplate': S.IntegrationTemplate,
   'http/IntegrationTemplateVariables': S.IntegrationTemplateVariables,
   'http/AssetUploadBody': S.AssetUploadBody,
   'http/AssetResource': S.AssetResource,

@@ -65,9 +65,29 @@ export const ArtifactRef = Type.Object(
   { additionalProperties: false },
 );
 
+/** What the door found about a template render's variables, kept for a `debug` render. */
+export const DebugChecks = Type.Object(
+  {
+    variables: Type.Array(
+      Type.Object(
+        { name: Type.String(), type: Type.String(), required: Type.Boolean(), provided: Type.Boolean() },
+        { additionalProperties: false },
+      ),
+    ),
+    /** Top-level members of `data` that no variable of the template uses. */
+    unusedData: Type.Array(Type.String()),
+  },
+  { additionalProperties: false },
+);
+export type DebugChecks = Static<typeof DebugChecks>;
+
 const Delivery = {
   mode: RenderMode,
   webhook: Type.Optional(Type.String()),
+  /** Lifetime of the links handed out for this render (the request's signedUrlExpiresIn); absent: 3600 s. */
+  linkTtlSeconds: Type.Optional(Type.Integer({ minimum: 1 })),
+  /** The caller's own reference for the render (the request's externalId). */
+  externalId: Type.Optional(Type.String({ maxLength: 256 })),
 };
 
 export const RenderRequested = envelope(
@@ -96,6 +116,11 @@ export const RenderRequested = envelope(
       acceptBy: Type.Optional(Type.String({ format: 'date-time' })),
       /** The caller's Idempotency-Key, when it sent one (on the log for audit and to rebuild the keys). */
       idempotencyKey: Type.Optional(Type.String({ maxLength: 255 })),
+      /**
+       * The caller asked for diagnostics (`debug`): the variable checks made at the door; the
+       * worker keeps them with the rendered HTML next to the file.
+       */
+      debug: Type.Optional(DebugChecks),
     },
     { additionalProperties: false },
   ),
@@ -104,7 +129,14 @@ export const RenderRequested = envelope(
 export const RenderSucceeded = envelope(
   'RenderSucceeded',
   Type.Object(
-    { ...Delivery, artifact: ArtifactRef, executionMs: Type.Number({ minimum: 0 }), worker: Type.String() },
+    {
+      ...Delivery,
+      artifact: ArtifactRef,
+      executionMs: Type.Number({ minimum: 0 }),
+      worker: Type.String(),
+      /** Diagnostics of a `debug` render (rendered HTML, variable checks), as JSON in our own storage. */
+      debugArtifact: Type.Optional(ArtifactRef),
+    },
     { additionalProperties: false },
   ),
 );

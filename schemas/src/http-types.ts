@@ -21,4 +21,5 @@ export type TemplateVersionList = Static<typeof S.TemplateVersionList>;
 export type TemplatePreviewBody = Static<typeof S.TemplatePreviewBody>;
 export type UnsavedPreviewBody = Static<typeof S.UnsavedPreviewBody>;
 export type IntegrationTemplateList = Static<typeof S.IntegrationTemplateList>;
+export type IntegrationTemplate = Static<typeof S.IntegrationTemplate>;
 export type IntegrationTemplateVariables = Static<typeof S.IntegrationTemplateVariables>;

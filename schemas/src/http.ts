@@ -24,20 +24,30 @@ const common = {
   s3_bucket: Type.Optional(S3Bucket),
   s3_key: Type.Optional(S3Key),
   pdfParams: PdfParamsField,
+  metadata: Type.Optional(PdfMetadata),
+  hasCover: Type.Optional(Type.Boolean({ description: 'No header or footer on the first page (same as pdfParams.hasCover).' })),
+  signedUrlExpiresIn: Type.Optional(
+    Type.Integer({
+      minimum: 60,
+      maximum: 604_800,
+      description: 'Lifetime of every link handed out for this render, in seconds (60 to 604800); default 3600.',
+    }),
+  ),
+  externalId: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'Your own reference for this render.' })),
 };
 
 const templateFields = {
   templateId: TemplateIdField,
   templateVersion: Type.Optional(TemplateVersionField),
   data: Type.Optional(DataField),
+  debug: Type.Optional(
+    Type.Boolean({ description: 'Also keep diagnostics: the rendered HTML and the variable checks (link in Pressroom-Debug-Url).' }),
+  ),
 };
 
-export const TemplateSyncBody = Type.Object(
-  { ...templateFields, metadata: Type.Optional(PdfMetadata), ...common },
-  { additionalProperties: false },
-);
+export const TemplateSyncBody = Type.Object({ ...templateFields, ...common }, { additionalProperties: false });
 export const TemplateAsyncBody = Type.Object({ ...templateFields, webhook: Webhook, ...common }, { additionalProperties: false });
-export const HtmlSyncBody = Type.Object({ html: Html, metadata: Type.Optional(PdfMetadata), ...common }, { additionalProperties: false });
+export const HtmlSyncBody = Type.Object({ html: Html, ...common }, { additionalProperties: false });
 export const HtmlAsyncBody = Type.Object({ html: Html, webhook: Webhook, ...common }, { additionalProperties: false });
 
 export const RenderMetadata = Type.Object(
@@ -62,6 +72,8 @@ export const StatusResponse = Type.Object(
     signedUrl: Type.String(),
     metadata: Type.Union([RenderMetadata, Type.Object({}, { additionalProperties: false })]),
     error: Type.Optional(RenderError),
+    /** The request's externalId, when it carried one. */
+    externalId: Type.Optional(Type.String()),
   },
   { additionalProperties: false },
 );
@@ -74,12 +86,16 @@ export const WebhookBody = Type.Object(
     signedUrl: Type.String(),
     metadata: Type.Union([RenderMetadata, Type.Object({}, { additionalProperties: false })]),
     error: Type.Optional(RenderError),
+    /** The request's externalId, when it carried one. */
+    externalId: Type.Optional(Type.String()),
   },
   { additionalProperties: false },
 );
 
 export const ErrorBody = Type.Object(
   {
+    /** error.message again, at the top: where the official SDK of this API family reads an error's message. */
+    message: Type.String(),
     error: Type.Object(
       {
         code: Type.String(),
@@ -176,8 +192,50 @@ export const UnsavedPreviewBody = Type.Object(
 );
 
 /** Compatibility with clients of this API family: `GET /v1/integration/templates`. */
-export const IntegrationTemplateList = Type.Array(
-  Type.Object({ id: Type.String(), name: Type.String(), updatedAt: Type.String({ format: 'date-time' }) }, { additionalProperties: false }),
+export const IntegrationTemplateList = Type.Object(
+  {
+    templates: Type.Array(
+      Type.Object(
+        {
+          id: Type.String(),
+          displayName: Type.String(),
+          /** Same as displayName: the item's name before the list took the real API's shape. */
+          name: Type.String(),
+          createdAt: Type.String({ format: 'date-time' }),
+          updatedAt: Type.String({ format: 'date-time' }),
+          version: Type.Integer({ minimum: 1 }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+/** `GET /v1/integration/templates/{id}`: the latest version, in the real API's shape. */
+export const IntegrationTemplate = Type.Object(
+  {
+    template: Type.Object(
+      {
+        id: Type.String(),
+        displayName: Type.String(),
+        createdAt: Type.String({ format: 'date-time' }),
+        updatedAt: Type.String({ format: 'date-time' }),
+        style: Type.Object(
+          {
+            headerTemplate: Type.Optional(Type.String()),
+            footerTemplate: Type.Optional(Type.String()),
+            displayHeaderFooter: Type.Optional(Type.Boolean()),
+          },
+          { additionalProperties: false },
+        ),
+        type: Type.Union([Type.Literal('HTML'), Type.Literal('NO_CODE')]),
+        htmlTemplate: Type.String(),
+        version: Type.Integer({ minimum: 1 }),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
 );
 /** `GET /v1/integration/templates/{id}/variables`. */
 export const IntegrationTemplateVariables = Type.Object(

@@ -16,6 +16,9 @@ export const PdfParams = Type.Object(
       // static type of `format` became `undefined`).
       Type.Union(
         [
+          Type.Literal('A0'),
+          Type.Literal('A1'),
+          Type.Literal('A2'),
           Type.Literal('A3'),
           Type.Literal('A4'),
           Type.Literal('A5'),
@@ -23,6 +26,7 @@ export const PdfParams = Type.Object(
           Type.Literal('Letter'),
           Type.Literal('Legal'),
           Type.Literal('Tabloid'),
+          Type.Literal('Ledger'),
         ],
         {
           description: 'Paper format; ignored when width and height are given.',
@@ -41,9 +45,28 @@ export const PdfParams = Type.Object(
     scale: Type.Optional(Type.Number({ minimum: 0.1, maximum: 2 })),
     printBackground: Type.Optional(Type.Boolean()),
     pageRanges: Type.Optional(Type.String({ pattern: '^\\s*\\d+(\\s*-\\s*\\d+)?(\\s*,\\s*\\d+(\\s*-\\s*\\d+)?)*\\s*$', maxLength: 200 })),
-    preferCSSPageSize: Type.Optional(Type.Boolean({ description: 'CSS @page size wins over format/width/height.' })),
+    preferCSSPageSize: Type.Optional(
+      Type.Boolean({ description: 'CSS @page size wins over format/width/height. Default false, as in Chromium and Puppeteer.' }),
+    ),
     emulatedMedia: Type.Optional(Type.Union([Type.Literal('print'), Type.Literal('screen')])),
     hasCover: Type.Optional(Type.Boolean({ description: 'Hide header and footer on the first page.' })),
+    displayHeaderFooter: Type.Optional(
+      Type.Boolean({ description: 'Print headerTemplate and footerTemplate (Chromium page.pdf() style) in the top and bottom margins.' }),
+    ),
+    headerTemplate: Type.Optional(
+      Type.String({
+        maxLength: 100_000,
+        description:
+          'HTML of the header (with displayHeaderFooter); elements of class pageNumber, totalPages, title, date, url are filled in.',
+      }),
+    ),
+    footerTemplate: Type.Optional(Type.String({ maxLength: 100_000, description: 'HTML of the footer, as headerTemplate.' })),
+    outline: Type.Optional(Type.Boolean({ description: 'PDF bookmarks (document outline) from the headings.' })),
+    tagged: Type.Optional(Type.Boolean({ description: 'Tagged (accessible) PDF.' })),
+    omitBackground: Type.Optional(Type.Boolean({ description: 'No default white background: transparent where the page paints nothing.' })),
+    timeout: Type.Optional(
+      Type.Integer({ minimum: 0, description: "Time limit of the render in ms; 0 or more than the service's limit: the service's limit." }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -22,6 +22,12 @@ export const StatusViewEntry = Type.Object(
     error: Type.Optional(RenderError),
     /** Set when the request was withdrawn (refused with 503) before any outcome: the API answers 404. */
     withdrawnAt: Type.Optional(Type.String()),
+    /** The request's externalId, shown on its status. */
+    externalId: Type.Optional(Type.String()),
+    /** Lifetime of the links handed out for this render, in seconds (absent: 3600). */
+    linkTtlSeconds: Type.Optional(Type.Integer({ minimum: 1 })),
+    /** Where the diagnostics of a `debug` render are kept (our own storage), once it is rendered. */
+    debugArtifact: Type.Optional(ArtifactRef),
     /** Render attempts started (RenderAttemptStarted), for the worker's crash bound; never shown to callers. */
     attempts: Type.Optional(Type.Integer({ minimum: 0 })),
   },

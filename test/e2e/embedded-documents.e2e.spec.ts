@@ -197,7 +197,7 @@ describe('embedded profile: real documents (headers and footers, readiness, asse
     };
     const expectCleanFailure = (res: Res, status: number, code: string) => {
       expect(res.status, res.text).toBe(status);
-      expect(res.json).toEqual({ error: { code, message: expect.any(String) } });
+      expect(res.json).toEqual({ message: expect.any(String), error: { code, message: expect.any(String) } });
       expect(res.text).not.toMatch(/\bat .+\.[jt]s:\d+/); // never a stack trace
       expect(res.text).not.toContain(ENV_SECRET);
     };

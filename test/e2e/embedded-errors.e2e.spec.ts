@@ -72,7 +72,9 @@ describe('embedded profile: errors, authentication and tenant isolation', () => 
     expect(res.status).toBe(400);
     expectErrorShape(res.json, 'VALIDATION_FAILED');
     const fields = (res.json.error.details as { field: string }[]).map((d) => d.field).sort();
-    expect(fields).toEqual(['colour', 'convertToImage', 'templateId', 'webhook']);
+    // An unknown field is not refused on a render endpoint (the real API's clients send such), only named.
+    expect(fields).toEqual(['convertToImage', 'templateId', 'webhook']);
+    expect(res.headers.get('pressroom-ignored-fields')).toBe('colour');
   });
 
   it('400 for a body that is not an object', async () => {

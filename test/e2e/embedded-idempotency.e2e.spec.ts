@@ -94,7 +94,7 @@ describe('embedded profile: Idempotency-Key on render endpoints', () => {
     expect(first.status).toBe(200);
     const otherBody = await keyed(svc.api, '/v1/html-to-pdf/sync', { html: '<p>two</p>' }, k);
     expect(otherBody.status).toBe(422);
-    expect(otherBody.json).toEqual({ error: { code: 'IDEMPOTENCY_KEY_REUSED', message: expect.any(String) } });
+    expect(otherBody.json).toEqual({ message: expect.any(String), error: { code: 'IDEMPOTENCY_KEY_REUSED', message: expect.any(String) } });
     const otherEndpoint = await keyed(svc.api, '/v1/html-to-pdf/async', { html: '<p>one</p>', webhook: receiver.url('/never') }, k);
     expect(otherEndpoint.status).toBe(422);
     expect((await requestsWithKey(k)).length).toBe(1);

@@ -178,12 +178,12 @@ describe('embedded profile: templates people can build real documents with (API 
     expect(scale.json.error.details).toEqual([expect.objectContaining({ field: 'pdfParams.scale' })]);
     const unit = await svc.api.post('/v1/html-to-pdf/sync', { html: '<p>x</p>', pdfParams: { margin: { left: '12 parsecs' } } });
     expect(unit.json.error.details).toEqual([expect.objectContaining({ field: 'pdfParams.margin.left' })]);
-    const half = await svc.api.post('/v1/html-to-pdf/async', {
+    const tiny = await svc.api.post('/v1/html-to-pdf/async', {
       html: '<p>x</p>',
       webhook: 'http://127.0.0.1:9/x',
-      pdfParams: { width: '4in' },
+      pdfParams: { width: '0.1in' },
     });
-    expect(half.json.error.details).toEqual([{ field: 'pdfParams.height', message: 'is required when width is given' }]);
+    expect(tiny.json.error.details).toEqual([{ field: 'pdfParams.width', message: 'must be at least 0.25in (6.35mm)' }]);
     const format = await svc.api.post('/v1/pdf/sync', { templateId: t.json.templateId, data: { n: 1 }, pdfParams: { format: 'B5' } });
     expect(format.json.error.details).toEqual([expect.objectContaining({ field: 'pdfParams.format' })]);
     const badTemplate = await svc.api.post('/v1/templates', { name: 'x', content: '<p/>', pdfParams: { pageRanges: '3-1' } });
@@ -289,7 +289,14 @@ describe('embedded profile: templates people can build real documents with (API 
     });
     const list = await svc.api.get('/v1/integration/templates');
     expect(list.status).toBe(200);
-    expect(list.json).toContainEqual({ id: t.json.templateId, name: 'compat', updatedAt: t.json.updatedAt });
+    expect(list.json.templates).toContainEqual({
+      id: t.json.templateId,
+      displayName: 'compat',
+      name: 'compat',
+      createdAt: t.json.createdAt,
+      updatedAt: t.json.updatedAt,
+      version: 1,
+    });
     const vars = await svc.api.get(`/v1/integration/templates/${t.json.templateId}/variables`);
     expect(vars.status).toBe(200);
     expect(vars.json).toMatchObject({
@@ -304,7 +311,8 @@ describe('embedded profile: templates people can build real documents with (API 
     });
 
     // Tenant isolation
-    expect((await other.get('/v1/integration/templates')).json).toEqual([]);
+    expect((await other.get('/v1/integration/templates')).json).toEqual({ templates: [] });
+    expect((await other.get(`/v1/integration/templates/${t.json.templateId}`)).status).toBe(404);
     expect((await other.get(`/v1/integration/templates/${t.json.templateId}/variables`)).status).toBe(404);
     expect((await other.get(`/v1/templates/${t.json.templateId}/versions`)).status).toBe(404);
     expect((await other.put(`/v1/templates/${t.json.templateId}`, { name: 'stolen', content: '<p/>' })).status).toBe(404);

@@ -82,8 +82,21 @@ export const templatePaths = {
   },
   '/v1/integration/templates': {
     get: {
-      summary: 'Your templates in the shape clients of this API family expect (id, name, updated time).',
+      summary: 'Your templates in the shape clients of this API family expect: {templates: [{id, displayName, …}]}.',
       responses: { '200': { description: 'Templates.', content: ref('IntegrationTemplateList') }, '401': unauthorized },
+    },
+  },
+  '/v1/integration/templates/{templateId}': {
+    get: {
+      summary: 'One template (its latest version) in the shape clients of this API family expect.',
+      parameters: [path('templateId')],
+      responses: { '200': { description: 'The template.', content: ref('IntegrationTemplate') }, '401': unauthorized, '404': notFound },
+    },
+  },
+  '/v1/integration/templates/create': {
+    post: {
+      summary: 'AI generation of a template from a prompt: not offered by Pressroom (501 NOT_IMPLEMENTED).',
+      responses: { '501': error('Not offered: create templates with POST /v1/templates.'), '401': unauthorized },
     },
   },
   '/v1/integration/templates/{templateId}/variables': {
@@ -106,5 +119,6 @@ export const templateSchemas = {
   AssetUploadBody: S.AssetUploadBody,
   AssetResource: S.AssetResource,
   IntegrationTemplateList: S.IntegrationTemplateList,
+  IntegrationTemplate: S.IntegrationTemplate,
   IntegrationTemplateVariables: S.IntegrationTemplateVariables,
 };

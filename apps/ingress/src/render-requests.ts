@@ -15,6 +15,8 @@ import {
   decideKeyedAttempt,
   dataLimitProblems,
   dataProblems,
+  debugChecks,
+  describeVariables,
   isWithdrawn,
   logUnavailable,
   mergePdfParams,
@@ -173,7 +175,10 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
     if (bounds.length) throw validationError(bounds);
     // Checked at the door, all at once: the template's variables and the page setup.
     const resolved = await renderSource(tenant, input);
-    const pdfParams = mergePdfParams(resolved.pdfParams, body.pdfParams);
+    // A top-level hasCover (the real API's place for it) is pdfParams.hasCover.
+    const requestParams =
+      'hasCover' in body && body.hasCover !== undefined ? { ...body.pdfParams, hasCover: body.hasCover } : body.pdfParams;
+    const pdfParams = mergePdfParams(resolved.pdfParams, requestParams);
     const problems = [...(await dataProblemsOf(resolved)), ...pdfParamsProblems(pdfParams)];
     if (problems.length) throw validationError(problems);
     // A preview always goes to our own storage (its bytes are read back at once).
@@ -189,6 +194,7 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
     const { source } = resolved;
     const metadata = 'metadata' in body ? body.metadata : undefined;
     const preview = input.kind === 'preview' || input.kind === 'unsaved';
+    const extras = renderExtras(input, resolved);
     const requestId = opts.requestId ?? deps.ids.next();
     const acceptBy = deps.clock.now().getTime() + deps.acceptTimeoutMs;
     const requested = deps.event(
@@ -208,6 +214,7 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
         plan: tenant.plan,
         acceptBy: new Date(acceptBy).toISOString(),
         ...(opts.idempotencyKey !== undefined ? { idempotencyKey: opts.idempotencyKey } : {}),
+        ...extras,
       },
     );
     const topic = mode === 'sync' ? deps.topics.requestedSync : deps.topics.requestedAsync;
@@ -296,6 +303,22 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
       ...(t.ready ? { ready: t.ready } : {}),
       ...(t.dataSchema ? { dataSchema: t.dataSchema } : {}),
     };
+  }
+
+  /** The real API's per-render extras: the links' lifetime, the caller's externalId, debug's variable checks. */
+  function renderExtras(input: RenderInput, resolved: ResolvedSource): Partial<RenderRequested['data']> {
+    if (input.kind !== 'template' && input.kind !== 'html') return {};
+    const b = input.body;
+    const extras: Partial<RenderRequested['data']> = {
+      ...(b.signedUrlExpiresIn !== undefined ? { linkTtlSeconds: b.signedUrlExpiresIn } : {}),
+      ...(b.externalId !== undefined ? { externalId: b.externalId } : {}),
+    };
+    if (input.kind === 'template' && input.body.debug === true && resolved.source.kind === 'template') {
+      const { templateId, templateVersion } = resolved.source;
+      const schema = resolved.dataSchema ?? variablesOf(resolved.source, { templateId, version: templateVersion }).schema;
+      extras.debug = debugChecks(describeVariables(schema), resolved.source.data);
+    }
+    return extras;
   }
 
   /** Limits on what a request brings: its data, and the sources and schema of an unsaved template. */

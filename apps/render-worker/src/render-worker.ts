@@ -177,10 +177,21 @@ async function handleRecord(deps: RenderWorkerDeps, worker: string, record: LogR
     const outcome = await renderAndStore(deps, requested, { worker, signal: ctx.signal, logger }, known?.attempts ?? 0);
     const executionMs = Math.round(performance.now() - started);
     const ids = { requestId: requested.requestId, tenantId: requested.tenantId };
-    const delivery = { mode: requested.data.mode, ...(requested.data.webhook ? { webhook: requested.data.webhook } : {}) };
+    const delivery = {
+      mode: requested.data.mode,
+      ...(requested.data.webhook ? { webhook: requested.data.webhook } : {}),
+      ...(requested.data.linkTtlSeconds !== undefined ? { linkTtlSeconds: requested.data.linkTtlSeconds } : {}),
+      ...(requested.data.externalId !== undefined ? { externalId: requested.data.externalId } : {}),
+    };
     const completed =
       'artifact' in outcome
-        ? deps.event('RenderSucceeded', ids, { ...delivery, artifact: outcome.artifact, executionMs, worker })
+        ? deps.event('RenderSucceeded', ids, {
+            ...delivery,
+            artifact: outcome.artifact,
+            executionMs,
+            worker,
+            ...(outcome.debugArtifact ? { debugArtifact: outcome.debugArtifact } : {}),
+          })
         : deps.event('RenderFailed', ids, {
             ...delivery,
             error: outcome.error,
@@ -216,8 +227,9 @@ async function handleRecord(deps: RenderWorkerDeps, worker: string, record: LogR
   }
 }
 
+type ArtifactOut = { target: RenderRequested['data']['storage']; key: string; contentType: string; bytes: number };
 type Outcome =
-  | { artifact: { target: RenderRequested['data']['storage']; key: string; contentType: string; bytes: number } }
+  | { artifact: ArtifactOut; debugArtifact?: ArtifactOut }
   | { error: { code: FailureCodeValue; message: string }; retriable?: boolean; attempts?: number };
 
 interface StepContext {
@@ -248,7 +260,41 @@ async function renderAndStore(deps: RenderWorkerDeps, requested: RenderRequested
       attempts: stored.attempts,
     };
   }
-  return { artifact: { target: data.storage, key, contentType, bytes: bytes.byteLength } };
+  const artifact = { target: data.storage, key, contentType, bytes: bytes.byteLength };
+  const debugArtifact = data.debug ? await storeDebug(deps, requested, rendered.html, step.logger) : undefined;
+  return { artifact, ...(debugArtifact ? { debugArtifact } : {}) };
+}
+
+/**
+ * The diagnostics of a `debug` render: the HTML the template produced and the door's variable
+ * checks, as JSON in our own storage (whatever the file's target). Best effort: a render whose
+ * diagnostics cannot be stored still succeeds, without them.
+ */
+async function storeDebug(
+  deps: RenderWorkerDeps,
+  requested: RenderRequested,
+  html: string | undefined,
+  logger: Logger,
+): Promise<ArtifactOut | undefined> {
+  const { data } = requested;
+  const source = data.source;
+  const report = {
+    requestId: requested.requestId,
+    ...(source.kind === 'template' ? { templateId: source.templateId, templateVersion: source.templateVersion } : {}),
+    renderedHtml: html ?? null,
+    variables: data.debug?.variables ?? [],
+    unusedData: data.debug?.unusedData ?? [],
+  };
+  const bytes = new TextEncoder().encode(JSON.stringify(report, null, 2));
+  const target = { kind: 'default' } as const;
+  const key = `${artifactKey({ tenantId: requested.tenantId, requestId: requested.requestId, output: data.output, target })}.debug.json`;
+  try {
+    await deps.storage.put(requested.tenantId, target, key, bytes, 'application/json');
+    return { target, key, contentType: 'application/json', bytes: bytes.byteLength };
+  } catch (err) {
+    logger.warn('the debug report could not be stored', { err });
+    return undefined;
+  }
 }
 
 /**
@@ -308,7 +354,7 @@ async function renderWithRetries(
   requested: RenderRequested,
   /** Attempts other deliveries of this record started and never finished (their worker died). */
   earlier: number,
-): Promise<{ bytes: Uint8Array } | { error: { code: FailureCodeValue; message: string } }> {
+): Promise<{ bytes: Uint8Array; html?: string } | { error: { code: FailureCodeValue; message: string } }> {
   const policy = deps.crashRetry ?? DEFAULT_RENDER_RETRY_POLICY;
   const ids = { requestId: requested.requestId, tenantId: requested.tenantId };
   const logger = deps.logger.child(ids);
@@ -325,9 +371,10 @@ async function renderWithRetries(
       : Promise.resolve();
     recorded.catch(() => {}); // awaited below; a failure then fails the handler (redelivery)
     try {
-      const bytes = (await deps.renderer.render(renderJobFor(requested, deps))).bytes;
+      const out = await deps.renderer.render(renderJobFor(requested, deps));
+      const bytes = out.bytes;
       await recorded; // before the outcome, so the attempt precedes it on the log
-      return { bytes };
+      return { bytes, ...(out.html !== undefined ? { html: out.html } : {}) };
     } catch (err) {
       await recorded;
       if (!(err instanceof RenderFailure)) {
@@ -355,8 +402,10 @@ export function renderJobFor(requested: RenderRequested, deps: Pick<RenderWorker
   return {
     source: data.source,
     output: data.output,
-    timeoutMs: deps.renderTimeoutMs,
+    // The request's own pdfParams.timeout may shorten the limit, never lengthen it (0: the service's).
+    timeoutMs: data.pdfParams?.timeout ? Math.min(data.pdfParams.timeout, deps.renderTimeoutMs) : deps.renderTimeoutMs,
     lane: data.mode,
+    ...(data.debug ? { debug: true } : {}),
     ...(data.pdfMetadata ? { pdfMetadata: data.pdfMetadata } : {}),
     ...(data.pdfParams ? { pdfParams: data.pdfParams } : {}),
     ...(data.ready ? { ready: data.ready } : {}),

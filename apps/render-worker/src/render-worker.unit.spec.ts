@@ -16,6 +16,15 @@ function requested(data: Partial<RenderRequested['data']> = {}): RenderRequested
 }
 
 describe('renderJobFor', () => {
+  it("lets pdfParams.timeout shorten the render's time limit, never lengthen it, and asks for the HTML of a debug render", () => {
+    const deps = { renderTimeoutMs: 12_000 };
+    expect(renderJobFor(requested({ pdfParams: { timeout: 5_000 } }), deps).timeoutMs).toBe(5_000);
+    expect(renderJobFor(requested({ pdfParams: { timeout: 60_000 } }), deps).timeoutMs).toBe(12_000);
+    expect(renderJobFor(requested({ pdfParams: { timeout: 0 } }), deps).timeoutMs).toBe(12_000);
+    expect(renderJobFor(requested({ debug: { variables: [], unusedData: [] } }), deps).debug).toBe(true);
+    expect(renderJobFor(requested(), deps).debug).toBeUndefined();
+  });
+
   it('passes page setup, readiness, the header and footer and the tenant assets through to the renderer', () => {
     // Given a template request with every issue-3 field, and an asset factory
     const source = {

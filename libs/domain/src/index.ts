@@ -23,3 +23,6 @@ export * from './transient-retry.ts';
 export * from './admission.ts';
 export * from './idempotency.ts';
 export * from './render-retry.ts';
+export * from './paper.ts';
+export * from './compat-request.ts';
+export * from './debug-checks.ts';

@@ -30,19 +30,14 @@ export const PAGE_SIDE_LIMITS_PT = { min: 18, max: 14_400 } as const;
 
 /**
  * Rules the schema cannot say (it already checks ranges, units and enums): width and height
- * go together and stay within PAGE_SIDE_LIMITS_PT, so does each margin; page ranges count up
+ * stay within PAGE_SIDE_LIMITS_PT, so does each margin; page ranges count up
  * from 1 and run forward. `prefix` names the field
  * (`pdfParams`), so a 400 points at what to fix.
  */
 export function pdfParamsProblems(params: PdfParams | undefined, prefix = 'pdfParams'): FieldProblem[] {
   if (!params) return [];
   const problems: FieldProblem[] = [];
-  if (params.width !== undefined && params.height === undefined) {
-    problems.push({ field: `${prefix}.height`, message: 'is required when width is given' });
-  }
-  if (params.height !== undefined && params.width === undefined) {
-    problems.push({ field: `${prefix}.width`, message: 'is required when height is given' });
-  }
+  // A width without a height (or the other way round) keeps the format's other side, as Puppeteer does.
   for (const side of ['width', 'height'] as const) {
     const v = params[side];
     if (v === undefined) continue;

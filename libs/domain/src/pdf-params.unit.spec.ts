@@ -24,8 +24,9 @@ describe('mergePdfParams', () => {
 
 describe('pdfParamsProblems', () => {
   it('names the field a cross-field rule breaks', () => {
-    expect(pdfParamsProblems({ width: '10cm' })).toEqual([{ field: 'pdfParams.height', message: 'is required when width is given' }]);
-    expect(pdfParamsProblems({ height: '10cm' })[0]?.field).toBe('pdfParams.width');
+    // One side alone keeps the format's other side (Puppeteer's rule).
+    expect(pdfParamsProblems({ width: '10cm' })).toEqual([]);
+    expect(pdfParamsProblems({ height: '0.1in' })[0]?.field).toBe('pdfParams.height');
     expect(pdfParamsProblems({ width: '0', height: '1in' })).toEqual([{ field: 'pdfParams.width', message: 'must be greater than 0' }]);
     expect(pdfParamsProblems({ pageRanges: '3-1' })[0]?.field).toBe('pdfParams.pageRanges');
     expect(pdfParamsProblems({ pageRanges: '0' })[0]?.message).toBe('pages count from 1');

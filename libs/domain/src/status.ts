@@ -25,6 +25,7 @@ export function evolveStatus(current: StatusViewEntry | undefined, event: Pressr
         ...base,
         mode: event.data.mode, // the request's own, over a guess made by an attempt seen first
         requestedAt: base.requestedAt ?? event.occurredAt,
+        ...deliveryExtras(event.data),
         ...(source.kind === 'template' ? { template: { templateId: source.templateId, templateVersion: source.templateVersion } } : {}),
       };
     }
@@ -61,14 +62,17 @@ export function evolveStatus(current: StatusViewEntry | undefined, event: Pressr
       if (event.type === 'RenderSucceeded') {
         return {
           ...base,
+          ...deliveryExtras(event.data),
           state: 'SUCCESS',
           completedAt: event.occurredAt,
           artifact: event.data.artifact,
           executionMs: event.data.executionMs,
+          ...(event.data.debugArtifact ? { debugArtifact: event.data.debugArtifact } : {}),
         };
       }
       return {
         ...base,
+        ...deliveryExtras(event.data),
         state: 'FAILED',
         completedAt: event.occurredAt,
         error: event.data.error,
@@ -78,6 +82,14 @@ export function evolveStatus(current: StatusViewEntry | undefined, event: Pressr
     default:
       return current;
   }
+}
+
+/** The request's own extras every render event carries: its externalId and its links' lifetime. */
+function deliveryExtras(data: { externalId?: string; linkTtlSeconds?: number }): Pick<StatusViewEntry, 'externalId' | 'linkTtlSeconds'> {
+  return {
+    ...(data.externalId !== undefined ? { externalId: data.externalId } : {}),
+    ...(data.linkTtlSeconds !== undefined ? { linkTtlSeconds: data.linkTtlSeconds } : {}),
+  };
 }
 
 /** Whether the entry has its final state: an outcome, or withdrawn. */

@@ -36,6 +36,25 @@ const failed: PressroomEvent = {
 const fold = (events: PressroomEvent[]) => events.reduce(evolveStatus, undefined);
 
 describe('evolveStatus', () => {
+  it("keeps the request's externalId, link lifetime and debug report, and shows externalId on the status body only when sent", async () => {
+    const { statusBody } = await import('./webhook-body.ts');
+    const withExtras = (e: PressroomEvent): PressroomEvent =>
+      ({ ...e, data: { ...e.data, externalId: 'order-1', linkTtlSeconds: 120 } }) as PressroomEvent;
+    const debugArtifact = { target: { kind: 'default' as const }, key: 't1/x.pdf.debug.json', contentType: 'application/json', bytes: 9 };
+    const done = withExtras({ ...succeeded, data: { ...succeeded.data, debugArtifact } });
+    const entry = fold([withExtras(requested), done]);
+    expect(entry).toMatchObject({ state: 'SUCCESS', externalId: 'order-1', linkTtlSeconds: 120, debugArtifact });
+    // A completion seen first (the webhook dispatcher's view) carries them too.
+    expect(fold([done])).toMatchObject({ externalId: 'order-1', linkTtlSeconds: 120 });
+    expect(statusBody(entry!, 'https://x')).toMatchObject({ renderStatus: 'SUCCESS', externalId: 'order-1' });
+    expect(Object.keys(statusBody(fold([requested, succeeded])!, 'https://x'))).toEqual([
+      'requestId',
+      'renderStatus',
+      'signedUrl',
+      'metadata',
+    ]);
+  });
+
   it('goes ONGOING then SUCCESS', () => {
     expect(fold([requested])?.state).toBe('ONGOING');
     expect(fold([requested, succeeded])).toMatchObject({ state: 'SUCCESS', executionMs: 900, requestedAt: requested.occurredAt });

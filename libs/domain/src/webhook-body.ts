@@ -6,6 +6,12 @@ import { formatRenderMetadata } from './render-metadata.ts';
  * minted by the caller at hand-out time, so it is a parameter.
  */
 export function statusBody(entry: StatusViewEntry, signedUrl: string): Http.StatusResponse {
+  const body = contractStatusBody(entry, signedUrl);
+  // The caller's own reference, only when it sent one: a body without it is exactly the contract's.
+  return entry.externalId !== undefined ? { ...body, externalId: entry.externalId } : body;
+}
+
+function contractStatusBody(entry: StatusViewEntry, signedUrl: string): Http.StatusResponse {
   if (entry.state === 'SUCCESS' && entry.artifact) {
     return {
       requestId: entry.requestId,

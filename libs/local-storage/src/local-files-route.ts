@@ -19,7 +19,10 @@ export function localFilesRoute(store: LocalObjectStore): Router {
     if (file === 'forbidden') {
       ctx.status = 403;
       ctx.set('Cache-Control', 'no-store');
-      ctx.body = { error: { code: 'FORBIDDEN', message: 'This link is invalid or has expired.' } };
+      ctx.body = {
+        message: 'This link is invalid or has expired.',
+        error: { code: 'FORBIDDEN', message: 'This link is invalid or has expired.' },
+      };
       return;
     }
     ctx.status = 200;

@@ -72,7 +72,10 @@ describe('localFilesRoute over HTTP', () => {
         const res = await fetch(refused);
         expect(res.status, refused).toBe(403);
         expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-        expect(await res.json()).toEqual({ error: { code: 'FORBIDDEN', message: 'This link is invalid or has expired.' } });
+        expect(await res.json()).toEqual({
+          message: 'This link is invalid or has expired.',
+          error: { code: 'FORBIDDEN', message: 'This link is invalid or has expired.' },
+        });
       }
     } finally {
       await space.dispose();

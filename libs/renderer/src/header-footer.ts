@@ -12,9 +12,21 @@ export interface HeaderFooterSources {
   footer?: string | undefined;
 }
 
+/** Chromium-style header and footer templates (displayHeaderFooter), with what their classes show. */
+export interface ChromiumBands {
+  /** HTML; '' prints nothing on that side. */
+  header: string;
+  footer: string;
+  title: string;
+  url: string;
+  date: string;
+}
+
 export interface StampInput {
   page: Page;
   sources: HeaderFooterSources;
+  /** Instead of the Eta sources: Chromium-style templates, whose pageNumber, totalPages, title, date and url elements are filled in. */
+  chromium?: ChromiumBands;
   /** The body's data; each page's header and footer see it plus `$page` and `$pages`. */
   data: Record<string, unknown>;
   setup: PageSetup;
@@ -46,7 +58,13 @@ export async function stampHeaderFooter(body: PDFDocument, input: StampInput): P
   const first = body.getPage(numbers[0]! - 1).getSize();
 
   await input.freshDocument();
-  const { header, footer } = await evaluateBands(input.page, input.sources, { numbers, total, data: input.data });
+  const chromium = input.chromium;
+  const { header, footer } = chromium
+    ? {
+        header: chromium.header ? numbers.map(() => chromium.header) : undefined,
+        footer: chromium.footer ? numbers.map(() => chromium.footer) : undefined,
+      }
+    : await evaluateBands(input.page, input.sources, { numbers, total, data: input.data });
   const html = bandSheetsHtml({
     size: { width: (first.width * 96) / 72, height: (first.height * 96) / 72 },
     margin: input.setup.margin,
@@ -54,6 +72,7 @@ export async function stampHeaderFooter(body: PDFDocument, input: StampInput): P
     fontFaces: input.fontFaces,
   });
   await input.page.setContent(html, { waitUntil: 'load', timeout: Math.max(1, input.remainingMs()) });
+  if (chromium) await fillChromiumClasses(input.page, { numbers, total, title: chromium.title, url: chromium.url, date: chromium.date });
   await settleFontsAndImages(input.page);
   const overlay = await input.page.pdf({
     width: `${first.width / 72}in`,
@@ -76,6 +95,19 @@ export async function stampHeaderFooter(body: PDFDocument, input: StampInput): P
     const { width, height } = target.getSize();
     target.drawPage(embedded[i]!, { x: 0, y: 0, width, height });
   });
+}
+
+/** Chromium's header-template classes, filled in on each sheet: its page number, the count, the title, the date, the URL. */
+async function fillChromiumClasses(
+  page: Page,
+  values: { numbers: number[]; total: number; title: string; url: string; date: string },
+): Promise<void> {
+  await page.evaluate(({ numbers, total, title, url, date }) => {
+    document.querySelectorAll('.pressroom-sheet').forEach((sheet, i) => {
+      const fill: Record<string, string> = { pageNumber: String(numbers[i] ?? ''), totalPages: String(total), title, url, date };
+      for (const [cls, text] of Object.entries(fill)) sheet.querySelectorAll(`.${cls}`).forEach((el) => (el.textContent = text));
+    });
+  }, values);
 }
 
 interface BandPages {

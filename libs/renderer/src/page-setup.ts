@@ -1,21 +1,13 @@
 import { RenderFailure, type RenderJob } from '@pressroom/core';
-import { PAGE_SIDE_LIMITS_PT } from '@pressroom/domain';
+import { PAGE_SIDE_LIMITS_PT, PAPER_SIZES_PX, PX_PER_UNIT } from '@pressroom/domain';
 
 export type PdfParams = NonNullable<RenderJob['pdfParams']>;
 
 /** CSS px per unit: CSS fixes 96 px to the inch. */
-const PX_PER = { px: 1, in: 96, cm: 96 / 2.54, mm: 96 / 25.4 } as const;
+const PX_PER = PX_PER_UNIT;
 
-/** Paper formats, portrait, in CSS px: ISO sizes from millimetres, US sizes from inches. */
-const PAPER: Record<NonNullable<PdfParams['format']>, { width: number; height: number }> = {
-  A3: { width: 297 * PX_PER.mm, height: 420 * PX_PER.mm },
-  A4: { width: 210 * PX_PER.mm, height: 297 * PX_PER.mm },
-  A5: { width: 148 * PX_PER.mm, height: 210 * PX_PER.mm },
-  A6: { width: 105 * PX_PER.mm, height: 148 * PX_PER.mm },
-  Letter: { width: 8.5 * PX_PER.in, height: 11 * PX_PER.in },
-  Legal: { width: 8.5 * PX_PER.in, height: 14 * PX_PER.in },
-  Tabloid: { width: 11 * PX_PER.in, height: 17 * PX_PER.in },
-};
+/** Paper formats, portrait (Ledger is landscape, as in Puppeteer), in CSS px. */
+const PAPER = PAPER_SIZES_PX;
 
 /** Room reserved for a header or footer when the template gives no margin on that side. */
 export const DEFAULT_BAND = '15mm';
@@ -39,6 +31,32 @@ export interface PageSetup {
   preferCSSPageSize: boolean;
   media: 'print' | 'screen';
   hasCover: boolean;
+  /** PDF bookmarks from the headings (Chromium's outline). */
+  outline: boolean;
+  /** A tagged (accessible) PDF. */
+  tagged: boolean;
+  /** No default white background (Puppeteer's omitBackground). */
+  omitBackground: boolean;
+  /** Chromium-style header and footer templates (pdfParams.displayHeaderFooter); undefined: none. */
+  chromiumBands?: { header: string; footer: string };
+}
+
+/**
+ * What Chromium prints when displayHeaderFooter is set without a template of its own: the date
+ * and title on top, the URL and page "n/N" at the bottom.
+ */
+export const CHROMIUM_DEFAULT_HEADER =
+  '<div style="font-size:8px;width:100%;display:flex;justify-content:space-between;padding:0 10px"><span class="date"></span><span class="title"></span><span></span></div>';
+export const CHROMIUM_DEFAULT_FOOTER =
+  '<div style="font-size:8px;width:100%;display:flex;justify-content:space-between;padding:0 10px"><span class="url"></span><span><span class="pageNumber"></span>/<span class="totalPages"></span></span></div>';
+
+/**
+ * The Chromium-style header and footer of a page setup: with displayHeaderFooter, each template
+ * given (an empty one prints nothing on that side) or Chromium's default.
+ */
+export function chromiumBandsOf(params: PdfParams): { header: string; footer: string } | undefined {
+  if (params.displayHeaderFooter !== true) return undefined;
+  return { header: params.headerTemplate ?? CHROMIUM_DEFAULT_HEADER, footer: params.footerTemplate ?? CHROMIUM_DEFAULT_FOOTER };
 }
 
 /**
@@ -57,6 +75,9 @@ export function resolvePageSetup(
   bands: { header: boolean; footer: boolean } = { header: false, footer: false },
 ): PageSetup {
   const format = PAPER[params.format ?? 'A4'];
+  // Chromium-style bands need the margins of the side they print on, like the template's own.
+  const chromium = chromiumBandsOf(params);
+  bands = { header: bands.header || Boolean(chromium?.header), footer: bands.footer || Boolean(chromium?.footer) };
   let width = params.width ? lengthToPx(params.width) : format.width;
   let height = params.height ? lengthToPx(params.height) : format.height;
   if (params.landscape === true && width < height) [width, height] = [height, width];
@@ -86,13 +107,24 @@ export function resolvePageSetup(
     scale: Math.min(2, Math.max(0.1, params.scale ?? 1)),
     printBackground: params.printBackground ?? true,
     pageRanges: params.pageRanges?.trim() ?? '',
-    preferCSSPageSize: params.preferCSSPageSize ?? true,
+    // As in Chromium and Puppeteer, a size asked for (format, width, height) beats a CSS @page
+    // size unless preferCSSPageSize says otherwise; with none asked, A4 is only a fallback.
+    preferCSSPageSize: params.preferCSSPageSize ?? !sizeAskedFor(params),
     media: params.emulatedMedia ?? 'print',
     hasCover: params.hasCover ?? false,
+    outline: params.outline ?? false,
+    tagged: params.tagged ?? false,
+    omitBackground: params.omitBackground ?? false,
+    ...(chromium ? { chromiumBands: chromium } : {}),
   };
 }
 
 const PX_PER_PT = 96 / 72;
+
+/** Whether the page setup names a sheet size (format, width or height). */
+export function sizeAskedFor(params: PdfParams): boolean {
+  return params.format !== undefined || params.width !== undefined || params.height !== undefined;
+}
 
 function mm(px: number): number {
   return Math.round(px / PX_PER.mm);
@@ -116,6 +148,9 @@ export function bodyPdfOptions(setup: PageSetup) {
     scale: setup.scale,
     printBackground: setup.printBackground,
     preferCSSPageSize: setup.preferCSSPageSize,
+    // Chromium builds the outline from the structure tree, so an outline needs a tagged PDF.
+    ...(setup.outline ? { outline: true } : {}),
+    ...(setup.tagged || setup.outline ? { tagged: true } : {}),
     ...(setup.pageRanges ? { pageRanges: setup.pageRanges } : {}),
   };
 }

@@ -5,7 +5,7 @@ import { bodyPdfOptions, DEFAULT_BAND, lengthToPx, resolvePageSetup, viewportFor
 const MM = 96 / 25.4;
 
 describe('resolvePageSetup', () => {
-  it('defaults to A4 portrait, no margins, backgrounds printed, CSS @page winning, print media', () => {
+  it('defaults to A4 portrait, no margins, backgrounds printed, CSS @page winning when no size is asked for, print media', () => {
     const setup = resolvePageSetup();
     expect(setup.paper.width).toBeCloseTo(210 * MM, 6);
     expect(setup.paper.height).toBeCloseTo(297 * MM, 6);
@@ -15,10 +15,27 @@ describe('resolvePageSetup', () => {
       printBackground: true,
       pageRanges: '',
       preferCSSPageSize: true,
+      outline: false,
+      tagged: false,
+      omitBackground: false,
       media: 'print',
       hasCover: false,
     });
     expect(viewportFor(setup)).toEqual({ width: 794, height: 1123 });
+  });
+
+  it('lets a size asked for win over CSS @page unless preferCSSPageSize (Chromium and Puppeteer default false)', () => {
+    expect(resolvePageSetup({ format: 'Letter' }).preferCSSPageSize).toBe(false);
+    expect(resolvePageSetup({ width: '5in' }).preferCSSPageSize).toBe(false);
+    expect(resolvePageSetup({ format: 'Letter', preferCSSPageSize: true }).preferCSSPageSize).toBe(true);
+    expect(resolvePageSetup({ scale: 0.5 }).preferCSSPageSize).toBe(true);
+  });
+
+  it('sizes A0 to A2 and Ledger as Puppeteer, and keeps the format for a side not given', () => {
+    expect(resolvePageSetup({ format: 'Ledger' }).paper).toEqual({ width: 1632, height: 1056 });
+    expect(resolvePageSetup({ format: 'A2' }).paper.width).toBeCloseTo(420 * MM, 6);
+    const half = resolvePageSetup({ format: 'Letter', width: '500px' });
+    expect(half.paper).toEqual({ width: 500, height: 1056 });
   });
 
   it('turns Letter landscape into an 11 x 8.5 in sheet', () => {

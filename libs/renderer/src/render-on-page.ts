@@ -37,25 +37,41 @@ export async function renderOnPage(page: Page, job: RenderJob, ctx: PageRenderCo
   const html = source.kind === 'template' ? await evaluateTemplate(page, source.content, source.data) : source.html;
   await page.setContent(html, { waitUntil: loadStateFor(job.ready), timeout: Math.max(1, ctx.remainingMs()) });
   await waitUntilReady(page, job.ready, () => ctx.remainingMs());
+  // A debug render also answers the document as printed (the template's output, after its scripts).
+  const printedHtml = job.debug ? await page.content() : undefined;
+  const withHtml = (out: RenderOutput): RenderOutput => (printedHtml !== undefined ? { ...out, html: printedHtml } : out);
   if (job.output === 'png') {
     // The full-page capture is the document's laid-out size: refuse it before Chromium makes it.
     checkPngPixels(await ctx.contentSize(), ctx.maxPngPixels);
-    const png = await page.screenshot({ type: 'png', fullPage: true, animations: 'disabled', timeout: Math.max(1, ctx.remainingMs()) });
-    return { bytes: checkSize(png, ctx.maxOutputBytes), contentType: 'image/png' };
+    const png = await page.screenshot({
+      type: 'png',
+      fullPage: true,
+      animations: 'disabled',
+      omitBackground: ctx.setup.omitBackground,
+      timeout: Math.max(1, ctx.remainingMs()),
+    });
+    return withHtml({ bytes: checkSize(png, ctx.maxOutputBytes), contentType: 'image/png' });
   }
 
-  const bands: HeaderFooterSources = source.kind === 'template' ? { header: source.header, footer: source.footer } : {};
-  const stamping = Boolean(bands.header || bands.footer);
+  // Chromium-style templates (displayHeaderFooter) replace the template's Eta header and footer.
+  const chromium = ctx.setup.chromiumBands;
+  const bands: HeaderFooterSources = chromium ? {} : source.kind === 'template' ? { header: source.header, footer: source.footer } : {};
+  const stamping = Boolean(bands.header || bands.footer || chromium?.header || chromium?.footer);
   const fontFaces = stamping ? await collectFontFaces(page) : [];
-  let pdf: Uint8Array = checkSize(await printBody(page, ctx.setup), ctx.maxOutputBytes);
-  if (!stamping && !hasPdfInfo(job.pdfMetadata)) return { bytes: pdf, contentType: 'application/pdf' };
+  const printed = chromium ? await page.evaluate(() => ({ title: document.title, url: location.href })) : undefined;
+  let pdf: Uint8Array = checkSize(
+    ctx.setup.omitBackground ? await withTransparentBackground(page, () => printBody(page, ctx.setup)) : await printBody(page, ctx.setup),
+    ctx.maxOutputBytes,
+  );
+  if (!stamping && !hasPdfInfo(job.pdfMetadata)) return withHtml({ bytes: pdf, contentType: 'application/pdf' });
 
   const doc = await PDFDocument.load(pdf, { updateMetadata: false });
-  if (stamping && source.kind === 'template') {
+  if (stamping) {
     await stampHeaderFooter(doc, {
       page,
       sources: bands,
-      data: source.data,
+      ...(chromium && printed ? { chromium: { ...chromium, title: printed.title, url: printed.url, date: chromiumDate(new Date()) } } : {}),
+      data: source.kind === 'template' ? source.data : {},
       setup: ctx.setup,
       fontFaces,
       freshDocument: ctx.freshDocument,
@@ -64,7 +80,28 @@ export async function renderOnPage(page: Page, job: RenderJob, ctx: PageRenderCo
   }
   if (hasPdfInfo(job.pdfMetadata)) applyPdfInfo(doc, job.pdfMetadata);
   pdf = checkSize(await savePdf(doc), ctx.maxOutputBytes);
-  return { bytes: pdf, contentType: 'application/pdf' };
+  return withHtml({ bytes: pdf, contentType: 'application/pdf' });
+}
+
+/** The date as Chromium's header templates print it (`class="date"`): e.g. 11/22/26. */
+export function chromiumDate(d: Date): string {
+  return d.toLocaleDateString('en-US', { year: '2-digit', month: 'numeric', day: 'numeric' });
+}
+
+/**
+ * Puppeteer's omitBackground: no default white behind the document, so whatever the page does
+ * not paint stays transparent (in a PNG; in a PDF, nothing is painted there).
+ */
+async function withTransparentBackground<T>(page: Page, print: () => Promise<T>): Promise<T> {
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    await cdp.send('Emulation.setDefaultBackgroundColorOverride', { color: { r: 0, g: 0, b: 0, a: 0 } });
+    return await print();
+  } finally {
+    // The page serves later jobs: back to Chromium's default white.
+    await cdp.send('Emulation.setDefaultBackgroundColorOverride', {}).catch(() => {});
+    await cdp.detach().catch(() => {});
+  }
 }
 
 async function evaluateTemplate(page: Page, content: string, data: Record<string, unknown>): Promise<string> {

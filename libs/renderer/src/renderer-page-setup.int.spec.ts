@@ -1,4 +1,5 @@
 import type { RenderJob } from '@pressroom/core';
+import { inflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPlaywrightRenderer, type PlaywrightRenderer } from './index.ts';
 import { htmlSource } from './test-support/fixtures.ts';
@@ -50,13 +51,13 @@ describe('Playwright renderer page setup', () => {
     expectSize(pageSizePts(info), size);
   });
 
-  it('lets CSS @page choose the size by default, and the format win when preferCSSPageSize is false', async () => {
+  it('lets the format win over CSS @page by default (as Chromium and Puppeteer), and CSS when preferCSSPageSize is true', async () => {
     // Given a document whose CSS asks for a 100 mm square
     const html = `<style>@page { size: 100mm 100mm }</style>${threePages}`;
 
-    // When it prints with format Letter, CSS preferred (the default) and not
-    const cssWins = await pdfInfo(await pdf(html, { format: 'Letter' }));
-    const formatWins = await pdfInfo(await pdf(html, { format: 'Letter', preferCSSPageSize: false }));
+    // When it prints with format Letter, CSS preferred and not (the default)
+    const cssWins = await pdfInfo(await pdf(html, { format: 'Letter', preferCSSPageSize: true }));
+    const formatWins = await pdfInfo(await pdf(html, { format: 'Letter' }));
 
     // Then the CSS size wins in the first and Letter in the second
     expectSize(pageSizePts(cssWins), { width: 283.46, height: 283.46 });
@@ -186,7 +187,59 @@ describe('Playwright renderer page setup', () => {
     ).rejects.toMatchObject({ code: 'PAGE_SETUP_INVALID' });
     expect(await pdfText(await pdf('<p>after</p>', undefined))).toContain('after');
   });
+
+  it('omitBackground leaves a PNG transparent where the page paints nothing (and the next render white again)', async () => {
+    // Given a page that paints nothing at its top-left corner
+    const html = '<p style="margin: 200px">ink</p>';
+    const png = async (omitBackground?: boolean) =>
+      (
+        await renderer.render({
+          source: htmlSource(html),
+          output: 'png',
+          pdfParams: omitBackground === undefined ? {} : { omitBackground },
+          timeoutMs: 15_000,
+        })
+      ).bytes;
+
+    // When it is captured with omitBackground, then without on the same (only) page
+    const clear = firstPixel(await png(true));
+    const white = firstPixel(await png());
+
+    // Then the corner is transparent in the first and opaque white in the second
+    expect(clear.alpha).toBe(0);
+    expect(white).toEqual({ rgb: [255, 255, 255], alpha: 255 });
+  });
+
+  it('prints the outline (bookmarks) and a tagged PDF when asked', async () => {
+    const html = '<h1>Alpha</h1><h2 style="break-before: page">Beta</h2>';
+    const plain = await pdfInfo(await pdf(html, {}));
+    const rich = await pdfInfo(await pdf(html, { outline: true, tagged: true }));
+    expect(plain['Tagged']).toBe('no');
+    expect(rich['Tagged']).toBe('yes');
+    const { PDFDocument, PDFName } = await import('pdf-lib');
+    const doc = await PDFDocument.load(await pdf(html, { outline: true }));
+    expect(doc.catalog.get(PDFName.of('Outlines'))).toBeDefined();
+  });
 });
+
+/**
+ * The top-left pixel of a PNG: whatever the row's filter, the first pixel of the first row is
+ * stored as is, so inflating the image data is enough.
+ */
+function firstPixel(png: Uint8Array): { rgb: number[]; alpha: number } {
+  const buf = Buffer.from(png);
+  const colorType = buf[25];
+  const idat: Buffer[] = [];
+  for (let at = 8; at < buf.length;) {
+    const len = buf.readUInt32BE(at);
+    const type = buf.toString('latin1', at + 4, at + 8);
+    if (type === 'IDAT') idat.push(buf.subarray(at + 8, at + 8 + len));
+    at += 12 + len;
+  }
+  const raw = inflateSync(Buffer.concat(idat));
+  const px = raw.subarray(1, colorType === 6 ? 5 : 4);
+  return { rgb: [px[0]!, px[1]!, px[2]!], alpha: colorType === 6 ? px[3]! : 255 };
+}
 
 /** Chromium rounds page sizes to its layout units: allow 1.5 pt. */
 function expectSize(actual: { width: number; height: number }, expected: { width: number; height: number }) {

@@ -324,7 +324,8 @@ class Supervisor {
     switch (msg?.t) {
       case 'rendered': {
         const bytes = msg.bytes instanceof Uint8Array ? msg.bytes : new Uint8Array(0);
-        host.pending.get(msg.id)?.resolve({ bytes, contentType: String(msg.contentType) });
+        const html = typeof msg.html === 'string' ? { html: msg.html } : {};
+        host.pending.get(msg.id)?.resolve({ bytes, contentType: String(msg.contentType), ...html });
         break;
       }
       case 'failed': {

@@ -154,7 +154,10 @@ async function prepareRequest(
   args: { view: DeliveryState['view']; result: NonNullable<DeliveryState['result']>; started: Date },
 ): Promise<{ headers: Record<string, string>; body: string }> {
   const { view, result, started } = args;
-  const signedUrl = result.state === 'SUCCESS' && result.artifact ? await deps.storage.signedUrl(view.tenantId, result.artifact) : '';
+  const signedUrl =
+    result.state === 'SUCCESS' && result.artifact
+      ? await deps.storage.signedUrl(view.tenantId, result.artifact, result.linkTtlSeconds)
+      : '';
   const body = JSON.stringify(webhookBody(result, signedUrl));
   const secrets = await ensureWebhookSecrets(deps, view.tenantId);
   const timestamp = Math.floor(started.getTime() / 1000);

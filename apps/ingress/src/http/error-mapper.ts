@@ -31,7 +31,19 @@ export function syncFailureStatus(code: string): 422 | 504 | 500 {
 
 export function sendError(ctx: Context, status: number, code: string, message: string, details?: unknown): void {
   ctx.status = status;
-  ctx.body = { error: { code, message, ...(details ? { details } : {}) } };
+  // `message` also at the top, where the official SDK of this API family reads it (and shows
+  // nothing else): with the details spelled out, so its users see what to fix.
+  ctx.body = { message: withDetails(message, details), error: { code, message, ...(details ? { details } : {}) } };
+}
+
+/** "The request is invalid. data.name is required; pdfParams.scale must be <= 2" */
+function withDetails(message: string, details: unknown): string {
+  if (!Array.isArray(details) || details.length === 0) return message;
+  const parts = details
+    .slice(0, 10)
+    .map((d: { field?: unknown; message?: unknown }) => `${String(d.field)} ${String(d.message)}`)
+    .join('; ');
+  return `${message} ${parts}${details.length > 10 ? '; …' : ''}`;
 }
 
 /** Turns every failure into `{"error":{code,message,details?}}`; never a stack trace. */

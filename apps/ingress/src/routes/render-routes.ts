@@ -9,7 +9,15 @@ import {
   UnsavedPreviewBody,
   type Http,
 } from '@pressroom/schemas';
-import { formatRenderMetadata, idempotencyKeyProblem, statusBody, validationError } from '@pressroom/domain';
+import {
+  formatRenderMetadata,
+  idempotencyKeyProblem,
+  readCompatRenderBody,
+  statusBody,
+  validationError,
+  type CompatEndpoint,
+} from '@pressroom/domain';
+import type { ArtifactRef } from '@pressroom/schemas';
 import type { ArtifactStorage } from '@pressroom/core';
 import type { Metrics } from '@pressroom/observability';
 import { bodyParser } from '../http/validate.ts';
@@ -25,6 +33,29 @@ const parse = {
   preview: bodyParser(TemplatePreviewBody),
   unsaved: bodyParser(UnsavedPreviewBody),
 };
+
+/** Response header listing the fields of a render request that were ignored because no endpoint knows them. */
+export const IGNORED_FIELDS_HEADER = 'Pressroom-Ignored-Fields';
+/** Response header with a signed link to a debug render's diagnostics (JSON: renderedHtml, variables, unusedData). */
+export const DEBUG_URL_HEADER = 'Pressroom-Debug-Url';
+/** Request header by which a caller asks for unknown fields to be refused (400) instead. */
+export const STRICT_FIELDS_HEADER = 'Pressroom-Strict-Fields';
+
+/**
+ * A render body read as clients of the real API send it (readCompatRenderBody: placeholders,
+ * JSON strings, Puppeteer spellings). Unknown fields are ignored and named in
+ * Pressroom-Ignored-Fields, or refused with 400 when the caller sends Pressroom-Strict-Fields: true.
+ */
+function compatBody(ctx: Context, endpoint: CompatEndpoint): unknown {
+  const { body, unknown } = readCompatRenderBody(ctx.request.body, endpoint);
+  if (unknown.length) {
+    if (ctx.get(STRICT_FIELDS_HEADER).trim().toLowerCase() === 'true') {
+      throw validationError(unknown.map((field) => ({ field, message: 'is not a known field' })));
+    }
+    ctx.set(IGNORED_FIELDS_HEADER, unknown.join(', '));
+  }
+  return body;
+}
 
 /** The request's Idempotency-Key header, checked; none when absent. */
 function idempotencyOf(ctx: Context): { idempotencyKey?: string } {
@@ -57,8 +88,9 @@ export function renderRoutes(deps: {
     setSubmitted(ctx, requested);
     const entry = await deps.requests.waitForTerminal(requested.requestId, deps.syncTimeoutMs);
     if (entry?.state === 'SUCCESS' && entry.artifact) {
+      await setDebugUrl(ctx, tenant.tenantId, entry);
       const body: Http.SyncSuccessResponse = {
-        signedUrl: await deps.storage.signedUrl(tenant.tenantId, entry.artifact),
+        signedUrl: await deps.storage.signedUrl(tenant.tenantId, entry.artifact, entry.linkTtlSeconds),
         metadata: formatRenderMetadata(entry.executionMs ?? 0, entry.artifact.bytes),
       };
       ctx.body = body;
@@ -76,6 +108,11 @@ export function renderRoutes(deps: {
       message: `The render took longer than ${Math.round(deps.syncTimeoutMs / 1000)} seconds, so it was moved to a queue. Check statusUrl for the result.`,
     };
     ctx.body = body;
+  }
+
+  /** A debug render's diagnostics (rendered HTML, variable checks): a link in a header, so bodies keep the contract's shape. */
+  async function setDebugUrl(ctx: Context, tenantId: string, entry: { debugArtifact?: ArtifactRef; linkTtlSeconds?: number }) {
+    if (entry.debugArtifact) ctx.set(DEBUG_URL_HEADER, await deps.storage.signedUrl(tenantId, entry.debugArtifact, entry.linkTtlSeconds));
   }
 
   async function async(ctx: Context, input: RenderInput): Promise<void> {
@@ -118,16 +155,20 @@ export function renderRoutes(deps: {
     preview(ctx, { kind: 'preview', templateId: ctx.params.templateId ?? '', body: parse.preview(ctx.request.body) }),
   );
 
-  router.post('/v1/pdf/sync', (ctx) => sync(ctx, { kind: 'template', body: parse.templateSync(ctx.request.body) }));
-  router.post('/v1/pdf/async', (ctx) => async(ctx, { kind: 'template', body: parse.templateAsync(ctx.request.body) }));
-  router.post('/v1/html-to-pdf/sync', (ctx) => sync(ctx, { kind: 'html', body: parse.htmlSync(ctx.request.body) }));
-  router.post('/v1/html-to-pdf/async', (ctx) => async(ctx, { kind: 'html', body: parse.htmlAsync(ctx.request.body) }));
+  router.post('/v1/pdf/sync', (ctx) => sync(ctx, { kind: 'template', body: parse.templateSync(compatBody(ctx, 'template-sync')) }));
+  router.post('/v1/pdf/async', (ctx) => async(ctx, { kind: 'template', body: parse.templateAsync(compatBody(ctx, 'template-async')) }));
+  router.post('/v1/html-to-pdf/sync', (ctx) => sync(ctx, { kind: 'html', body: parse.htmlSync(compatBody(ctx, 'html-sync')) }));
+  router.post('/v1/html-to-pdf/async', (ctx) => async(ctx, { kind: 'html', body: parse.htmlAsync(compatBody(ctx, 'html-async')) }));
 
   router.get('/v1/pdf/status/:requestId', async (ctx) => {
     const tenant = tenantOf(ctx);
     const entry = await deps.requests.status(tenant, ctx.params.requestId ?? '');
     if (!entry) return sendError(ctx, 404, 'NOT_FOUND', `Render ${ctx.params.requestId} not found.`);
-    const signedUrl = entry.state === 'SUCCESS' && entry.artifact ? await deps.storage.signedUrl(tenant.tenantId, entry.artifact) : '';
+    const signedUrl =
+      entry.state === 'SUCCESS' && entry.artifact
+        ? await deps.storage.signedUrl(tenant.tenantId, entry.artifact, entry.linkTtlSeconds)
+        : '';
+    await setDebugUrl(ctx, tenant.tenantId, entry);
     // The body keeps the contract's shape; which template version the render used goes in headers.
     if (entry.template) {
       ctx.set('X-Template-Id', entry.template.templateId);

@@ -27,6 +27,8 @@ export interface RenderJob {
    * `https://assets.pressroom.invalid/<name>`, answered from here, never from the network.
    */
   assets?: AssetSource;
+  /** Also answer the HTML the page printed (`RenderOutput.html`), for a `debug` render's diagnostics. */
+  debug?: boolean;
 }
 
 /** Where a render finds the tenant's uploaded assets; resolves undefined for an unknown name. */
@@ -40,6 +42,8 @@ export const ASSET_ORIGIN = 'https://assets.pressroom.invalid';
 export interface RenderOutput {
   bytes: Uint8Array;
   contentType: string;
+  /** The document's HTML as printed (the template's output), when the job asked for `debug`. */
+  html?: string;
 }
 
 /**

@@ -34,7 +34,7 @@ export type ToHost =
 
 export type FromHost =
   | { t: 'ready'; pid: number; sandbox: boolean }
-  | { t: 'rendered'; id: number; bytes: Uint8Array; contentType: string }
+  | { t: 'rendered'; id: number; bytes: Uint8Array; contentType: string; html?: string }
   | { t: 'failed'; id: number; code: string; message: string }
   | { t: 'asset?'; reqId: number; jobId: number; name: string }
   | { t: 'pong'; id: number; error?: string }

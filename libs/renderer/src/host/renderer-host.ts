@@ -91,7 +91,7 @@ async function render(id: number, wire: RenderJob, hasAssets: boolean): Promise<
     if (!renderer) throw new Error('the renderer has not started');
     const job: RenderJob = hasAssets ? { ...wire, assets: assetsOf(id) } : wire;
     const out = await renderer.render(job);
-    send({ t: 'rendered', id, bytes: out.bytes, contentType: out.contentType });
+    send({ t: 'rendered', id, bytes: out.bytes, contentType: out.contentType, ...(out.html !== undefined ? { html: out.html } : {}) });
   } catch (err) {
     if (err instanceof RenderFailure) send({ t: 'failed', id, code: err.code, message: err.message });
     else send({ t: 'failed', id, code: 'RENDER_ERROR', message: 'The renderer failed unexpectedly.' });
