@@ -4,7 +4,7 @@ import prettier from 'eslint-config-prettier';
 
 // Layer rules: apps → adapter libs → core → domain → schemas. Adapter libs never import each
 // other; only an adapter lib imports its SDK; only an app's config.ts reads process.env.
-const adapterLibs = ['kafka', 'redis', 's3', 'local-storage', 'renderer'];
+const adapterLibs = ['kafka', 'redis', 's3', 'local-storage', 'renderer', 'pdf-tools'];
 const sdkOwners = {
   kafkajs: 'kafka',
   '@kafkajs/confluent-schema-registry': 'kafka',

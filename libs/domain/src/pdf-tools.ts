@@ -142,7 +142,10 @@ export function formatReduction(originalBytes: number, compressedBytes: number):
  */
 export function toolFileName(finalFilename: string | undefined, fallback: string): string {
   const base = (finalFilename ?? '').trim().replace(/\.pdf$/i, '');
-  const safe = base.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\.+/, '_').slice(0, 200);
+  const safe = base
+    .replace(/[^A-Za-z0-9._-]/g, '_')
+    .replace(/^\.+/, '_')
+    .slice(0, 200);
   return `${safe === '' ? fallback : safe}.pdf`;
 }
 

@@ -60,7 +60,11 @@ describe('split-pdf page ranges', () => {
 describe('compress levels', () => {
   it('downsample harder as the level rises, and end the options before the file names', () => {
     const dpi = (level: 'low' | 'medium' | 'high') =>
-      Number(ghostscriptCompressArgs(level, 'in.pdf', 'out.pdf').find((a) => a.startsWith('-dColorImageResolution='))?.split('=')[1]);
+      Number(
+        ghostscriptCompressArgs(level, 'in.pdf', 'out.pdf')
+          .find((a) => a.startsWith('-dColorImageResolution='))
+          ?.split('=')[1],
+      );
     expect(dpi('low')).toBeGreaterThan(dpi('medium'));
     expect(dpi('medium')).toBeGreaterThan(dpi('high'));
     const args = ghostscriptCompressArgs('high', '-evil.pdf', '/tmp/out.pdf');
