@@ -1,6 +1,7 @@
 import Type, { type Static, type TSchema } from 'typebox';
 import { OutputKind, PdfMetadata, RenderError, RequestId, TenantId } from './common.ts';
 import { PdfParams, ReadySignal } from './page-setup.ts';
+import { ToolOperation, ToolRequestInfo, ToolResultInfo } from './tools.ts';
 import { TemplateCreated, TemplateDeleted, TemplateRevised, type TemplateEvent } from './template-events.ts';
 import {
   ApiKeyIssued,
@@ -44,6 +45,8 @@ export const RenderSource = Type.Union([
     { additionalProperties: false },
   ),
   Type.Object({ kind: Type.Literal('html'), html: Type.String() }, { additionalProperties: false }),
+  /** A PDF tool (merge, split, compress, metadata): documents in, documents out; no browser. */
+  Type.Object({ kind: Type.Literal('pdf-tool'), operation: ToolOperation }, { additionalProperties: false }),
 ]);
 
 /** Where the artifact goes: our storage, or one of the tenant's S3 connections. */
@@ -96,6 +99,12 @@ export const RenderRequested = envelope(
       acceptBy: Type.Optional(Type.String({ format: 'date-time' })),
       /** The caller's Idempotency-Key, when it sent one (on the log for audit and to rebuild the keys). */
       idempotencyKey: Type.Optional(Type.String({ maxLength: 255 })),
+      /**
+       * Set on a request of a PDF tool (`/v1/tools/*`): its status and webhook answer in the
+       * tools' shape. Markdown → PDF is an `html` source with this set; the other tools have a
+       * `pdf-tool` source.
+       */
+      tool: Type.Optional(ToolRequestInfo),
     },
     { additionalProperties: false },
   ),
@@ -104,7 +113,14 @@ export const RenderRequested = envelope(
 export const RenderSucceeded = envelope(
   'RenderSucceeded',
   Type.Object(
-    { ...Delivery, artifact: ArtifactRef, executionMs: Type.Number({ minimum: 0 }), worker: Type.String() },
+    {
+      ...Delivery,
+      artifact: ArtifactRef,
+      executionMs: Type.Number({ minimum: 0 }),
+      worker: Type.String(),
+      /** A tool's further outputs (the parts of a split) and the size of its input (compress). */
+      tool: Type.Optional(ToolResultInfo),
+    },
     { additionalProperties: false },
   ),
 );

@@ -26,6 +26,7 @@ export function evolveStatus(current: StatusViewEntry | undefined, event: Pressr
         mode: event.data.mode, // the request's own, over a guess made by an attempt seen first
         requestedAt: base.requestedAt ?? event.occurredAt,
         ...(source.kind === 'template' ? { template: { templateId: source.templateId, templateVersion: source.templateVersion } } : {}),
+        ...(event.data.tool ? { tool: event.data.tool } : {}),
       };
     }
     case 'RenderWithdrawn': {
@@ -65,6 +66,7 @@ export function evolveStatus(current: StatusViewEntry | undefined, event: Pressr
           completedAt: event.occurredAt,
           artifact: event.data.artifact,
           executionMs: event.data.executionMs,
+          ...(event.data.tool ? { toolResult: event.data.tool } : {}),
         };
       }
       return {
