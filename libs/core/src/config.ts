@@ -95,6 +95,16 @@ export const ConfigSchema = Type.Object({
   ),
   PRESSROOM_WEBHOOK_CONCURRENCY: Int('Webhook attempts in flight at once per dispatcher.', 32, 1),
   PRESSROOM_RENDER_TIMEOUT_MS: Int('Time limit of one render.', 60000, 100),
+  PRESSROOM_TOOL_TIMEOUT_MS: Int(
+    'Time limit of one program run of a PDF tool (qpdf or Ghostscript on one document), and of fetching one input document.',
+    60000,
+    100,
+  ),
+  PRESSROOM_TOOL_MAX_INPUT_BYTES: Int(
+    'Largest input document of a PDF tool (fetched or uploaded), and largest upload through a signed upload URL.',
+    50 * 1024 * 1024,
+    1024,
+  ),
   PRESSROOM_RENDER_PAGES: Int('Warm Chromium pages per render worker (renders at once).', 2, 1),
   PRESSROOM_RENDER_TENANT_CAPS: Type.String({
     default: 'standard=1,high=2',
@@ -225,6 +235,8 @@ export interface PressroomConfig {
     crashRetries: number;
     user: string | undefined;
   };
+  /** The PDF tools (/v1/tools/*). */
+  tools: { timeoutMs: number; maxInputBytes: number };
   topicPrefix: string;
   kafkaPartitions: number;
   kafkaSessionTimeoutMs: number;
@@ -333,6 +345,7 @@ export function loadConfig(env: Record<string, string | undefined>): PressroomCo
       crashRetries: Number(c.PRESSROOM_RENDER_CRASH_RETRIES),
       user: c.PRESSROOM_RENDER_USER,
     },
+    tools: { timeoutMs: Number(c.PRESSROOM_TOOL_TIMEOUT_MS), maxInputBytes: Number(c.PRESSROOM_TOOL_MAX_INPUT_BYTES) },
     topicPrefix: c.PRESSROOM_TOPIC_PREFIX,
     kafkaPartitions: Number(c.PRESSROOM_KAFKA_PARTITIONS),
     kafkaSessionTimeoutMs: Number(c.PRESSROOM_KAFKA_SESSION_TIMEOUT_MS),

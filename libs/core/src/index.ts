@@ -36,3 +36,4 @@ export * from './self-rebuilding-views.ts';
 export * from './ports/idempotency-keys.ts';
 export * from './adapters/memory-idempotency-keys.ts';
 export * from './ports/pdf-toolkit.ts';
+export * from './tool-inputs.ts';

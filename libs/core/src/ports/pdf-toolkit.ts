@@ -20,7 +20,7 @@ export interface PdfToolkit {
   updateMetadata(pdf: Uint8Array, metadata: PdfToolMetadata): Promise<Uint8Array>;
 }
 
-export type PdfToolFailureCode = 'INPUT_INVALID' | 'TOOL_TIMEOUT' | 'TOOL_ERROR';
+export type PdfToolFailureCode = 'INPUT_INVALID' | 'INPUT_UNAVAILABLE' | 'TOOL_TIMEOUT' | 'TOOL_ERROR';
 
 export class PdfToolFailure extends Error {
   constructor(
