@@ -29,8 +29,11 @@ import {
   type ConsumeContext,
   type AssetSource,
   type StatusView,
+  type PdfToolkit,
+  type ToolInputs,
 } from '@pressroom/core';
-import type { RenderRequested } from '@pressroom/schemas';
+import type { RenderRequested, ToolResultInfo } from '@pressroom/schemas';
+import { runPdfTool } from './pdf-tool-step.ts';
 import type { Metrics } from '@pressroom/observability';
 import { RenderSlots } from './render-slots.ts';
 import { retryStep } from './retry-step.ts';
@@ -73,6 +76,8 @@ export interface RenderWorkerDeps {
    * delivered again after a worker died under it. Without it, only renderer crashes are bounded.
    */
   view?: Pick<StatusView, 'get'>;
+  /** The PDF tools' programs and input reader; a `pdf-tool` request fails RENDER_ERROR without them. */
+  pdfTools?: { toolkit: PdfToolkit; inputs: ToolInputs };
 }
 
 const DEFAULT_ACCEPT_CLOCK_SKEW_MS = 2_000;
@@ -175,7 +180,13 @@ async function handleRecord(deps: RenderWorkerDeps, worker: string, record: LogR
     const delivery = { mode: requested.data.mode, ...(requested.data.webhook ? { webhook: requested.data.webhook } : {}) };
     const completed =
       'artifact' in outcome
-        ? deps.event('RenderSucceeded', ids, { ...delivery, artifact: outcome.artifact, executionMs, worker })
+        ? deps.event('RenderSucceeded', ids, {
+            ...delivery,
+            artifact: outcome.artifact,
+            executionMs,
+            worker,
+            ...(outcome.tool ? { tool: outcome.tool } : {}),
+          })
         : deps.event('RenderFailed', ids, {
             ...delivery,
             error: outcome.error,
@@ -207,7 +218,7 @@ async function handleRecord(deps: RenderWorkerDeps, worker: string, record: LogR
 }
 
 type Outcome =
-  | { artifact: { target: RenderRequested['data']['storage']; key: string; contentType: string; bytes: number } }
+  | { artifact: { target: RenderRequested['data']['storage']; key: string; contentType: string; bytes: number }; tool?: ToolResultInfo }
   | { error: { code: FailureCodeValue; message: string }; retriable?: boolean; attempts?: number };
 
 interface StepContext {
@@ -218,6 +229,12 @@ interface StepContext {
 
 async function renderAndStore(deps: RenderWorkerDeps, requested: RenderRequested, step: StepContext, earlier: number): Promise<Outcome> {
   const { data } = requested;
+  if (data.source.kind === 'pdf-tool') {
+    if (!deps.pdfTools) return { error: { code: 'RENDER_ERROR', message: 'This worker has no PDF tools configured.' } };
+    const ran = await runPdfTool(deps.pdfTools, requested.tenantId, data.source.operation, data.tool?.fileName ?? `${requested.requestId}.pdf`);
+    if ('error' in ran) return ran;
+    return storeToolOutputs(deps, requested, step, ran);
+  }
   const rendered = await renderWithRetries(deps, step.worker, requested, earlier);
   if ('error' in rendered) return rendered;
   const bytes = rendered.bytes;
@@ -239,6 +256,38 @@ async function renderAndStore(deps: RenderWorkerDeps, requested: RenderRequested
     };
   }
   return { artifact: { target: data.storage, key, contentType, bytes: bytes.byteLength } };
+}
+
+/**
+ * Stores a tool's files under `<tenant>/<requestId>/<file name>` in our own storage (a retry
+ * overwrites them), the first as the request's artifact, the others as its parts.
+ */
+async function storeToolOutputs(
+  deps: RenderWorkerDeps,
+  requested: RenderRequested,
+  step: StepContext,
+  ran: { files: { name: string; bytes: Uint8Array }[]; originalBytes?: number },
+): Promise<Outcome> {
+  const target = { kind: 'default' } as const;
+  const stored: { key: string; bytes: number }[] = [];
+  for (const file of ran.files) {
+    const key = `${requested.tenantId}/${requested.requestId}/${file.name}`;
+    const put = await storeWithRetries(deps, requested, step, () => deps.storage.put(requested.tenantId, target, key, file.bytes, 'application/pdf'));
+    if (!put.ok) {
+      return {
+        error: { code: 'STORAGE_ERROR', message: `The file could not be stored: ${put.failure.message}` },
+        retriable: put.failure.retriable,
+        attempts: put.attempts,
+      };
+    }
+    stored.push({ key, bytes: file.bytes.byteLength });
+  }
+  const [first, ...rest] = stored;
+  if (!first) return { error: { code: 'RENDER_ERROR', message: 'The tool produced no file.' } };
+  return {
+    artifact: { target, key: first.key, contentType: 'application/pdf', bytes: first.bytes },
+    tool: { ...(rest.length ? { parts: stored } : {}), ...(ran.originalBytes !== undefined ? { originalBytes: ran.originalBytes } : {}) },
+  };
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   ensureWebhookSecrets,
   postWebhook,
   signWebhook,
+  toolStatusBody,
   signingSecrets,
   type ArtifactStorage,
   type Catalog,
@@ -149,8 +150,12 @@ async function prepareRequest(
   args: { view: DeliveryState['view']; result: NonNullable<DeliveryState['result']>; started: Date },
 ): Promise<{ headers: Record<string, string>; body: string }> {
   const { view, result, started } = args;
-  const signedUrl = result.state === 'SUCCESS' && result.artifact ? await deps.storage.signedUrl(view.tenantId, result.artifact) : '';
-  const body = JSON.stringify(webhookBody(result, signedUrl));
+  // A PDF tool's webhook carries the tool status body (`{requestId, status, result, metadata}`).
+  const body = result.tool
+    ? JSON.stringify(await toolStatusBody(result, deps.storage, started))
+    : JSON.stringify(
+        webhookBody(result, result.state === 'SUCCESS' && result.artifact ? await deps.storage.signedUrl(view.tenantId, result.artifact) : ''),
+      );
   const secrets = await ensureWebhookSecrets(deps, view.tenantId);
   const timestamp = Math.floor(started.getTime() / 1000);
   return {

@@ -37,3 +37,4 @@ export * from './ports/idempotency-keys.ts';
 export * from './adapters/memory-idempotency-keys.ts';
 export * from './ports/pdf-toolkit.ts';
 export * from './tool-inputs.ts';
+export * from './tool-results.ts';

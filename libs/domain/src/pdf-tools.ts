@@ -1,3 +1,5 @@
+import type { PdfParams } from '@pressroom/schemas';
+
 /**
  * Pure rules of the PDF tools (`/v1/tools/*`): page ranges and intervals of split-pdf, the
  * compression levels, file names, link lifetimes and metadata values. No I/O here; the programs
@@ -200,4 +202,45 @@ export function toolMetadataProblems(m: PdfToolMetadata): { field: string; messa
 /** qpdf's `--force-version` value for a `pdfVersion` (2 → "2.0"). */
 export function pdfVersionText(version: number): string {
   return version.toFixed(1);
+}
+
+/** Formats of markdown-to-pdf's `pdfOptions.format`, matched in any case. */
+const FORMATS = ['A3', 'A4', 'A5', 'A6', 'Letter', 'Legal', 'Tabloid'] as const;
+
+/** markdown-to-pdf's `pdfOptions` (the SDK's MarkdownPdfOptions). */
+export interface MarkdownPdfOptions {
+  format?: string;
+  landscape?: boolean;
+  scale?: number;
+  printBackground?: boolean;
+  pageRanges?: string;
+  margin?: { top?: string | number; right?: string | number; bottom?: string | number; left?: string | number };
+}
+
+/**
+ * Our page setup for `pdfOptions`: the format in any case, margins given as numbers read as CSS
+ * pixels (as Chromium does), backgrounds printed unless turned off, and a format beating any
+ * CSS `@page` size of `customCss` (Chromium's default).
+ */
+export function markdownPageSetup(o: MarkdownPdfOptions | undefined): { params: PdfParams } | { problem: { field: string; message: string } } {
+  const params: PdfParams = { format: 'A4', printBackground: true, preferCSSPageSize: false };
+  if (!o) return { params };
+  if (o.format !== undefined) {
+    const format = FORMATS.find((f) => f.toLowerCase() === o.format!.trim().toLowerCase());
+    if (!format) return { problem: { field: 'pdfOptions.format', message: `must be one of ${FORMATS.join(', ')}` } };
+    params.format = format;
+  }
+  if (o.landscape !== undefined) params.landscape = o.landscape;
+  if (o.scale !== undefined) params.scale = o.scale;
+  if (o.printBackground !== undefined) params.printBackground = o.printBackground;
+  if (o.pageRanges !== undefined) params.pageRanges = o.pageRanges;
+  if (o.margin) {
+    const margin: NonNullable<PdfParams['margin']> = {};
+    for (const side of ['top', 'right', 'bottom', 'left'] as const) {
+      const v = o.margin[side];
+      if (v !== undefined) margin[side] = typeof v === 'number' ? `${v}px` : v.trim();
+    }
+    params.margin = margin;
+  }
+  return { params };
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   formatReduction,
+  markdownPageSetup,
   ghostscriptCompressArgs,
   intervalSpans,
   parsePageRanges,
@@ -116,5 +117,15 @@ describe('update-pdf-metadata values', () => {
     ]);
     expect(toolMetadataProblems({})).toEqual([{ field: 'metadata', message: 'must set at least one field' }]);
     expect(pdfVersionText(2)).toBe('2.0');
+  });
+});
+
+describe('markdown-to-pdf page setup', () => {
+  it('reads the format in any case and margins as CSS pixels', () => {
+    expect(markdownPageSetup({ format: 'letter', margin: { top: 20, left: '1cm' }, landscape: true })).toEqual({
+      params: { format: 'Letter', printBackground: true, preferCSSPageSize: false, landscape: true, margin: { top: '20px', left: '1cm' } },
+    });
+    expect(markdownPageSetup(undefined)).toEqual({ params: { format: 'A4', printBackground: true, preferCSSPageSize: false } });
+    expect(markdownPageSetup({ format: 'B5' })).toHaveProperty('problem.field', 'pdfOptions.format');
   });
 });

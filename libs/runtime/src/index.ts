@@ -4,3 +4,4 @@ export * from './secret-key.ts';
 export * from './shutdown.ts';
 export * from './read-config.ts';
 export * from './process-faults.ts';
+export * from './pdf-tools.ts';

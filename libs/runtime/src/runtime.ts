@@ -42,7 +42,7 @@ import {
   type TopicNames,
 } from '@pressroom/core';
 import { createS3ConnectionStoreFactory, createS3ObjectStore } from '@pressroom/s3';
-import { createLocalObjectStore, localFilesRoute } from '@pressroom/local-storage';
+import { createLocalObjectStore, localFilesRoute, localUploadRoute } from '@pressroom/local-storage';
 import { createJsonLogger, createMetrics, type Metrics, type ReadinessCheck } from '@pressroom/observability';
 import { embeddedSecretKey } from './secret-key.ts';
 
@@ -112,7 +112,7 @@ export async function openRuntime(config: PressroomConfig, app: string, opts: { 
       deliveries: createMemoryDeliveryStore(),
       idempotency: createMemoryIdempotencyKeys(clock),
       viewIsVolatile: true,
-      publicRoutes: [localFilesRoute(files)],
+      publicRoutes: [localFilesRoute(files), localUploadRoute(files, config.tools.maxInputBytes)],
       readiness: [
         { name: 'log', check: () => log.ping() },
         { name: 'storage', check: () => files.ping() },
