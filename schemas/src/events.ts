@@ -120,6 +120,8 @@ export const RenderSucceeded = envelope(
       worker: Type.String(),
       /** A tool's further outputs (the parts of a split) and the size of its input (compress). */
       tool: Type.Optional(ToolResultInfo),
+      /** A tool request's `tool`, echoed: the webhook dispatcher reads completions only, and answers in the tools' shape. */
+      toolRequest: Type.Optional(ToolRequestInfo),
     },
     { additionalProperties: false },
   ),
@@ -137,6 +139,8 @@ export const RenderFailed = envelope(
         Type.Boolean({ description: 'Whether the failure was transient (infrastructure) and retries were spent, not the document’s own.' }),
       ),
       attempts: Type.Optional(Type.Integer({ minimum: 1, description: 'Attempts the failing step made.' })),
+      /** A tool request's `tool`, echoed (see RenderSucceeded). */
+      toolRequest: Type.Optional(ToolRequestInfo),
     },
     { additionalProperties: false },
   ),

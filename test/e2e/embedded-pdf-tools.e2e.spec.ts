@@ -21,7 +21,7 @@ const hook = new WebhookReceiver();
 async function upload(name: string, bytes: Uint8Array): Promise<string> {
   const { data, error } = await sdk.tools.getSignedUploadUrl(name);
   expect(error).toBeNull();
-  const put = await fetch(data!.presignedUploadUrl, { method: 'PUT', headers: { 'content-type': 'application/pdf' }, body: bytes });
+  const put = await fetch(data!.presignedUploadUrl, { method: 'PUT', headers: { 'content-type': 'application/pdf' }, body: Buffer.from(bytes) });
   expect(put.status).toBe(200);
   return data!.presignedGetUrl;
 }

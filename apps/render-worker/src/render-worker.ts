@@ -178,6 +178,7 @@ async function handleRecord(deps: RenderWorkerDeps, worker: string, record: LogR
     const executionMs = Math.round(performance.now() - started);
     const ids = { requestId: requested.requestId, tenantId: requested.tenantId };
     const delivery = { mode: requested.data.mode, ...(requested.data.webhook ? { webhook: requested.data.webhook } : {}) };
+    const toolRequest = requested.data.tool ? { toolRequest: requested.data.tool } : {};
     const completed =
       'artifact' in outcome
         ? deps.event('RenderSucceeded', ids, {
@@ -186,6 +187,7 @@ async function handleRecord(deps: RenderWorkerDeps, worker: string, record: LogR
             executionMs,
             worker,
             ...(outcome.tool ? { tool: outcome.tool } : {}),
+            ...toolRequest,
           })
         : deps.event('RenderFailed', ids, {
             ...delivery,
@@ -194,6 +196,7 @@ async function handleRecord(deps: RenderWorkerDeps, worker: string, record: LogR
             worker,
             ...(outcome.retriable !== undefined ? { retriable: outcome.retriable } : {}),
             ...(outcome.attempts !== undefined ? { attempts: outcome.attempts } : {}),
+            ...toolRequest,
           });
     // A broker or registry blip is waited out here, with the file already stored; only when the
     // retries are spent does the handler reject, and the request is rendered again: at-least-once.

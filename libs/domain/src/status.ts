@@ -59,9 +59,11 @@ export function evolveStatus(current: StatusViewEntry | undefined, event: Pressr
         state: 'ONGOING',
         mode: event.data.mode,
       };
+      const toolRequest = !base.tool && event.data.toolRequest ? { tool: event.data.toolRequest } : {};
       if (event.type === 'RenderSucceeded') {
         return {
           ...base,
+          ...toolRequest,
           state: 'SUCCESS',
           completedAt: event.occurredAt,
           artifact: event.data.artifact,
@@ -71,6 +73,7 @@ export function evolveStatus(current: StatusViewEntry | undefined, event: Pressr
       }
       return {
         ...base,
+        ...toolRequest,
         state: 'FAILED',
         completedAt: event.occurredAt,
         error: event.data.error,
