@@ -91,7 +91,9 @@ export const ToolResultInfo = Type.Object(
 
 const common = {
   finalFilename: Type.Optional(Type.String({ maxLength: 255, description: 'Name of the result; sanitised, ends in .pdf.' })),
-  expiration: Type.Optional(Type.Integer({ minimum: 60, maximum: 604_800, description: 'Lifetime of the link(s), seconds; default 3600.' })),
+  expiration: Type.Optional(
+    Type.Integer({ minimum: 60, maximum: 604_800, description: 'Lifetime of the link(s), seconds; default 3600.' }),
+  ),
   async: Type.Optional(Type.Boolean({ description: 'Answer at once with requestId and statusUrl.' })),
   webhook: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, format: 'uri', description: 'POSTed the tool status when done.' })),
 };
@@ -166,7 +168,10 @@ export const ToolStatusResponse = Type.Object(
     requestId: Type.String(),
     status: Type.Union([Type.Literal('ONGOING'), Type.Literal('SUCCESS'), Type.Literal('FAILED')]),
     result: Type.Union([ToolSuccessResponse, SplitPdfResponse, Type.Null()]),
-    metadata: Type.Object({ errorMessage: Type.Optional(Type.String()), errorCode: Type.Optional(Type.String()) }, { additionalProperties: false }),
+    metadata: Type.Object(
+      { errorMessage: Type.Optional(Type.String()), errorCode: Type.Optional(Type.String()) },
+      { additionalProperties: false },
+    ),
   },
   { additionalProperties: false },
 );

@@ -21,7 +21,11 @@ const hook = new WebhookReceiver();
 async function upload(name: string, bytes: Uint8Array): Promise<string> {
   const { data, error } = await sdk.tools.getSignedUploadUrl(name);
   expect(error).toBeNull();
-  const put = await fetch(data!.presignedUploadUrl, { method: 'PUT', headers: { 'content-type': 'application/pdf' }, body: Buffer.from(bytes) });
+  const put = await fetch(data!.presignedUploadUrl, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/pdf' },
+    body: Buffer.from(bytes),
+  });
   expect(put.status).toBe(200);
   return data!.presignedGetUrl;
 }
@@ -164,7 +168,13 @@ describe('PDF tools through the official SDK (embedded profile)', () => {
 
   it('refuses file:, loopback, private and metadata addresses with 400 in the one error shape', async () => {
     const res = await svc.api.post('/v1/tools/merge-pdfs', {
-      urls: ['file:///etc/passwd', 'https://127.0.0.1/a.pdf', 'https://169.254.169.254/latest/meta-data', 'https://10.1.2.3/x.pdf', 'http://example.com/x.pdf'],
+      urls: [
+        'file:///etc/passwd',
+        'https://127.0.0.1/a.pdf',
+        'https://169.254.169.254/latest/meta-data',
+        'https://10.1.2.3/x.pdf',
+        'http://example.com/x.pdf',
+      ],
     });
     expect(res.status).toBe(400);
     expect(res.json.error.code).toBe('VALIDATION_FAILED');
@@ -175,7 +185,10 @@ describe('PDF tools through the official SDK (embedded profile)', () => {
   });
 
   it('a garbage "PDF" fails cleanly: 422 INPUT_INVALID in sync, FAILED on status in async, and the service goes on', async () => {
-    const garbage = await upload('garbage.pdf', Buffer.from('%PDF-1.7\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n%%EOF\n' + 'x'.repeat(5000)));
+    const garbage = await upload(
+      'garbage.pdf',
+      Buffer.from('%PDF-1.7\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n%%EOF\n' + 'x'.repeat(5000)),
+    );
     const sync = await svc.api.post('/v1/tools/compress-pdf', { url: garbage });
     expect(sync.status).toBe(422);
     expect(sync.json.error.code).toBe('INPUT_INVALID');

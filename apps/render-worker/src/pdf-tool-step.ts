@@ -38,7 +38,9 @@ export async function runPdfTool(
         const doc = await tools.inputs.read(tenantId, op.url);
         const pages = await tools.toolkit.pageCount(doc);
         const plan =
-          op.splitMode === 'ranges' ? { mode: 'ranges' as const, ranges: op.ranges ?? '' } : { mode: 'intervals' as const, interval: op.interval ?? 1 };
+          op.splitMode === 'ranges'
+            ? { mode: 'ranges' as const, ranges: op.ranges ?? '' }
+            : { mode: 'intervals' as const, interval: op.interval ?? 1 };
         const spans = splitSpans(plan, pages);
         if ('problem' in spans) return { error: { code: 'INPUT_INVALID', message: spans.problem } };
         const parts = await tools.toolkit.split(doc, spans.spans);

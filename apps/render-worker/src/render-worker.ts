@@ -234,7 +234,12 @@ async function renderAndStore(deps: RenderWorkerDeps, requested: RenderRequested
   const { data } = requested;
   if (data.source.kind === 'pdf-tool') {
     if (!deps.pdfTools) return { error: { code: 'RENDER_ERROR', message: 'This worker has no PDF tools configured.' } };
-    const ran = await runPdfTool(deps.pdfTools, requested.tenantId, data.source.operation, data.tool?.fileName ?? `${requested.requestId}.pdf`);
+    const ran = await runPdfTool(
+      deps.pdfTools,
+      requested.tenantId,
+      data.source.operation,
+      data.tool?.fileName ?? `${requested.requestId}.pdf`,
+    );
     if ('error' in ran) return ran;
     return storeToolOutputs(deps, requested, step, ran);
   }
@@ -275,7 +280,9 @@ async function storeToolOutputs(
   const stored: { key: string; bytes: number }[] = [];
   for (const file of ran.files) {
     const key = `${requested.tenantId}/${requested.requestId}/${file.name}`;
-    const put = await storeWithRetries(deps, requested, step, () => deps.storage.put(requested.tenantId, target, key, file.bytes, 'application/pdf'));
+    const put = await storeWithRetries(deps, requested, step, () =>
+      deps.storage.put(requested.tenantId, target, key, file.bytes, 'application/pdf'),
+    );
     if (!put.ok) {
       return {
         error: { code: 'STORAGE_ERROR', message: `The file could not be stored: ${put.failure.message}` },

@@ -154,7 +154,10 @@ async function prepareRequest(
   const body = result.tool
     ? JSON.stringify(await toolStatusBody(result, deps.storage, started))
     : JSON.stringify(
-        webhookBody(result, result.state === 'SUCCESS' && result.artifact ? await deps.storage.signedUrl(view.tenantId, result.artifact) : ''),
+        webhookBody(
+          result,
+          result.state === 'SUCCESS' && result.artifact ? await deps.storage.signedUrl(view.tenantId, result.artifact) : '',
+        ),
       );
   const secrets = await ensureWebhookSecrets(deps, view.tenantId);
   const timestamp = Math.floor(started.getTime() / 1000);

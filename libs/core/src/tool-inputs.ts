@@ -80,7 +80,12 @@ export function createToolInputs(opts: ToolInputsOptions): ToolInputs {
       }
       let answer: { status: number; body: Uint8Array };
       try {
-        answer = await opts.fetch({ url: judged.external, addresses: judged.addresses, timeoutMs: opts.timeoutMs, maxBytes: opts.maxBytes });
+        answer = await opts.fetch({
+          url: judged.external,
+          addresses: judged.addresses,
+          timeoutMs: opts.timeoutMs,
+          maxBytes: opts.maxBytes,
+        });
       } catch (err) {
         throw unavailable(`${judged.external.host} could not be fetched: ${(err as Error).message}.`);
       }

@@ -11,7 +11,8 @@ const storage = {
       : url === OTHER_TENANT
         ? ({ kind: 'foreign-own' } as const)
         : ({ kind: 'external' } as const),
-  readOwn: async (key: string, max: number) => (key === 't1/uploads/u/a.pdf' ? (max < 3 ? ('too-large' as const) : new Uint8Array([1, 2, 3])) : undefined),
+  readOwn: async (key: string, max: number) =>
+    key === 't1/uploads/u/a.pdf' ? (max < 3 ? ('too-large' as const) : new Uint8Array([1, 2, 3])) : undefined,
 };
 const dns: Record<string, string[]> = {
   'files.example.com': ['93.184.216.34'],

@@ -17,7 +17,9 @@ export async function toolResult(
   const urlValidUntil = new Date(now.getTime() + tool.expiresIn * 1000).toISOString();
   if (tool.name === 'split-pdf') {
     const parts = entry.toolResult?.parts ?? [{ key: artifact.key, bytes: artifact.bytes }];
-    const urls = await Promise.all(parts.map((p) => storage.signedUrl(entry.tenantId, { ...artifact, key: p.key, bytes: p.bytes }, tool.expiresIn)));
+    const urls = await Promise.all(
+      parts.map((p) => storage.signedUrl(entry.tenantId, { ...artifact, key: p.key, bytes: p.bytes }, tool.expiresIn)),
+    );
     return { status: 'SUCCESS', totalParts: urls.length, fileName: tool.fileName, urlValidUntil, urls };
   }
   const url = await storage.signedUrl(entry.tenantId, artifact, tool.expiresIn);
@@ -34,7 +36,11 @@ export async function toolResult(
 }
 
 /** `GET /v1/tools/status/{id}` (and a tool's webhook body): `{requestId, status, result, metadata}`. */
-export async function toolStatusBody(entry: StatusViewEntry, storage: Pick<ArtifactStorage, 'signedUrl'>, now: Date): Promise<ToolStatusResponse> {
+export async function toolStatusBody(
+  entry: StatusViewEntry,
+  storage: Pick<ArtifactStorage, 'signedUrl'>,
+  now: Date,
+): Promise<ToolStatusResponse> {
   if (entry.state === 'FAILED') {
     const error = entry.error ?? { code: 'RENDER_ERROR', message: 'The tool failed.' };
     return { requestId: entry.requestId, status: 'FAILED', result: null, metadata: { errorMessage: error.message, errorCode: error.code } };

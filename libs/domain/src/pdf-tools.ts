@@ -222,7 +222,9 @@ export interface MarkdownPdfOptions {
  * pixels (as Chromium does), backgrounds printed unless turned off, and a format beating any
  * CSS `@page` size of `customCss` (Chromium's default).
  */
-export function markdownPageSetup(o: MarkdownPdfOptions | undefined): { params: PdfParams } | { problem: { field: string; message: string } } {
+export function markdownPageSetup(
+  o: MarkdownPdfOptions | undefined,
+): { params: PdfParams } | { problem: { field: string; message: string } } {
   const params: PdfParams = { format: 'A4', printBackground: true, preferCSSPageSize: false };
   if (!o) return { params };
   if (o.format !== undefined) {

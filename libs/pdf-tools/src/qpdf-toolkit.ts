@@ -1,15 +1,8 @@
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PDFDict, PDFDocument, PDFHexString, PDFName } from 'pdf-lib';
-import {
-  ghostscriptCompressArgs,
-  pdfVersionText,
-  qpdfPageSelection,
-  type CompressLevel,
-  type PageSpan,
-  type PdfToolMetadata,
-} from '@pressroom/domain';
+import { PDFDocument, PDFHexString, PDFName, type PDFDict } from 'pdf-lib';
+import { ghostscriptCompressArgs, pdfVersionText, qpdfPageSelection, type CompressLevel, type PdfToolMetadata } from '@pressroom/domain';
 import { PdfToolFailure, type PdfToolkit } from '@pressroom/core';
 import { runProgram, type ProgramLimits, type ProgramResult } from './run-program.ts';
 

@@ -8,7 +8,10 @@ import { pinnedFetch } from '@pressroom/renderer';
  */
 export function openPdfTools(config: PressroomConfig, storage: ArtifactStorage): { toolkit: PdfToolkit; inputs: ToolInputs } {
   return {
-    toolkit: createQpdfToolkit({ timeoutMs: config.tools.timeoutMs, maxOutputBytes: Math.max(config.tools.maxInputBytes * 4, 64 * 1024 * 1024) }),
+    toolkit: createQpdfToolkit({
+      timeoutMs: config.tools.timeoutMs,
+      maxOutputBytes: Math.max(config.tools.maxInputBytes * 4, 64 * 1024 * 1024),
+    }),
     inputs: createToolInputs({
       storage,
       maxBytes: config.tools.maxInputBytes,

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { keyOfPresignedUrl } from './s3-object-store.ts';
 
-const q = 'X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=k%2F20260101%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Date=20260101T000000Z&X-Amz-Expires=3600&X-Amz-Signature=abc&X-Amz-SignedHeaders=host';
+const q =
+  'X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=k%2F20260101%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Date=20260101T000000Z&X-Amz-Expires=3600&X-Amz-Signature=abc&X-Amz-SignedHeaders=host';
 const at = { bucket: 'ours', endpoint: 'http://127.0.0.1:19000', now: Date.UTC(2026, 0, 1, 0, 30) };
 
 describe('our own S3 presigned links', () => {

@@ -77,7 +77,12 @@ export function toolRoutes(deps: {
     return problems.filter((p): p is FieldProblem => p !== undefined);
   }
 
-  async function submit(ctx: Context, name: PdfToolName, body: CommonToolBody, build: (info: ToolRequestInfo) => Omit<Extract<RenderInput, { kind: 'tool' }>, 'kind' | 'tool' | 'body'>) {
+  async function submit(
+    ctx: Context,
+    name: PdfToolName,
+    body: CommonToolBody,
+    build: (info: ToolRequestInfo) => Omit<Extract<RenderInput, { kind: 'tool' }>, 'kind' | 'tool' | 'body'>,
+  ) {
     const tenant = tenantOf(ctx);
     const idem = idempotencyOf(ctx);
     const mode = body.async ? 'async' : 'sync';
@@ -100,7 +105,8 @@ export function toolRoutes(deps: {
       ctx.body = await toolResult(entry, deps.storage, deps.clock.now());
       return;
     }
-    if (entry?.state === 'FAILED' && entry.error) return sendError(ctx, syncFailureStatus(entry.error.code), entry.error.code, entry.error.message);
+    if (entry?.state === 'FAILED' && entry.error)
+      return sendError(ctx, syncFailureStatus(entry.error.code), entry.error.code, entry.error.message);
     deps.metrics.syncFallbacksTotal.inc();
     ctx.status = 202;
     ctx.body = {
@@ -112,7 +118,10 @@ export function toolRoutes(deps: {
 
   router.post('/v1/tools/merge-pdfs', async (ctx) => {
     const body = parse.merge(ctx.request.body);
-    const problems = await urlProblems(tenantOf(ctx).tenantId, body.urls.map((url, i) => ({ field: `urls.${i}`, url })));
+    const problems = await urlProblems(
+      tenantOf(ctx).tenantId,
+      body.urls.map((url, i) => ({ field: `urls.${i}`, url })),
+    );
     if (problems.length) throw validationError(problems);
     await submit(ctx, 'merge-pdfs', body, () => ({ source: pdfTool({ tool: 'merge-pdfs', urls: body.urls }) }));
   });
@@ -148,7 +157,10 @@ export function toolRoutes(deps: {
 
   router.post('/v1/tools/update-pdf-metadata', async (ctx) => {
     const body = parse.metadata(ctx.request.body);
-    const problems = [...toolMetadataProblems(body.metadata), ...(await urlProblems(tenantOf(ctx).tenantId, [{ field: 'url', url: body.url }]))];
+    const problems = [
+      ...toolMetadataProblems(body.metadata),
+      ...(await urlProblems(tenantOf(ctx).tenantId, [{ field: 'url', url: body.url }])),
+    ];
     if (problems.length) throw validationError(problems);
     await submit(ctx, 'update-pdf-metadata', body, () => ({
       source: pdfTool({ tool: 'update-pdf-metadata', url: body.url, metadata: body.metadata }),
@@ -160,7 +172,12 @@ export function toolRoutes(deps: {
     const setup = markdownPageSetup(body.pdfOptions);
     if ('problem' in setup) throw validationError([setup.problem]);
     if (!pdfParamsCheck.Check(setup.params)) {
-      throw validationError([...pdfParamsCheck.Errors(setup.params)].map((e) => ({ field: `pdfOptions${e.instancePath.replace(/\//g, '.')}`, message: e.message })));
+      throw validationError(
+        [...pdfParamsCheck.Errors(setup.params)].map((e) => ({
+          field: `pdfOptions${e.instancePath.replace(/\//g, '.')}`,
+          message: e.message,
+        })),
+      );
     }
     const problems = pdfParamsProblems(setup.params, 'pdfOptions');
     if (problems.length) throw validationError(problems);
