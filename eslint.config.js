@@ -6,7 +6,7 @@ import prettier from 'eslint-config-prettier';
 // never import each other; apps never import apps (standalone, which runs all four in one process,
 // is the one composition of apps); only an adapter lib imports its SDK; nobody imports into another
 // package's src (only its barrel); only an app's config.ts reads process.env. ARCHITECTURE.md draws it.
-const adapterLibs = ['kafka', 'redis', 's3', 'local-storage', 'renderer'];
+const adapterLibs = ['kafka', 'redis', 's3', 'local-storage', 'renderer', 'pdf-tools'];
 const apps = ['ingress', 'render-worker', 'status-projector', 'webhook-dispatcher', 'ops', 'standalone'];
 const sdkOwners = {
   kafkajs: 'kafka',

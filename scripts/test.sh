@@ -8,6 +8,7 @@ cd "$ROOT"
 
 bash infra/chromium/ensure.sh >/dev/null
 bash infra/prometheus/ensure.sh >/dev/null
+bash infra/pdf-tools/ensure.sh >/dev/null
 if [[ -z "${KAFKA_BROKERS:-}" || -z "${REDIS_URL:-}" || -z "${S3_ENDPOINT:-}" || -z "${SCHEMA_REGISTRY_URL:-}" ]]; then
   bash infra/up.sh >/dev/null
   # shellcheck disable=SC1091

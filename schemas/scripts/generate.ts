@@ -39,6 +39,16 @@ const schemas: Record<string, unknown> = {
   'http/WebhookSecretResponse': S.WebhookSecretResponse,
   'http/WebhookReplayBody': S.WebhookReplayBody,
   'http/WebhookReplayResponse': S.WebhookReplayResponse,
+  'http/MergePdfsBody': S.MergePdfsBody,
+  'http/SplitPdfBody': S.SplitPdfBody,
+  'http/CompressPdfBody': S.CompressPdfBody,
+  'http/UpdatePdfMetadataBody': S.UpdatePdfMetadataBody,
+  'http/MarkdownToPdfBody': S.MarkdownToPdfBody,
+  'http/ToolSuccessResponse': S.ToolSuccessResponse,
+  'http/SplitPdfResponse': S.SplitPdfResponse,
+  'http/ToolQueuedResponse': S.ToolQueuedResponse,
+  'http/ToolStatusResponse': S.ToolStatusResponse,
+  'http/SignedUploadUrlResponse': S.SignedUploadUrlResponse,
 };
 
 const check = process.argv.includes('--check');

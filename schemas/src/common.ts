@@ -20,6 +20,10 @@ export const FailureCode = Type.Union(
     Type.Literal('PAGE_SETUP_INVALID'),
     // The renderer process died or stopped answering during this render, on every attempt.
     Type.Literal('RENDER_CRASHED'),
+    // PDF tools: an input document could not be read (not a PDF, damaged, encrypted, over a limit)…
+    Type.Literal('INPUT_INVALID'),
+    // …or could not be fetched (refused by the outbound address policy, unreachable, too large, not found).
+    Type.Literal('INPUT_UNAVAILABLE'),
   ],
   { description: 'Why a render failed.' },
 );

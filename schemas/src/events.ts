@@ -1,6 +1,7 @@
 import Type, { type Static, type TSchema } from 'typebox';
 import { OutputKind, PdfMetadata, RenderError, RequestId, TenantId } from './common.ts';
 import { PdfParams, ReadySignal } from './page-setup.ts';
+import { ToolOperation, ToolRequestInfo, ToolResultInfo } from './tools.ts';
 import { TemplateCreated, TemplateDeleted, TemplateRevised, type TemplateEvent } from './template-events.ts';
 import {
   ApiKeyIssued,
@@ -44,6 +45,8 @@ export const RenderSource = Type.Union([
     { additionalProperties: false },
   ),
   Type.Object({ kind: Type.Literal('html'), html: Type.String() }, { additionalProperties: false }),
+  /** A PDF tool (merge, split, compress, metadata): documents in, documents out; no browser. */
+  Type.Object({ kind: Type.Literal('pdf-tool'), operation: ToolOperation }, { additionalProperties: false }),
 ]);
 
 /** Where the artifact goes: our storage, or one of the tenant's S3 connections. */
@@ -121,6 +124,12 @@ export const RenderRequested = envelope(
        * worker keeps them with the rendered HTML next to the file.
        */
       debug: Type.Optional(DebugChecks),
+      /**
+       * Set on a request of a PDF tool (`/v1/tools/*`): its status and webhook answer in the
+       * tools' shape. Markdown → PDF is an `html` source with this set; the other tools have a
+       * `pdf-tool` source.
+       */
+      tool: Type.Optional(ToolRequestInfo),
     },
     { additionalProperties: false },
   ),
@@ -136,6 +145,10 @@ export const RenderSucceeded = envelope(
       worker: Type.String(),
       /** Diagnostics of a `debug` render (rendered HTML, variable checks), as JSON in our own storage. */
       debugArtifact: Type.Optional(ArtifactRef),
+      /** A tool's further outputs (the parts of a split) and the size of its input (compress). */
+      tool: Type.Optional(ToolResultInfo),
+      /** A tool request's `tool`, echoed: the webhook dispatcher reads completions only, and answers in the tools' shape. */
+      toolRequest: Type.Optional(ToolRequestInfo),
     },
     { additionalProperties: false },
   ),
@@ -153,6 +166,8 @@ export const RenderFailed = envelope(
         Type.Boolean({ description: 'Whether the failure was transient (infrastructure) and retries were spent, not the document’s own.' }),
       ),
       attempts: Type.Optional(Type.Integer({ minimum: 1, description: 'Attempts the failing step made.' })),
+      /** A tool request's `tool`, echoed (see RenderSucceeded). */
+      toolRequest: Type.Optional(ToolRequestInfo),
     },
     { additionalProperties: false },
   ),

@@ -8,3 +8,4 @@ export * from './catalog-events.ts';
 export * from './assets.ts';
 export * as Http from './http-types.ts';
 export * from './webhooks.ts';
+export * from './tools.ts';

@@ -1,6 +1,7 @@
 import Type, { type Static } from 'typebox';
 import { RenderError, TenantId } from './common.ts';
 import { ArtifactRef, RenderMode } from './events.ts';
+import { ToolRequestInfo, ToolResultInfo } from './tools.ts';
 
 export const RenderState = Type.Union([Type.Literal('ONGOING'), Type.Literal('SUCCESS'), Type.Literal('FAILED')]);
 
@@ -30,6 +31,9 @@ export const StatusViewEntry = Type.Object(
     debugArtifact: Type.Optional(ArtifactRef),
     /** Render attempts started (RenderAttemptStarted), for the worker's crash bound; never shown to callers. */
     attempts: Type.Optional(Type.Integer({ minimum: 0 })),
+    /** A PDF tool's request (RenderRequested.tool) and what it produced besides the artifact. */
+    tool: Type.Optional(ToolRequestInfo),
+    toolResult: Type.Optional(ToolResultInfo),
   },
   { additionalProperties: false },
 );

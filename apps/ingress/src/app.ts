@@ -29,6 +29,7 @@ import { requireApiKey } from './http/auth.ts';
 import { createRenderRequests } from './render-requests.ts';
 import { createWithdrawals } from './withdrawals.ts';
 import { renderRoutes } from './routes/render-routes.ts';
+import { toolRoutes } from './routes/tool-routes.ts';
 import { templateRoutes } from './routes/template-routes.ts';
 import { assetRoutes } from './routes/asset-routes.ts';
 import { integrationRoutes } from './routes/integration-routes.ts';
@@ -153,6 +154,15 @@ export function buildIngressApp(deps: IngressDeps): Koa {
   const assets = assetRoutes({ assets: deps.assets, maxAssetBytes: deps.settings.maxAssetBytes });
   const integration = integrationRoutes({ templates: templateStore });
   api.use(render.routes(), render.allowedMethods());
+  const tools = toolRoutes({
+    requests,
+    storage: deps.storage,
+    publicUrl: deps.settings.publicUrl,
+    syncTimeoutMs: deps.settings.syncTimeoutMs,
+    metrics: deps.metrics,
+    clock: deps.clock,
+  });
+  api.use(tools.routes(), tools.allowedMethods());
   api.use(templates.routes(), templates.allowedMethods());
   api.use(assets.routes(), assets.allowedMethods());
   api.use(integration.routes(), integration.allowedMethods());

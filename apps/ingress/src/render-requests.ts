@@ -7,6 +7,7 @@ import type {
   RenderSource,
   StatusViewEntry,
   StorageTarget,
+  ToolRequestInfo,
 } from '@pressroom/schemas';
 import { createHash } from 'node:crypto';
 import {
@@ -49,7 +50,13 @@ export type RenderInput =
   /** A preview of a stored template (`POST /v1/templates/{id}/preview`). */
   | { kind: 'preview'; templateId: string; body: Http.TemplatePreviewBody }
   /** A preview of unsaved sources (`POST /v1/templates/preview`). */
-  | { kind: 'unsaved'; body: Http.UnsavedPreviewBody };
+  | { kind: 'unsaved'; body: Http.UnsavedPreviewBody }
+  /**
+   * A PDF tool (`/v1/tools/*`), already checked by its route: a `pdf-tool` source, or the HTML
+   * of a Markdown document with its page setup. `body` is what the caller sent (for the
+   * Idempotency-Key fingerprint and the webhook).
+   */
+  | { kind: 'tool'; body: { webhook?: string | undefined }; source: RenderSource; pdfParams?: PdfParams; tool: ToolRequestInfo };
 
 /** The template id a preview of unsaved sources carries in its RenderRequested. */
 export const UNSAVED_TEMPLATE_ID = 'unsaved';
@@ -176,14 +183,20 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
     // Checked at the door, all at once: the template's variables and the page setup.
     const resolved = await renderSource(tenant, input);
     // A top-level hasCover (the real API's place for it) is pdfParams.hasCover.
-    const requestParams =
-      'hasCover' in body && body.hasCover !== undefined ? { ...body.pdfParams, hasCover: body.hasCover } : body.pdfParams;
-    const pdfParams = mergePdfParams(resolved.pdfParams, requestParams);
+    const pdfParams =
+      input.kind === 'tool'
+        ? input.pdfParams
+        : mergePdfParams(
+            resolved.pdfParams,
+            'hasCover' in input.body && input.body.hasCover !== undefined
+              ? { ...input.body.pdfParams, hasCover: input.body.hasCover }
+              : input.body.pdfParams,
+          );
     const problems = [...(await dataProblemsOf(resolved)), ...pdfParamsProblems(pdfParams)];
     if (problems.length) throw validationError(problems);
     // A preview always goes to our own storage (its bytes are read back at once).
     const storage =
-      input.kind === 'preview' || input.kind === 'unsaved'
+      input.kind === 'preview' || input.kind === 'unsaved' || input.kind === 'tool'
         ? ({ kind: 'default' } as const)
         : await storageTarget(tenant, input.body.s3_bucket, input.body.s3_key);
     const webhook = 'webhook' in body ? body.webhook : undefined;
@@ -192,7 +205,7 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
       if (problem) throw validationError([problem]);
     }
     const { source } = resolved;
-    const metadata = 'metadata' in body ? body.metadata : undefined;
+    const metadata = input.kind !== 'tool' && 'metadata' in body ? body.metadata : undefined;
     const preview = input.kind === 'preview' || input.kind === 'unsaved';
     const extras = renderExtras(input, resolved);
     const requestId = opts.requestId ?? deps.ids.next();
@@ -204,7 +217,7 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
         mode,
         ...(webhook ? { webhook } : {}),
         source,
-        output: body.convertToImage ? 'png' : 'pdf',
+        output: input.kind !== 'tool' && input.body.convertToImage ? 'png' : 'pdf',
         ...(metadata ? { pdfMetadata: metadata } : {}),
         ...(pdfParams ? { pdfParams } : {}),
         ...(resolved.ready ? { ready: resolved.ready } : {}),
@@ -215,6 +228,7 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
         acceptBy: new Date(acceptBy).toISOString(),
         ...(opts.idempotencyKey !== undefined ? { idempotencyKey: opts.idempotencyKey } : {}),
         ...extras,
+        ...(input.kind === 'tool' ? { tool: input.tool } : {}),
       },
     );
     const topic = mode === 'sync' ? deps.topics.requestedSync : deps.topics.requestedAsync;
@@ -250,7 +264,7 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
   /** What an Idempotency-Key is bound to: the endpoint and the body, member order aside. */
   function fingerprintOf(mode: 'sync' | 'async', input: RenderInput): string {
     const what = {
-      endpoint: `${input.kind}:${mode}`,
+      endpoint: `${input.kind === 'tool' ? `tool:${input.tool.name}` : input.kind}:${mode}`,
       ...(input.kind === 'preview' ? { templateId: input.templateId } : {}),
       body: input.body,
     };
@@ -269,6 +283,7 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
   }
 
   async function renderSource(tenant: Tenant, input: RenderInput): Promise<ResolvedSource> {
+    if (input.kind === 'tool') return { source: input.source };
     if (input.kind === 'html') return { source: { kind: 'html', html: input.body.html } };
     if (input.kind === 'unsaved') {
       const b = input.body;
@@ -323,7 +338,7 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
 
   /** Limits on what a request brings: its data, and the sources and schema of an unsaved template. */
   function doorProblems(input: RenderInput): FieldProblem[] {
-    if (input.kind === 'html') return [];
+    if (input.kind === 'html' || input.kind === 'tool') return [];
     const problems = input.body.data === undefined ? [] : dataLimitProblems(input.body.data, deps.limits);
     if (input.kind === 'unsaved') problems.push(...templateContentProblems(input.body, deps.limits));
     return problems;

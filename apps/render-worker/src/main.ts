@@ -1,5 +1,5 @@
 import { DEFAULT_RENDER_RETRY_POLICY, planRenderCap } from '@pressroom/domain';
-import { keepServingOnFaults, onShutdown, openParts, openRenderer } from '@pressroom/runtime';
+import { keepServingOnFaults, onShutdown, openParts, openPdfTools, openRenderer } from '@pressroom/runtime';
 import { startOpsServer } from '@pressroom/observability';
 import { readConfig } from './config.ts';
 import { startRenderWorker } from './render-worker.ts';
@@ -21,6 +21,7 @@ const worker = await startRenderWorker({
   acceptClockSkewMs: config.acceptClockSkewMs,
   crashRetry: { ...DEFAULT_RENDER_RETRY_POLICY, crashRetries: config.render.crashRetries },
   view: rt.view,
+  pdfTools: openPdfTools(config, rt.storage),
 });
 const ops = await startOpsServer({
   port: config.port,

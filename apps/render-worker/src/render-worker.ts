@@ -29,8 +29,11 @@ import {
   type ConsumeContext,
   type AssetSource,
   type StatusView,
+  type PdfToolkit,
+  type ToolInputs,
 } from '@pressroom/core';
-import type { RenderRequested } from '@pressroom/schemas';
+import type { RenderRequested, ToolResultInfo } from '@pressroom/schemas';
+import { runPdfTool } from './pdf-tool-step.ts';
 import type { Metrics } from '@pressroom/observability';
 import { RenderSlots } from './render-slots.ts';
 import { retryStep } from './retry-step.ts';
@@ -73,6 +76,8 @@ export interface RenderWorkerDeps {
    * delivered again after a worker died under it. Without it, only renderer crashes are bounded.
    */
   view?: Pick<StatusView, 'get'>;
+  /** The PDF tools' programs and input reader; a `pdf-tool` request fails RENDER_ERROR without them. */
+  pdfTools?: { toolkit: PdfToolkit; inputs: ToolInputs };
 }
 
 const DEFAULT_ACCEPT_CLOCK_SKEW_MS = 2_000;
@@ -183,6 +188,7 @@ async function handleRecord(deps: RenderWorkerDeps, worker: string, record: LogR
       ...(requested.data.linkTtlSeconds !== undefined ? { linkTtlSeconds: requested.data.linkTtlSeconds } : {}),
       ...(requested.data.externalId !== undefined ? { externalId: requested.data.externalId } : {}),
     };
+    const toolRequest = requested.data.tool ? { toolRequest: requested.data.tool } : {};
     const completed =
       'artifact' in outcome
         ? deps.event('RenderSucceeded', ids, {
@@ -191,6 +197,8 @@ async function handleRecord(deps: RenderWorkerDeps, worker: string, record: LogR
             executionMs,
             worker,
             ...(outcome.debugArtifact ? { debugArtifact: outcome.debugArtifact } : {}),
+            ...(outcome.tool ? { tool: outcome.tool } : {}),
+            ...toolRequest,
           })
         : deps.event('RenderFailed', ids, {
             ...delivery,
@@ -199,6 +207,7 @@ async function handleRecord(deps: RenderWorkerDeps, worker: string, record: LogR
             worker,
             ...(outcome.retriable !== undefined ? { retriable: outcome.retriable } : {}),
             ...(outcome.attempts !== undefined ? { attempts: outcome.attempts } : {}),
+            ...toolRequest,
           });
     // A broker or registry blip is waited out here, with the file already stored; only when the
     // retries are spent does the handler reject, and the request is rendered again: at-least-once.
@@ -229,7 +238,7 @@ async function handleRecord(deps: RenderWorkerDeps, worker: string, record: LogR
 
 type ArtifactOut = { target: RenderRequested['data']['storage']; key: string; contentType: string; bytes: number };
 type Outcome =
-  | { artifact: ArtifactOut; debugArtifact?: ArtifactOut }
+  | { artifact: ArtifactOut; debugArtifact?: ArtifactOut; tool?: ToolResultInfo }
   | { error: { code: FailureCodeValue; message: string }; retriable?: boolean; attempts?: number };
 
 interface StepContext {
@@ -240,6 +249,17 @@ interface StepContext {
 
 async function renderAndStore(deps: RenderWorkerDeps, requested: RenderRequested, step: StepContext, earlier: number): Promise<Outcome> {
   const { data } = requested;
+  if (data.source.kind === 'pdf-tool') {
+    if (!deps.pdfTools) return { error: { code: 'RENDER_ERROR', message: 'This worker has no PDF tools configured.' } };
+    const ran = await runPdfTool(
+      deps.pdfTools,
+      requested.tenantId,
+      data.source.operation,
+      data.tool?.fileName ?? `${requested.requestId}.pdf`,
+    );
+    if ('error' in ran) return ran;
+    return storeToolOutputs(deps, requested, step, ran);
+  }
   const rendered = await renderWithRetries(deps, step.worker, requested, earlier);
   if ('error' in rendered) return rendered;
   const bytes = rendered.bytes;
@@ -295,6 +315,40 @@ async function storeDebug(
     logger.warn('the debug report could not be stored', { err });
     return undefined;
   }
+}
+
+/**
+ * Stores a tool's files under `<tenant>/<requestId>/<file name>` in our own storage (a retry
+ * overwrites them), the first as the request's artifact, the others as its parts.
+ */
+async function storeToolOutputs(
+  deps: RenderWorkerDeps,
+  requested: RenderRequested,
+  step: StepContext,
+  ran: { files: { name: string; bytes: Uint8Array }[]; originalBytes?: number },
+): Promise<Outcome> {
+  const target = { kind: 'default' } as const;
+  const stored: { key: string; bytes: number }[] = [];
+  for (const file of ran.files) {
+    const key = `${requested.tenantId}/${requested.requestId}/${file.name}`;
+    const put = await storeWithRetries(deps, requested, step, () =>
+      deps.storage.put(requested.tenantId, target, key, file.bytes, 'application/pdf'),
+    );
+    if (!put.ok) {
+      return {
+        error: { code: 'STORAGE_ERROR', message: `The file could not be stored: ${put.failure.message}` },
+        retriable: put.failure.retriable,
+        attempts: put.attempts,
+      };
+    }
+    stored.push({ key, bytes: file.bytes.byteLength });
+  }
+  const [first, ...rest] = stored;
+  if (!first) return { error: { code: 'RENDER_ERROR', message: 'The tool produced no file.' } };
+  return {
+    artifact: { target, key: first.key, contentType: 'application/pdf', bytes: first.bytes },
+    tool: { ...(rest.length ? { parts: stored } : {}), ...(ran.originalBytes !== undefined ? { originalBytes: ran.originalBytes } : {}) },
+  };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { DEFAULT_RENDER_RETRY_POLICY, planRenderCap } from '@pressroom/domain';
-import { keepServingOnFaults, onShutdown, openRenderer, openRuntime } from '@pressroom/runtime';
+import { keepServingOnFaults, onShutdown, openPdfTools, openRenderer, openRuntime } from '@pressroom/runtime';
 import { closeServer, startIngressServer } from '@pressroom/ingress';
 import { startRenderWorker } from '@pressroom/render-worker';
 import { startCatalogProjector, startStatusProjector, startTemplateProjector } from '@pressroom/status-projector';
@@ -28,6 +28,7 @@ const worker = await startRenderWorker({
   acceptClockSkewMs: config.acceptClockSkewMs,
   crashRetry: { ...DEFAULT_RENDER_RETRY_POLICY, crashRetries: config.render.crashRetries },
   view: rt.view,
+  pdfTools: openPdfTools(config, rt.storage),
 });
 const dispatcher = await startWebhookDispatcher({ ...rt, settings: dispatcherSettings(config), rebuildOnStart: rt.viewIsVolatile });
 const server = await startIngressServer({ ...rt, readiness: [...rt.readiness, { name: 'chromium', check: () => renderer.ping() }] });

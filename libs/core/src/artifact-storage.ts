@@ -40,10 +40,40 @@ export class ArtifactStorage {
     await store.put(key, bytes, contentType);
   }
 
-  /** A link to the artifact that lives `ttlSeconds` from now (the request's signedUrlExpiresIn; default one hour). */
-  async signedUrl(tenantId: string, artifact: ArtifactRef, ttlSeconds: number = SIGNED_URL_TTL_SECONDS): Promise<string> {
+  /** A link to the artifact that lives `expiresInSeconds` from now (the request's signedUrlExpiresIn; default one hour). */
+  async signedUrl(tenantId: string, artifact: ArtifactRef, expiresInSeconds: number = SIGNED_URL_TTL_SECONDS): Promise<string> {
     const store = await this.#storeFor(tenantId, artifact.target);
-    return store.signedGetUrl(artifact.key, ttlSeconds);
+    return store.signedGetUrl(artifact.key, expiresInSeconds);
+  }
+
+  /**
+   * The PDF tools' view of a URL: `own` with the key when it is a live link of our own storage
+   * to one of this tenant's files (read from storage, never fetched), `foreign-own` when it is
+   * one of our links but expired or to another tenant's file, `external` otherwise.
+   */
+  classifyUrl(tenantId: string, url: string): { kind: 'own'; key: string } | { kind: 'foreign-own' } | { kind: 'external' } {
+    const key = this.#own.keyOfSignedUrl?.(url);
+    if (key !== undefined) return key.startsWith(`${tenantId}/`) ? { kind: 'own', key } : { kind: 'foreign-own' };
+    return { kind: 'external' };
+  }
+
+  /** A file of our own storage, unless it is missing or larger than `maxBytes` ('too-large'). */
+  async readOwn(key: string, maxBytes: number): Promise<Uint8Array | 'too-large' | undefined> {
+    const size = this.#own.size ? await this.#own.size(key) : undefined;
+    if (size !== undefined && size > maxBytes) return 'too-large';
+    const file = await this.#own.get(key);
+    if (!file) return undefined;
+    return file.bytes.byteLength > maxBytes ? 'too-large' : file.bytes;
+  }
+
+  /** A presigned (S3) or HMAC-signed (local) PUT to our own storage; undefined when the store has none. */
+  async signedPutUrl(key: string, expiresInSeconds: number): Promise<string | undefined> {
+    return this.#own.signedPutUrl?.(key, expiresInSeconds);
+  }
+
+  /** A link to a file of our own storage. */
+  ownSignedUrl(key: string, expiresInSeconds: number): Promise<string> {
+    return this.#own.signedGetUrl(key, expiresInSeconds);
   }
 
   /** The bytes of a stored artifact (previews answer with them), or undefined when it is gone. */

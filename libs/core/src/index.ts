@@ -34,3 +34,6 @@ export * from './projections/status-projector.ts';
 export * from './projections/template-projector.ts';
 export * from './projections/catalog-projector.ts';
 export * from './tenancy.ts';
+export * from './ports/pdf-toolkit.ts';
+export * from './tool-inputs.ts';
+export * from './tool-results.ts';

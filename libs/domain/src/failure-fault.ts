@@ -21,6 +21,9 @@ const FAULT: Record<FailureCodeValue, FailureFault> = {
   STORAGE_ERROR: 'service',
   // Retried and still crashing: we cannot tell a hostile page from a broken host, so it counts as ours.
   RENDER_CRASHED: 'service',
+  // PDF tools: the caller's documents.
+  INPUT_INVALID: 'tenant',
+  INPUT_UNAVAILABLE: 'tenant',
 };
 
 /** Unknown codes (from a newer writer on the log) are counted as ours: never blame the caller blindly. */

@@ -26,3 +26,4 @@ export * from './render-retry.ts';
 export * from './paper.ts';
 export * from './compat-request.ts';
 export * from './debug-checks.ts';
+export * from './pdf-tools.ts';

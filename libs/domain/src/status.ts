@@ -27,6 +27,7 @@ export function evolveStatus(current: StatusViewEntry | undefined, event: Pressr
         requestedAt: base.requestedAt ?? event.occurredAt,
         ...deliveryExtras(event.data),
         ...(source.kind === 'template' ? { template: { templateId: source.templateId, templateVersion: source.templateVersion } } : {}),
+        ...(event.data.tool ? { tool: event.data.tool } : {}),
       };
     }
     case 'RenderWithdrawn': {
@@ -59,20 +60,24 @@ export function evolveStatus(current: StatusViewEntry | undefined, event: Pressr
         state: 'ONGOING',
         mode: event.data.mode,
       };
+      const toolRequest = !base.tool && event.data.toolRequest ? { tool: event.data.toolRequest } : {};
       if (event.type === 'RenderSucceeded') {
         return {
           ...base,
           ...deliveryExtras(event.data),
+          ...toolRequest,
           state: 'SUCCESS',
           completedAt: event.occurredAt,
           artifact: event.data.artifact,
           executionMs: event.data.executionMs,
           ...(event.data.debugArtifact ? { debugArtifact: event.data.debugArtifact } : {}),
+          ...(event.data.tool ? { toolResult: event.data.tool } : {}),
         };
       }
       return {
         ...base,
         ...deliveryExtras(event.data),
+        ...toolRequest,
         state: 'FAILED',
         completedAt: event.occurredAt,
         error: event.data.error,

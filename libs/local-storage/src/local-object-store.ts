@@ -5,8 +5,8 @@ import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { systemClock, type Clock, type ObjectStore } from '@pressroom/core';
 import { PressroomError } from '@pressroom/domain';
-import { assertSafeKey, encodeKeyPath, unsafeKeyReason } from './object-key.ts';
-import { parseExpires, signKey, verifyKeySignature } from './url-signature.ts';
+import { assertSafeKey, decodeKeyPath, encodeKeyPath, unsafeKeyReason } from './object-key.ts';
+import { parseExpires, signKey, signUploadKey, verifyKeySignature, verifyUploadSignature } from './url-signature.ts';
 
 export interface LocalObjectStoreOptions {
   /** The storage folder; created on first use. */
@@ -36,7 +36,15 @@ export interface LocalObjectStore extends ObjectStore {
    * nothing about which files exist.
    */
   openSignedFile(key: string, expires: unknown, signature: unknown): Promise<SignedFile | 'forbidden'>;
+  /** Whether an upload link (signedPutUrl) is genuine and unexpired. */
+  acceptsUpload(key: string, expires: unknown, signature: unknown): boolean;
+  keyOfSignedUrl(url: string): string | undefined;
+  signedPutUrl(key: string, expiresInSeconds: number): Promise<string>;
+  size(key: string): Promise<number | undefined>;
 }
+
+/** Where the embedded profile takes uploads (PUT), as `signedPutUrl` builds them. */
+export const LOCAL_UPLOAD_PREFIX = '/v1/tools/uploads/';
 
 const BY_EXTENSION: Record<string, string> = { pdf: 'application/pdf', png: 'image/png' };
 
@@ -121,6 +129,48 @@ export function createLocalObjectStore(options: LocalObjectStoreOptions): LocalO
       const expires = nowSeconds() + expiresInSeconds;
       const signature = signKey(signingSecret, key, expires);
       return `${baseUrl}/v1/files/${encodeKeyPath(key)}?expires=${expires}&signature=${signature}`;
+    },
+
+    keyOfSignedUrl(url) {
+      let parsed: URL;
+      try {
+        parsed = new URL(url);
+      } catch {
+        return undefined;
+      }
+      const prefix = `${baseUrl}/v1/files/`;
+      const full = `${parsed.origin}${parsed.pathname}`;
+      if (!full.startsWith(prefix)) return undefined;
+      const key = decodeKeyPath(full.slice(prefix.length));
+      const expires = parseExpires(parsed.searchParams.get('expires') ?? undefined);
+      const signature = parsed.searchParams.get('signature');
+      if (key === undefined || unsafeKeyReason(key) || expires === undefined || signature === null) return undefined;
+      if (!verifyKeySignature(signingSecret, key, expires, signature)) return undefined;
+      return clock.now().getTime() < expires * 1000 ? key : undefined;
+    },
+
+    async signedPutUrl(key, expiresInSeconds) {
+      assertSafeKey(key);
+      const expires = nowSeconds() + expiresInSeconds;
+      return `${baseUrl}${LOCAL_UPLOAD_PREFIX}${encodeKeyPath(key)}?expires=${expires}&signature=${signUploadKey(signingSecret, key, expires)}`;
+    },
+
+    acceptsUpload(key, rawExpires, rawSignature) {
+      const expires = parseExpires(rawExpires);
+      if (expires === undefined || typeof rawSignature !== 'string' || unsafeKeyReason(key)) return false;
+      if (!verifyUploadSignature(signingSecret, key, expires, rawSignature)) return false;
+      return clock.now().getTime() < expires * 1000;
+    },
+
+    async size(key) {
+      assertSafeKey(key);
+      const handle = await open(objectPath(key), 'r').catch(() => undefined);
+      if (!handle) return undefined;
+      try {
+        return (await handle.stat()).size;
+      } finally {
+        await handle.close();
+      }
     },
 
     async openSignedFile(key, rawExpires, rawSignature) {

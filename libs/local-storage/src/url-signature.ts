@@ -22,3 +22,16 @@ export function parseExpires(raw: unknown): number | undefined {
   if (typeof raw !== 'string' || !/^[1-9][0-9]{0,11}$/.test(raw)) return undefined;
   return Number(raw);
 }
+
+/**
+ * The signature of a local upload link (PUT): the same HMAC over a text of its own
+ * (`PUT\n<key>\n<expires>`), so a download link can never be used to upload and back.
+ */
+export function signUploadKey(secret: string, key: string, expires: number): string {
+  return createHmac('sha256', secret).update(`PUT\n${key}\n${expires}`, 'utf8').digest('hex');
+}
+
+export function verifyUploadSignature(secret: string, key: string, expires: number, presented: string): boolean {
+  if (!/^[0-9a-f]{64}$/.test(presented)) return false;
+  return timingSafeEqual(Buffer.from(signUploadKey(secret, key, expires), 'hex'), Buffer.from(presented, 'hex'));
+}

@@ -22,5 +22,9 @@ export function timedObjectStore(store: ObjectStore, metrics: Pick<Metrics, 'sto
     delete: timed('delete', (key: string) => store.delete(key)),
     signedGetUrl: timed('sign', (key: string, expiresInSeconds: number) => store.signedGetUrl(key, expiresInSeconds)),
     ping: timed('ping', () => store.ping()),
+    // The optional capabilities pass through when the store has them (the PDF tools use them).
+    ...(store.keyOfSignedUrl ? { keyOfSignedUrl: store.keyOfSignedUrl.bind(store) } : {}),
+    ...(store.signedPutUrl ? { signedPutUrl: timed('sign', store.signedPutUrl.bind(store)) } : {}),
+    ...(store.size ? { size: timed('size', store.size.bind(store)) } : {}),
   };
 }

@@ -14,3 +14,4 @@ export {
   type SupervisedRendererOptions,
   type SupervisedRendererStats,
 } from './supervised-renderer.ts';
+export { pinnedFetch, PinnedFetchError, type PinnedRequest, type FetchedResource } from './pinned-fetch.ts';

@@ -108,6 +108,8 @@ export async function createPlaywrightRenderer(options: PlaywrightRendererOption
     NAVIGATION_REFUSED: 0,
     PAGE_SETUP_INVALID: 0,
     RENDER_CRASHED: 0,
+    INPUT_INVALID: 0,
+    INPUT_UNAVAILABLE: 0,
   };
   const maxPngPixels = options.maxPngPixels ?? 25_000_000;
   let closing: Promise<void> | undefined;

@@ -34,6 +34,7 @@ export interface PageRenderContext {
  */
 export async function renderOnPage(page: Page, job: RenderJob, ctx: PageRenderContext): Promise<RenderOutput> {
   const source = job.source;
+  if (source.kind === 'pdf-tool') throw new RenderFailure('RENDER_ERROR', 'A PDF tool request is not rendered by a browser.');
   const html = source.kind === 'template' ? await evaluateTemplate(page, source.content, source.data) : source.html;
   await page.setContent(html, { waitUntil: loadStateFor(job.ready), timeout: Math.max(1, ctx.remainingMs()) });
   await waitUntilReady(page, job.ready, () => ctx.remainingMs());

@@ -6,6 +6,7 @@ import { redisSlice } from './config/redis.ts';
 import { renderSlice } from './config/render.ts';
 import { serviceSlice } from './config/service.ts';
 import { storageSlice } from './config/storage.ts';
+import { toolsSlice } from './config/tools.ts';
 import { webhooksSlice } from './config/webhooks.ts';
 
 /**
@@ -14,13 +15,14 @@ import { webhooksSlice } from './config/webhooks.ts';
  * setting goes into the slice of its concern. Only an app's config.ts passes `process.env` in;
  * the README's configuration table is generated from this schema (`npm run docs:config`).
  */
-const slices = [serviceSlice, limitsSlice, webhooksSlice, renderSlice, kafkaSlice, redisSlice, storageSlice] as const;
+const slices = [serviceSlice, limitsSlice, webhooksSlice, renderSlice, toolsSlice, kafkaSlice, redisSlice, storageSlice] as const;
 
 export const ConfigSchema = Type.Object({
   ...serviceSlice.env,
   ...limitsSlice.env,
   ...webhooksSlice.env,
   ...renderSlice.env,
+  ...toolsSlice.env,
   ...kafkaSlice.env,
   ...redisSlice.env,
   ...storageSlice.env,

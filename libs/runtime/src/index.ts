@@ -5,3 +5,4 @@ export * from './shutdown.ts';
 export * from './read-config.ts';
 export * from './process-faults.ts';
 export * from './config.ts';
+export * from './pdf-tools.ts';

@@ -41,7 +41,7 @@ import {
 } from '@pressroom/core';
 import type { PressroomConfig } from './config.ts';
 import { createS3ConnectionStoreFactory, createS3ObjectStore } from '@pressroom/s3';
-import { createLocalObjectStore, localFilesRoute } from '@pressroom/local-storage';
+import { createLocalObjectStore, localFilesRoute, localUploadRoute } from '@pressroom/local-storage';
 import { createJsonLogger, createMetrics, timedObjectStore, type Metrics, type ReadinessCheck } from '@pressroom/observability';
 import { embeddedSecretKey } from './secret-key.ts';
 import type * as RedisModule from '@pressroom/redis';
@@ -248,7 +248,7 @@ function embeddedOpeners(config: PressroomConfig, _app: string, logger: Logger, 
   });
   const files = once(async () => {
     const f = createLocalObjectStore({ dir: join(dataDir, 'files'), publicBaseUrl: config.publicUrl, signingSecret: await secretKey() });
-    routes.push(localFilesRoute(f));
+    routes.push(localFilesRoute(f), localUploadRoute(f, config.tools.maxInputBytes));
     readiness.push({ name: 'storage', check: () => f.ping() });
     return f;
   });

@@ -3,6 +3,7 @@ import {
   DeleteObjectCommand,
   GetObjectCommand,
   HeadBucketCommand,
+  HeadObjectCommand,
   PutObjectCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
@@ -95,6 +96,24 @@ export function createS3ObjectStore(options: S3ObjectStoreOptions): S3ObjectStor
       return getSignedUrl(signer, new GetObjectCommand({ Bucket: bucket, Key: key }), { expiresIn: expiresInSeconds });
     },
 
+    keyOfSignedUrl(url) {
+      return keyOfPresignedUrl(url, { bucket, endpoint: options.publicEndpoint ?? options.endpoint, now: Date.now() });
+    },
+
+    async signedPutUrl(key, expiresInSeconds) {
+      return getSignedUrl(signer, new PutObjectCommand({ Bucket: bucket, Key: key }), { expiresIn: expiresInSeconds });
+    },
+
+    async size(key) {
+      try {
+        const out = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+        return out.ContentLength ?? 0;
+      } catch (error) {
+        if (statusOf(error) === 404 || nameOf(error) === 'NotFound' || nameOf(error) === 'NoSuchKey') return undefined;
+        throw storageError(`HeadObject ${bucket}/${key}`, error);
+      }
+    },
+
     async ping() {
       try {
         await client.send(new HeadBucketCommand({ Bucket: bucket }));
@@ -133,4 +152,39 @@ export function createS3ObjectStore(options: S3ObjectStoreOptions): S3ObjectStor
 /** PutObject into a bucket that does not exist (S3: 404 NoSuchBucket). */
 function isNoSuchBucket(error: unknown): boolean {
   return nameOf(error) === 'NoSuchBucket' || (statusOf(error) === 404 && nameOf(error) !== 'NoSuchKey');
+}
+
+/**
+ * The key of a SigV4 presigned GET of `bucket` on `endpoint` (path style or virtual host),
+ * unless it has expired. The signature itself is S3's to check; a caller that reads the key
+ * with our credentials must confine it to what the tenant owns (its key prefix).
+ */
+export function keyOfPresignedUrl(url: string, at: { bucket: string; endpoint: string | undefined; now: number }): string | undefined {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return undefined;
+  }
+  const q = u.searchParams;
+  if (!q.get('X-Amz-Signature') || !q.get('X-Amz-Credential')) return undefined;
+  const date = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(q.get('X-Amz-Date') ?? '');
+  const expires = Number(q.get('X-Amz-Expires'));
+  if (!date || !Number.isSafeInteger(expires)) return undefined;
+  const signedAt = Date.UTC(+date[1]!, +date[2]! - 1, +date[3]!, +date[4]!, +date[5]!, +date[6]!);
+  if (at.now >= signedAt + expires * 1000) return undefined;
+  let path: string | undefined;
+  if (at.endpoint) {
+    const ep = new URL(at.endpoint);
+    if (u.host === ep.host && u.pathname.startsWith(`/${at.bucket}/`)) path = u.pathname.slice(at.bucket.length + 2);
+    else if (u.host === `${at.bucket}.${ep.host}`) path = u.pathname.slice(1);
+  } else if (u.hostname.startsWith(`${at.bucket}.s3.`) && u.hostname.endsWith('.amazonaws.com')) {
+    path = u.pathname.slice(1);
+  }
+  if (!path) return undefined;
+  try {
+    return path.split('/').map(decodeURIComponent).join('/');
+  } catch {
+    return undefined;
+  }
 }

@@ -8,6 +8,7 @@ import {
   type WebhookTargetPolicy,
 } from '@pressroom/domain';
 import {
+  toolStatusBody,
   type ArtifactStorage,
   type Catalog,
   type CatalogCommands,
@@ -154,11 +155,17 @@ async function prepareRequest(
   args: { view: DeliveryState['view']; result: NonNullable<DeliveryState['result']>; started: Date },
 ): Promise<{ headers: Record<string, string>; body: string }> {
   const { view, result, started } = args;
-  const signedUrl =
-    result.state === 'SUCCESS' && result.artifact
-      ? await deps.storage.signedUrl(view.tenantId, result.artifact, result.linkTtlSeconds)
-      : '';
-  const body = JSON.stringify(webhookBody(result, signedUrl));
+  // A PDF tool's webhook carries the tool status body (`{requestId, status, result, metadata}`).
+  const body = result.tool
+    ? JSON.stringify(await toolStatusBody(result, deps.storage, started))
+    : JSON.stringify(
+        webhookBody(
+          result,
+          result.state === 'SUCCESS' && result.artifact
+            ? await deps.storage.signedUrl(view.tenantId, result.artifact, result.linkTtlSeconds)
+            : '',
+        ),
+      );
   const secrets = await ensureWebhookSecrets(deps, view.tenantId);
   const timestamp = Math.floor(started.getTime() / 1000);
   return {

@@ -13,4 +13,14 @@ export interface ObjectStore {
   delete(key: string): Promise<void>;
   signedGetUrl(key: string, expiresInSeconds: number): Promise<string>;
   ping(): Promise<void>;
+  /**
+   * Our own storage only (the PDF tools): the key a link of this store points to, when `url` is
+   * one this store signed and it has not expired; undefined for any other URL. Lets a tool read
+   * a link we handed out from storage, without going to the network.
+   */
+  keyOfSignedUrl?(url: string): string | undefined;
+  /** Our own storage only: a URL that takes one PUT of a file under `key` for `expiresInSeconds`. */
+  signedPutUrl?(key: string, expiresInSeconds: number): Promise<string>;
+  /** The size of a stored object, or undefined when it is missing (checked before a large read). */
+  size?(key: string): Promise<number | undefined>;
 }

@@ -1,0 +1,2 @@
+export * from './qpdf-toolkit.ts';
+export * from './run-program.ts';
