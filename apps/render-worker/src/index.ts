@@ -1,1 +1,3 @@
 export * from './render-worker.ts';
+export * from './batch-finisher.ts';
+export * from './merge-pdfs.ts';

@@ -3,6 +3,7 @@ import { keepServingOnFaults, onShutdown, openRenderer, openRuntime } from '@pre
 import { startOpsServer } from '@pressroom/observability';
 import { readConfig } from './config.ts';
 import { startRenderWorker } from './render-worker.ts';
+import { startBatchFinisher } from './batch-finisher.ts';
 
 const config = readConfig();
 const rt = await openRuntime(config, 'render-worker');
@@ -21,10 +22,12 @@ const worker = await startRenderWorker({
   crashRetry: { ...DEFAULT_RENDER_RETRY_POLICY, crashRetries: config.render.crashRetries },
   view: rt.view,
 });
+// Finishes batches (merge, BatchCompleted) once their last item has an outcome.
+const batchFinisher = await startBatchFinisher(rt);
 const ops = await startOpsServer({
   port: config.port,
   registry: rt.metrics.registry,
   checks: [...rt.readiness, { name: 'chromium', check: () => renderer.ping() }],
 });
 rt.logger.info('render worker started', { pages: config.render.pages });
-onShutdown(rt.logger, [() => worker.stop(), () => renderer.close(), () => rt.close(), async () => ops.close()]);
+onShutdown(rt.logger, [() => worker.stop(), () => batchFinisher.stop(), () => renderer.close(), () => rt.close(), async () => ops.close()]);

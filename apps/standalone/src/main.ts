@@ -1,7 +1,7 @@
 import { DEFAULT_RENDER_RETRY_POLICY, planRenderCap } from '@pressroom/domain';
 import { keepServingOnFaults, onShutdown, openRenderer, openRuntime } from '@pressroom/runtime';
 import { closeServer, startIngressServer } from '@pressroom/ingress';
-import { startRenderWorker } from '@pressroom/render-worker';
+import { startBatchFinisher, startRenderWorker } from '@pressroom/render-worker';
 import { startCatalogProjector, startStatusProjector, startTemplateProjector } from '@pressroom/status-projector';
 import { dispatcherSettings, startWebhookDispatcher } from '@pressroom/webhook-dispatcher';
 import { readConfig } from './config.ts';
@@ -29,11 +29,14 @@ const worker = await startRenderWorker({
   crashRetry: { ...DEFAULT_RENDER_RETRY_POLICY, crashRetries: config.render.crashRetries },
   view: rt.view,
 });
+// Finishes batches (merge, BatchCompleted) once their last item has an outcome.
+const batchFinisher = await startBatchFinisher(rt);
 const dispatcher = await startWebhookDispatcher({ ...rt, settings: dispatcherSettings(config), rebuildOnStart: rt.viewIsVolatile });
 const server = await startIngressServer({ ...rt, readiness: [...rt.readiness, { name: 'chromium', check: () => renderer.ping() }] });
 onShutdown(rt.logger, [
   () => closeServer(server),
   () => worker.stop(),
+  () => batchFinisher.stop(),
   () => dispatcher.stop(),
   () => projector.stop(),
   () => templateProjector.stop(),

@@ -40,9 +40,10 @@ export class ArtifactStorage {
     await store.put(key, bytes, contentType);
   }
 
-  async signedUrl(tenantId: string, artifact: ArtifactRef): Promise<string> {
+  /** A link to the artifact, valid `ttlSeconds` (default one hour) from now. */
+  async signedUrl(tenantId: string, artifact: ArtifactRef, ttlSeconds: number = SIGNED_URL_TTL_SECONDS): Promise<string> {
     const store = await this.#storeFor(tenantId, artifact.target);
-    return store.signedGetUrl(artifact.key, SIGNED_URL_TTL_SECONDS);
+    return store.signedGetUrl(artifact.key, ttlSeconds);
   }
 
   /** The bytes of a stored artifact (previews answer with them), or undefined when it is gone. */
