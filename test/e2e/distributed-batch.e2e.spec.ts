@@ -57,8 +57,8 @@ describe('distributed profile: a batch on Kafka, Redis and S3', () => {
     // The batch is an entity on the log; each item a render of its own.
     const batchEvents = await eventTypes(res.json.batchRequestId);
     expect(batchEvents).toEqual(expect.arrayContaining(['BatchRequested', 'BatchCompleted']));
-    expect(await eventTypes(res.json.results[1].requestId)).toEqual(expect.arrayContaining(['RenderRequested', 'RenderFailed']));
+    expect((await env.api.get(`/v1/pdf/status/${res.json.results[1].requestId}`)).json).toMatchObject({ renderStatus: 'FAILED' });
     const status = await env.api.get(`/v1/pdf/batch/status/${res.json.batchRequestId}`);
     expect(status.json).toMatchObject({ status: 'PARTIAL_SUCCESS', mergedUrl: expect.any(String) });
-  });
+  }, 120_000); // the ops CLI reads the log through Kafka: slow on a loaded machine
 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PdfNoodle } from 'pdfnoodle';
 import { waitFor } from '@pressroom/testing';
 import { startEmbedded } from '../support/embedded-service.ts';
 import { download } from '../support/api-client.ts';
@@ -72,6 +73,14 @@ describe('embedded profile: batch rendering (pdf noodle batch endpoints)', () =>
       mergedUrl: expect.any(String),
     });
     expect(call!.headers['webhook-id']).toMatch(/^msg_[0-9a-f]{32}$/);
+    const delivery = await waitFor(
+      async () => {
+        const r = await svc.api.get(`/v1/pdf/${body.batchRequestId}/deliveries`);
+        return r.json?.state === 'DELIVERED' ? r.json : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 100, description: 'the batch delivery to be recorded' },
+    );
+    expect(delivery).toMatchObject({ webhookId: call!.headers['webhook-id'], round: 0 });
   });
 
   it('runs an HTML batch with async: true and reports it on the batch status endpoint', async () => {
@@ -117,5 +126,25 @@ describe('embedded profile: batch rendering (pdf noodle batch endpoints)', () =>
     expect(res.status).toBe(413);
     expect(res.json).toEqual({ error: { code: 'PAYLOAD_TOO_LARGE', message: expect.any(String) } });
     expect((await svc.api.get('/v1/pdf/batch/status/00000000-0000-7000-8000-000000000000')).status).toBe(404);
+  });
+
+  it('serves the official pdfnoodle SDK (unmodified, through its own HTTP client) on the batch endpoints', async () => {
+    // pdfnoodle 1.0.0 has no batch methods: its public post/get are how its users call the batch API.
+    process.env.PDFNOODLE_BASE_URL = svc.baseUrl;
+    const sdk = new PdfNoodle(svc.apiKey);
+    const batch = await sdk.post<{ batchRequestId: string; status: string; mergedUrl?: string; results: unknown[] }>({
+      path: '/v1/html-to-pdf/batch',
+      body: { items: [{ html: '<p>SDK one</p>' }, { html: '<p>SDK two</p>' }], merge: true },
+    });
+    expect(batch.error).toBeNull();
+    expect(batch.data).toMatchObject({ status: 'SUCCESS', results: [expect.anything(), expect.anything()] });
+    const merged = await download(batch.data!.mergedUrl!);
+    expect(await pdfPageText(merged.bytes, 2)).toContain('SDK two');
+
+    const status = await sdk.get<{ status: string }>({ path: `/v1/pdf/batch/status/${batch.data!.batchRequestId}` });
+    expect(status.data?.status).toBe('SUCCESS');
+
+    const tooMany = await sdk.post({ path: '/v1/html-to-pdf/batch', body: { items: Array.from({ length: 21 }, () => ({ html: 'x' })) } });
+    expect(tooMany.error).toMatchObject({ name: 'validation_error', statusCode: 400 });
   });
 });
