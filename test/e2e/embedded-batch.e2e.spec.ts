@@ -86,7 +86,10 @@ describe('embedded profile: batch rendering (pdf noodle batch endpoints)', () =>
   it('runs an HTML batch with async: true and reports it on the batch status endpoint', async () => {
     const res = await svc.api.post('/v1/html-to-pdf/batch', { items: [{ html: '<p>A</p>' }, { html: '<p>B</p>' }], async: true });
     expect(res.status).toBe(200);
-    expect(res.json).toEqual({ batchRequestId: expect.any(String), statusUrl: `${svc.baseUrl}/v1/pdf/batch/status/${res.json.batchRequestId}` });
+    expect(res.json).toEqual({
+      batchRequestId: expect.any(String),
+      statusUrl: `${svc.baseUrl}/v1/pdf/batch/status/${res.json.batchRequestId}`,
+    });
     const done = await waitFor(
       async () => {
         const s = await svc.api.get(`/v1/pdf/batch/status/${res.json.batchRequestId}`);
@@ -102,7 +105,10 @@ describe('embedded profile: batch rendering (pdf noodle batch endpoints)', () =>
   it('refuses 21 items, invalid items (each named) and merge with PNG items, rendering nothing', async () => {
     const many = await svc.api.post('/v1/html-to-pdf/batch', { items: Array.from({ length: 21 }, () => ({ html: '<p>x</p>' })) });
     expect(many.status).toBe(400);
-    expect(many.json.error).toMatchObject({ code: 'VALIDATION_FAILED', details: [{ field: 'items', message: expect.stringContaining('at most 20') }] });
+    expect(many.json.error).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: [{ field: 'items', message: expect.stringContaining('at most 20') }],
+    });
 
     const bad = await svc.api.post('/v1/pdf/batch', {
       items: [{ templateId: good, data: { n: 1 } }, { templateId: 'no-such-template', data: {} }, { data: {} }],
@@ -111,7 +117,12 @@ describe('embedded profile: batch rendering (pdf noodle batch endpoints)', () =>
     const fields = bad.json.error.details.map((d: { field: string }) => d.field);
     expect(fields).toEqual(expect.arrayContaining(['items.2.templateId']));
 
-    const unknown = await svc.api.post('/v1/pdf/batch', { items: [{ templateId: good, data: { n: 1 } }, { templateId: 'nope', data: {} }] });
+    const unknown = await svc.api.post('/v1/pdf/batch', {
+      items: [
+        { templateId: good, data: { n: 1 } },
+        { templateId: 'nope', data: {} },
+      ],
+    });
     expect(unknown.status).toBe(400);
     expect(unknown.json.error.details).toEqual([{ field: 'items.1.templateId', message: expect.stringContaining('not found') }]);
 

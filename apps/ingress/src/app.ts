@@ -158,7 +158,12 @@ export function buildIngressApp(deps: IngressDeps): Koa {
   const assets = assetRoutes({ assets: deps.assets, maxAssetBytes: deps.settings.maxAssetBytes });
   const integration = integrationRoutes({ templates: templateStore });
   api.use(render.routes(), render.allowedMethods());
-  const batches = batchRoutes({ requests, storage: deps.storage, publicUrl: deps.settings.publicUrl, syncTimeoutMs: deps.settings.syncTimeoutMs });
+  const batches = batchRoutes({
+    requests,
+    storage: deps.storage,
+    publicUrl: deps.settings.publicUrl,
+    syncTimeoutMs: deps.settings.syncTimeoutMs,
+  });
   api.use(batches.routes(), batches.allowedMethods());
   api.use(templates.routes(), templates.allowedMethods());
   api.use(assets.routes(), assets.allowedMethods());

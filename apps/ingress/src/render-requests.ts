@@ -296,7 +296,9 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
 
   /** Appends requests (one lane), answers only once the log took them, and records them ONGOING in the view. */
   async function appendAccepted(topic: string, requests: RenderRequested[]): Promise<void> {
-    const acceptBy = Math.min(...requests.map((r) => Date.parse(r.data.acceptBy ?? '') || deps.clock.now().getTime() + deps.acceptTimeoutMs));
+    const acceptBy = Math.min(
+      ...requests.map((r) => Date.parse(r.data.acceptBy ?? '') || deps.clock.now().getTime() + deps.acceptTimeoutMs),
+    );
     const appended = deps.log.append(topic, requests);
     try {
       await settledBy(appended, acceptBy);

@@ -94,6 +94,12 @@ export async function startBatchFinisher(deps: BatchFinisherDeps): Promise<Subsc
     );
     await deps.log.append(deps.topics.completed, [completed]);
     await deps.view.apply(completed);
-    deps.logger.info('batch completed', { batchRequestId, tenantId, status: decision.status, items: decision.results.length, merged: !!merged });
+    deps.logger.info('batch completed', {
+      batchRequestId,
+      tenantId,
+      status: decision.status,
+      items: decision.results.length,
+      merged: !!merged,
+    });
   }
 }

@@ -1,4 +1,11 @@
-import { BATCH_MAX_ITEMS, type ArtifactRef, type BatchItemOutcome, type BatchStatus, type Http, type StatusViewEntry } from '@pressroom/schemas';
+import {
+  BATCH_MAX_ITEMS,
+  type ArtifactRef,
+  type BatchItemOutcome,
+  type BatchStatus,
+  type Http,
+  type StatusViewEntry,
+} from '@pressroom/schemas';
 import type { FieldProblem } from './errors.ts';
 import { isTerminal, isWithdrawn } from './status.ts';
 import { statusBody } from './webhook-body.ts';
@@ -27,7 +34,9 @@ export function batchItemsProblems(body: unknown): FieldProblem[] {
 export function batchMergeProblems(body: { merge?: boolean; items: Array<{ convertToImage?: boolean }> }): FieldProblem[] {
   if (!body.merge) return [];
   return body.items.flatMap((item, i) =>
-    item.convertToImage ? [{ field: `items.${i}.convertToImage`, message: 'cannot be true when merge is true (only PDFs are merged)' }] : [],
+    item.convertToImage
+      ? [{ field: `items.${i}.convertToImage`, message: 'cannot be true when merge is true (only PDFs are merged)' }]
+      : [],
   );
 }
 

@@ -160,7 +160,12 @@ describe('the batch body', () => {
       completed: 2,
       merge: true,
       results: [
-        { requestId: itemIds[0], renderStatus: 'SUCCESS', signedUrl: 'https://f/0', metadata: { executionTime: '1 seconds', fileSize: '2 kB' } },
+        {
+          requestId: itemIds[0],
+          renderStatus: 'SUCCESS',
+          signedUrl: 'https://f/0',
+          metadata: { executionTime: '1 seconds', fileSize: '2 kB' },
+        },
         { requestId: itemIds[1], renderStatus: 'FAILED', signedUrl: '', metadata: {}, error: { code: 'TEMPLATE_ERROR', message: 'boom' } },
         { requestId: itemIds[2], renderStatus: 'ONGOING', signedUrl: '', metadata: {} },
       ],

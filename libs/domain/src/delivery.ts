@@ -1,4 +1,12 @@
-import type { BatchCompleted, DeliveryView, LogEvent, RenderCompleted, RenderWithdrawn, StatusViewEntry, WebhookEvent } from '@pressroom/schemas';
+import type {
+  BatchCompleted,
+  DeliveryView,
+  LogEvent,
+  RenderCompleted,
+  RenderWithdrawn,
+  StatusViewEntry,
+  WebhookEvent,
+} from '@pressroom/schemas';
 import { evolveStatus } from './status.ts';
 
 /** Everything the log says about delivering one result: its completion and its webhook events. */

@@ -30,7 +30,12 @@ export function evolveStatus(current: StatusViewEntry | undefined, event: Pressr
       };
     }
     case 'BatchRequested': {
-      const base: StatusViewEntry = current ?? { requestId: event.requestId, tenantId: event.tenantId, state: 'ONGOING', mode: event.data.mode };
+      const base: StatusViewEntry = current ?? {
+        requestId: event.requestId,
+        tenantId: event.tenantId,
+        state: 'ONGOING',
+        mode: event.data.mode,
+      };
       const d = event.data;
       const done = base.batch?.status !== undefined ? base.batch : undefined; // a BatchCompleted seen first
       return {
@@ -51,7 +56,12 @@ export function evolveStatus(current: StatusViewEntry | undefined, event: Pressr
     }
     case 'BatchCompleted': {
       if (isTerminal(current)) return current;
-      const base: StatusViewEntry = current ?? { requestId: event.requestId, tenantId: event.tenantId, state: 'ONGOING', mode: event.data.mode };
+      const base: StatusViewEntry = current ?? {
+        requestId: event.requestId,
+        tenantId: event.tenantId,
+        state: 'ONGOING',
+        mode: event.data.mode,
+      };
       const d = event.data;
       return {
         ...base,

@@ -23,7 +23,12 @@ function parseBatch(kind: 'template' | 'html', value: unknown): Http.TemplateBat
  * Each item is a render of its own (own requestId, own status); the batch is an entity of its
  * own on the log (BatchRequested, BatchCompleted) with its own status view entry.
  */
-export function batchRoutes(deps: { requests: RenderRequests; storage: ArtifactStorage; publicUrl: string; syncTimeoutMs: number }): Router {
+export function batchRoutes(deps: {
+  requests: RenderRequests;
+  storage: ArtifactStorage;
+  publicUrl: string;
+  syncTimeoutMs: number;
+}): Router {
   const router = new Router();
   const statusUrl = (id: string) => `${deps.publicUrl}/v1/pdf/batch/status/${id}`;
 
@@ -31,7 +36,9 @@ export function batchRoutes(deps: { requests: RenderRequests; storage: ArtifactS
     const ttl = batch.batch?.signedUrlExpiresIn;
     const items = batchItemEntries(batch, live);
     const sign = (e: StatusViewEntry | undefined) =>
-      e?.state === 'SUCCESS' && e.artifact && !e.withdrawnAt ? deps.storage.signedUrl(tenant.tenantId, e.artifact, ttl) : Promise.resolve('');
+      e?.state === 'SUCCESS' && e.artifact && !e.withdrawnAt
+        ? deps.storage.signedUrl(tenant.tenantId, e.artifact, ttl)
+        : Promise.resolve('');
     const urls = await Promise.all(items.map(sign));
     const merged = isTerminal(batch) && batch.artifact ? await deps.storage.signedUrl(tenant.tenantId, batch.artifact, ttl) : undefined;
     return batchBody(batch, items, { items: urls, ...(merged ? { merged } : {}) });
