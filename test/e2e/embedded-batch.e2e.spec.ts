@@ -84,7 +84,11 @@ describe('embedded profile: batch rendering (pdf noodle batch endpoints)', () =>
   });
 
   it('runs an HTML batch with async: true and reports it on the batch status endpoint', async () => {
-    const res = await svc.api.post('/v1/html-to-pdf/batch', { items: [{ html: '<p>A</p>' }, { html: '<p>B</p>' }], async: true });
+    const res = await svc.api.post('/v1/html-to-pdf/batch', {
+      items: [{ html: '<p>A</p>' }, { html: '<p>B</p>' }],
+      async: true,
+      signedUrlExpiresIn: 120,
+    });
     expect(res.status).toBe(200);
     expect(res.json).toEqual({
       batchRequestId: expect.any(String),
@@ -100,6 +104,10 @@ describe('embedded profile: batch rendering (pdf noodle batch endpoints)', () =>
     expect(done).toMatchObject({ status: 'SUCCESS', total: 2, completed: 2, merge: false });
     expect(done.mergedUrl).toBeUndefined();
     expect(done.results.every((r: { signedUrl: string }) => r.signedUrl.startsWith('http'))).toBe(true);
+    // signedUrlExpiresIn bounds the batch's links (local links carry their expiry in seconds).
+    const expires = Number(new URL(done.results[0].signedUrl).searchParams.get('expires'));
+    expect(expires - Date.now() / 1000).toBeGreaterThan(60);
+    expect(expires - Date.now() / 1000).toBeLessThanOrEqual(121);
   });
 
   it('refuses 21 items, invalid items (each named) and merge with PNG items, rendering nothing', async () => {
