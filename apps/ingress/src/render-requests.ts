@@ -410,7 +410,8 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
   async function status(tenant: Tenant, requestId: string): Promise<StatusViewEntry | undefined> {
     const entry = await deps.view.get(requestId);
     // A withdrawn request (refused with 503) was never issued, as far as the caller knows.
-    return entry && entry.tenantId === tenant.tenantId && !isWithdrawn(entry) ? entry : undefined;
+    // A batch's own entry is not a render: its id answers on the batch status endpoint only.
+    return entry && entry.tenantId === tenant.tenantId && !isWithdrawn(entry) && !entry.batch ? entry : undefined;
   }
 
   return { submit, submitBatch, batchStatus, status, waitForTerminal: (id: string, ms: number) => deps.view.waitForTerminal(id, ms) };

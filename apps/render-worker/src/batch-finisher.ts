@@ -42,6 +42,14 @@ export async function startBatchFinisher(deps: BatchFinisherDeps): Promise<Subsc
     handle: async ({ event }) => {
       if (!('requestId' in event)) return;
       if (!['RenderRequested', 'RenderSucceeded', 'RenderFailed', 'RenderWithdrawn', 'BatchRequested'].includes(event.type)) return;
+      if (event.type === 'RenderRequested' && !event.data.batch) return; // not an item of a batch
+      if (event.type !== 'RenderRequested' && event.type !== 'BatchRequested') {
+        const known = await deps.view.get(event.requestId);
+        // An outcome of a render known to be outside any batch: a read, no write. (Until its
+        // RenderRequested is in the view we cannot tell, so the outcome is applied: the
+        // RenderRequested, when it comes, then finds the item finished.)
+        if (known?.requestedAt && !known.batchRequestId) return;
+      }
       const entry = await deps.view.apply(event);
       const batchRequestId = batchOf(event, entry?.batchRequestId);
       if (batchRequestId) await finish(batchRequestId);
