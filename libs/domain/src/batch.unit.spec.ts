@@ -10,6 +10,7 @@ import {
   decideBatchCompletion,
 } from './batch.ts';
 import { evolveStatus, isTerminal } from './status.ts';
+import { deliversWebhook, foldDelivery, webhookIdFor } from './delivery.ts';
 
 const batchId = '019a9b5e-7c1a-7d3e-9f10-2b4c6d8e0b00';
 const itemIds = ['019a9b5e-7c1a-7d3e-9f10-2b4c6d8e0b10', '019a9b5e-7c1a-7d3e-9f10-2b4c6d8e0b11', '019a9b5e-7c1a-7d3e-9f10-2b4c6d8e0b12'];
@@ -178,5 +179,18 @@ describe('the batch body', () => {
     const body = batchBody(done, items, { items: ['https://f/0', '', 'https://f/2'], merged: 'https://f/m' });
     expect(body).toMatchObject({ status: 'PARTIAL_SUCCESS', completed: 3, total: 3, mergedUrl: 'https://f/m' });
     expect(body.results.map((r) => r.signedUrl)).toEqual(['https://f/0', '', 'https://f/2']);
+  });
+});
+
+describe('the batch webhook', () => {
+  it('is one delivery per batch, keyed by the batchRequestId, only when the batch named a webhook', () => {
+    const done = completedWith('PARTIAL_SUCCESS');
+    expect(deliversWebhook(done)).toBe(true);
+    const noWebhook = structuredClone(done);
+    delete noWebhook.data.webhook;
+    expect(deliversWebhook(noWebhook)).toBe(false);
+    const state = foldDelivery({ requestId: batchId, tenantId: 't1', completion: done, events: [] });
+    expect(state.view).toMatchObject({ webhookId: webhookIdFor(batchId), url: 'https://hooks.example.com/b', state: 'PENDING' });
+    expect(state.result?.batch?.status).toBe('PARTIAL_SUCCESS');
   });
 });
