@@ -130,6 +130,10 @@ export const RenderRequested = envelope(
        * `pdf-tool` source.
        */
       tool: Type.Optional(ToolRequestInfo),
+      /** The batch this render is an item of (`POST /v1/pdf/batch`, `/v1/html-to-pdf/batch`), and its place in it. */
+      batch: Type.Optional(
+        Type.Object({ batchRequestId: RequestId, index: Type.Integer({ minimum: 0 }) }, { additionalProperties: false }),
+      ),
     },
     { additionalProperties: false },
   ),
@@ -225,6 +229,65 @@ export const RenderWithdrawn = envelope(
 export const RenderAttemptStarted = envelope(
   'RenderAttemptStarted',
   Type.Object({ attempt: Type.Integer({ minimum: 1 }), worker: Type.String() }, { additionalProperties: false }),
+);
+
+/** The outcome of a finished batch: every item succeeded, some did, or none did. */
+export const BatchStatus = Type.Union([Type.Literal('SUCCESS'), Type.Literal('PARTIAL_SUCCESS'), Type.Literal('FAILED')]);
+
+/**
+ * A batch of renders was accepted (`requestId` is the batchRequestId). Appended to the completed
+ * topic after its items' RenderRequested (each carries `batch`), so a batch on the log always has
+ * its items there too. `items` lists the item requestIds in the caller's order.
+ */
+export const BatchRequested = envelope(
+  'BatchRequested',
+  Type.Object(
+    {
+      ...Delivery,
+      kind: Type.Union([Type.Literal('template'), Type.Literal('html')]),
+      items: Type.Array(RequestId, { minItems: 1 }),
+      merge: Type.Boolean(),
+      /** Lifetime of the links handed out for this batch, in seconds (default 3600). */
+      signedUrlExpiresIn: Type.Optional(Type.Integer({ minimum: 1 })),
+    },
+    { additionalProperties: false },
+  ),
+);
+
+/** One item's outcome as the batch recorded it when it finished. */
+export const BatchItemOutcome = Type.Object(
+  {
+    requestId: RequestId,
+    state: Type.Union([Type.Literal('SUCCESS'), Type.Literal('FAILED')]),
+    artifact: Type.Optional(ArtifactRef),
+    executionMs: Type.Optional(Type.Number({ minimum: 0 })),
+    error: Type.Optional(RenderError),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * Every item of a batch has finished; the merged file (when `merge` was asked and an item
+ * succeeded) is stored. Written by the batch finisher; the batch's webhook, if any, delivers it.
+ */
+export const BatchCompleted = envelope(
+  'BatchCompleted',
+  Type.Object(
+    {
+      ...Delivery,
+      kind: Type.Union([Type.Literal('template'), Type.Literal('html')]),
+      merge: Type.Boolean(),
+      signedUrlExpiresIn: Type.Optional(Type.Integer({ minimum: 1 })),
+      status: BatchStatus,
+      results: Type.Array(BatchItemOutcome),
+      merged: Type.Optional(ArtifactRef),
+      /** Why the merge was not made although asked (no item succeeded, or merging failed). */
+      mergeError: Type.Optional(Type.String()),
+      executionMs: Type.Number({ minimum: 0 }),
+      worker: Type.String(),
+    },
+    { additionalProperties: false },
+  ),
 );
 
 /** Which delivery of a result this is: the first one (0) or the n-th replay. */
@@ -332,6 +395,8 @@ export const PressroomEvent = Type.Union([
   WebhookReplayRequested,
   WebhookAttemptStarted,
   RenderWithdrawn,
+  BatchRequested,
+  BatchCompleted,
 ]);
 
 export type RenderRequested = Static<typeof RenderRequested>;
@@ -344,6 +409,10 @@ export type WebhookAttempted = Static<typeof WebhookAttempted>;
 export type WebhookReplayRequested = Static<typeof WebhookReplayRequested>;
 export type WebhookAttemptStarted = Static<typeof WebhookAttemptStarted>;
 export type RenderWithdrawn = Static<typeof RenderWithdrawn>;
+export type BatchRequested = Static<typeof BatchRequested>;
+export type BatchCompleted = Static<typeof BatchCompleted>;
+export type BatchStatus = Static<typeof BatchStatus>;
+export type BatchItemOutcome = Static<typeof BatchItemOutcome>;
 export type WithdrawalReason = Static<typeof WithdrawalReason>;
 export type WebhookEvent = WebhookDelivered | WebhookFailed | WebhookAttempted | WebhookReplayRequested | WebhookAttemptStarted;
 export type PressroomEvent = Static<typeof PressroomEvent>;
@@ -381,6 +450,8 @@ export const EventSchemas = {
   RenderRetryScheduled,
   WebhookAttemptStarted,
   RenderWithdrawn,
+  BatchRequested,
+  BatchCompleted,
 } as const;
 export type EventType = keyof typeof EventSchemas;
 

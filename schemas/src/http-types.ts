@@ -23,3 +23,7 @@ export type UnsavedPreviewBody = Static<typeof S.UnsavedPreviewBody>;
 export type IntegrationTemplateList = Static<typeof S.IntegrationTemplateList>;
 export type IntegrationTemplate = Static<typeof S.IntegrationTemplate>;
 export type IntegrationTemplateVariables = Static<typeof S.IntegrationTemplateVariables>;
+export type TemplateBatchBody = Static<typeof S.TemplateBatchBody>;
+export type HtmlBatchBody = Static<typeof S.HtmlBatchBody>;
+export type BatchResponse = Static<typeof S.BatchResponse>;
+export type BatchAcceptedResponse = Static<typeof S.BatchAcceptedResponse>;

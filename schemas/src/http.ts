@@ -92,6 +92,49 @@ export const WebhookBody = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * Batch rendering (`POST /v1/pdf/batch`, `POST /v1/html-to-pdf/batch`): 1 to 20 items, each a
+ * render body of the sync endpoint, and options for the whole batch.
+ */
+const batchOptions = {
+  merge: Type.Optional(Type.Boolean({ default: false, description: 'Also merge every successful PDF, in item order, into one file.' })),
+  async: Type.Optional(Type.Boolean({ default: false, description: 'Answer at once with batchRequestId and statusUrl.' })),
+  webhook: Type.Optional(Webhook),
+  signedUrlExpiresIn: Type.Optional(
+    Type.Integer({ minimum: 60, maximum: 604800, description: 'Lifetime of the batch links in seconds (default 3600).' }),
+  ),
+};
+export const BATCH_MAX_ITEMS = 20;
+export const TemplateBatchBody = Type.Object(
+  { items: Type.Array(TemplateSyncBody, { minItems: 1, maxItems: BATCH_MAX_ITEMS }), ...batchOptions },
+  { additionalProperties: false },
+);
+export const HtmlBatchBody = Type.Object(
+  { items: Type.Array(HtmlSyncBody, { minItems: 1, maxItems: BATCH_MAX_ITEMS }), ...batchOptions },
+  { additionalProperties: false },
+);
+
+/** The batch's state, in the 200 of a batch that finished in time, the status endpoint and the batch webhook. */
+export const BatchResponse = Type.Object(
+  {
+    batchRequestId: Type.String(),
+    status: Type.Union([Type.Literal('ONGOING'), Type.Literal('SUCCESS'), Type.Literal('PARTIAL_SUCCESS'), Type.Literal('FAILED')]),
+    total: Type.Integer({ minimum: 1 }),
+    /** Items that have finished (succeeded or failed). */
+    completed: Type.Integer({ minimum: 0 }),
+    merge: Type.Boolean(),
+    results: Type.Array(StatusResponse),
+    mergedUrl: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
+/** A batch sent with `async: true` (200), or one still running after the sync wait (202, with `message`). */
+export const BatchAcceptedResponse = Type.Object(
+  { batchRequestId: Type.String(), statusUrl: Type.String(), message: Type.Optional(Type.String()) },
+  { additionalProperties: false },
+);
+
 export const ErrorBody = Type.Object(
   {
     /** error.message again, at the top: where the official SDK of this API family reads an error's message. */

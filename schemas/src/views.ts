@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { RenderError, TenantId } from './common.ts';
-import { ArtifactRef, RenderMode } from './events.ts';
+import { ArtifactRef, BatchItemOutcome, BatchStatus, RenderMode } from './events.ts';
 import { ToolRequestInfo, ToolResultInfo } from './tools.ts';
 
 export const RenderState = Type.Union([Type.Literal('ONGOING'), Type.Literal('SUCCESS'), Type.Literal('FAILED')]);
@@ -34,6 +34,28 @@ export const StatusViewEntry = Type.Object(
     /** A PDF tool's request (RenderRequested.tool) and what it produced besides the artifact. */
     tool: Type.Optional(ToolRequestInfo),
     toolResult: Type.Optional(ToolResultInfo),
+    /** On an item of a batch: the batch it belongs to. */
+    batchRequestId: Type.Optional(Type.String()),
+    /**
+     * On the entry of a batch (keyed by its batchRequestId): its items and, once finished, their
+     * outcomes. `state` is then SUCCESS for SUCCESS and PARTIAL_SUCCESS, FAILED for FAILED, and
+     * `artifact` is the merged file.
+     */
+    batch: Type.Optional(
+      Type.Object(
+        {
+          kind: Type.Union([Type.Literal('template'), Type.Literal('html')]),
+          items: Type.Array(Type.String()),
+          merge: Type.Boolean(),
+          webhook: Type.Optional(Type.String()),
+          signedUrlExpiresIn: Type.Optional(Type.Integer({ minimum: 1 })),
+          status: Type.Optional(BatchStatus),
+          results: Type.Optional(Type.Array(BatchItemOutcome)),
+          mergeError: Type.Optional(Type.String()),
+        },
+        { additionalProperties: false },
+      ),
+    ),
   },
   { additionalProperties: false },
 );

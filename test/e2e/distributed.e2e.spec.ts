@@ -12,6 +12,7 @@ import { listKeys } from '../support/s3.ts';
 import { AppProcess, freePort } from '../support/service-process.ts';
 import { apiClient } from '../support/api-client.ts';
 import { runOps } from '../support/ops-cli.ts';
+import { ScriptedReceiver, verifyWithStandardWebhooks } from '../support/scripted-receiver.ts';
 
 type Env = Awaited<ReturnType<typeof distributedEnv>>;
 
@@ -154,6 +155,47 @@ describe('distributed profile against real Kafka, Schema Registry, Redis, S3 and
     // The ops CLI opens a whole runtime (registry, topics, bucket) before it reads the log: on two
     // shared cores that alone can take most of a minute.
   }, 120_000);
+
+  it('renders a batch across two workers: items rendered, merged, one signed webhook from the log', async () => {
+    const hooks = new ScriptedReceiver();
+    await hooks.start();
+    try {
+      const secret = (await env.api.get('/v1/webhooks/secret')).json.secret as string;
+      const good = (await env.api.post('/v1/templates', { name: 'item', content: '<p>Distributed item <%= it.n %></p>' })).json.templateId;
+      const broken = (await env.api.post('/v1/templates', { name: 'broken', content: '<p><% throw new Error("broken on purpose") %></p>' }))
+        .json.templateId;
+      const res = await env.api.post('/v1/pdf/batch', {
+        items: [
+          { templateId: good, data: { n: 'A' } },
+          { templateId: broken, data: {} },
+          { templateId: good, data: { n: 'B' } },
+        ],
+        merge: true,
+        webhook: hooks.script('/batch'),
+      });
+      expect(res.status).toBe(200);
+      expect(res.json).toMatchObject({ status: 'PARTIAL_SUCCESS', total: 3, completed: 3, merge: true });
+      const merged = await download(res.json.mergedUrl);
+      expect(await pdfText(merged.bytes)).toMatch(/Distributed item A[\s\S]*Distributed item B/);
+      expect(await pdfText(merged.bytes)).not.toContain('broken');
+
+      const [call] = await hooks.waitForCalls('/batch', 1);
+      expect(verifyWithStandardWebhooks(secret, call!)).toMatchObject({
+        batchRequestId: res.json.batchRequestId,
+        status: 'PARTIAL_SUCCESS',
+      });
+      expect((await env.api.get(`/v1/pdf/status/${res.json.results[1].requestId}`)).json).toMatchObject({ renderStatus: 'FAILED' });
+      expect((await env.api.get(`/v1/pdf/batch/status/${res.json.batchRequestId}`)).json).toMatchObject({
+        status: 'PARTIAL_SUCCESS',
+        mergedUrl: expect.any(String),
+      });
+
+      // The batch is on the log: the webhook came from the dispatcher, a process that learns of a
+      // finished batch only from its BatchCompleted on the completed topic.
+    } finally {
+      await hooks.stop();
+    }
+  });
 
   it('completes a render whose worker is killed mid-render, leaving exactly one file', async () => {
     const res = await env.api.post('/v1/html-to-pdf/async', { html: slowHtml(4000, 'Survives a crash'), webhook: receiver.url('/d-kill') });

@@ -19,7 +19,7 @@ import type {
   TopicNames,
 } from '@pressroom/core';
 import { metricsAnswer, runReadiness, type Metrics, type MetricsExposure, type ReadinessCheck } from '@pressroom/observability';
-import type { DoorLimits } from '@pressroom/domain';
+import { BATCH_MAX_BODY_BYTES, type DoorLimits } from '@pressroom/domain';
 import { createSchemaChecker } from './schema-validation/schema-checker.ts';
 import { errorMapper } from './http/error-mapper.ts';
 import { accessLog } from './http/access-log.ts';
@@ -30,6 +30,7 @@ import { createRenderRequests } from './render-requests.ts';
 import { createWithdrawals } from './withdrawals.ts';
 import { renderRoutes } from './routes/render-routes.ts';
 import { toolRoutes } from './routes/tool-routes.ts';
+import { batchRoutes } from './routes/batch-routes.ts';
 import { templateRoutes } from './routes/template-routes.ts';
 import { assetRoutes } from './routes/asset-routes.ts';
 import { integrationRoutes } from './routes/integration-routes.ts';
@@ -83,6 +84,8 @@ export interface IngressDeps {
   };
 }
 
+const isBatchPath = (path: string) => path === '/v1/pdf/batch' || path === '/v1/html-to-pdf/batch';
+
 export function buildIngressApp(deps: IngressDeps): Koa {
   const app = new Koa({ proxy: true });
   app.silent = true;
@@ -118,7 +121,10 @@ export function buildIngressApp(deps: IngressDeps): Koa {
   const authenticate = requireApiKey(deps.catalog);
   app.use((ctx, next) => (ctx.path.startsWith('/v1/') ? authenticate(ctx, next) : next()));
   app.use(jsonOnly);
-  app.use(jsonBody({ maxBodyBytes: deps.settings.maxBodyBytes, limits: deps.settings.limits }));
+  const body = jsonBody({ maxBodyBytes: deps.settings.maxBodyBytes, limits: deps.settings.limits });
+  // The batch endpoints take at most 3 MB, as the API they come from documents (413 above).
+  const batchBody = jsonBody({ maxBodyBytes: Math.min(BATCH_MAX_BODY_BYTES, deps.settings.maxBodyBytes), limits: deps.settings.limits });
+  app.use((ctx, next) => (isBatchPath(ctx.path) ? batchBody(ctx, next) : body(ctx, next)));
 
   if (deps.settings.adminToken) {
     const admin = adminRoutes({
@@ -163,6 +169,13 @@ export function buildIngressApp(deps: IngressDeps): Koa {
     clock: deps.clock,
   });
   api.use(tools.routes(), tools.allowedMethods());
+  const batches = batchRoutes({
+    requests,
+    storage: deps.storage,
+    publicUrl: deps.settings.publicUrl,
+    syncTimeoutMs: deps.settings.syncTimeoutMs,
+  });
+  api.use(batches.routes(), batches.allowedMethods());
   api.use(templates.routes(), templates.allowedMethods());
   api.use(assets.routes(), assets.allowedMethods());
   api.use(integration.routes(), integration.allowedMethods());

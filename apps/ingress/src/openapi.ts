@@ -1,6 +1,7 @@
 import * as S from '@pressroom/schemas';
 import { webhookPaths, webhookSchemas } from './openapi-webhooks.ts';
 import { templatePaths, templateSchemas } from './openapi-templates.ts';
+import { batchPaths, batchSchemas } from './openapi-batch.ts';
 
 const json = (schema: unknown) => ({ 'application/json': { schema } });
 const error = (description: string) => ({ description, content: json({ $ref: '#/components/schemas/ErrorBody' }) });
@@ -118,6 +119,7 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
       },
       ...webhookPaths,
       ...templatePaths,
+      ...batchPaths,
     },
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
@@ -136,6 +138,7 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
         TemplateResource: S.TemplateResource,
         ...webhookSchemas,
         ...templateSchemas,
+        ...batchSchemas,
       },
     },
   };

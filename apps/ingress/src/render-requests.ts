@@ -12,6 +12,7 @@ import type {
 import { createHash } from 'node:crypto';
 import {
   PressroomError,
+  batchMergeProblems,
   canonicalJson,
   decideKeyedAttempt,
   dataLimitProblems,
@@ -176,6 +177,85 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
     input: RenderInput,
     opts: { requestId?: string; idempotencyKey?: string } = {},
   ): Promise<RenderRequested> {
+    const requested = await prepare(tenant, mode, input, opts);
+    await appendAccepted(mode === 'sync' ? deps.topics.requestedSync : deps.topics.requestedAsync, [requested]);
+    return requested;
+  }
+
+  /**
+   * A batch: every item is checked first (all at once, each problem named `items.<i>.<field>`),
+   * and only when all pass are the items appended (one append, on the batch's lane), then the
+   * BatchRequested that lists them. Nothing is rendered for a refused batch.
+   */
+  async function submitBatch(
+    tenant: Tenant,
+    kind: 'template' | 'html',
+    body: Http.TemplateBatchBody | Http.HtmlBatchBody,
+  ): Promise<{ batchRequestId: string }> {
+    const mode = body.async ? 'async' : 'sync';
+    const problems: FieldProblem[] = [...batchMergeProblems(body)];
+    if (body.webhook) {
+      const problem = await checkWebhookTarget(body.webhook, { allowPrivate: deps.allowPrivateWebhooks, ...deps.webhookTargets });
+      if (problem) problems.push(problem);
+    }
+    const batchRequestId = deps.ids.next();
+    const items: RenderRequested[] = [];
+    for (const [index, item] of body.items.entries()) {
+      const input: RenderInput =
+        kind === 'template' ? { kind: 'template', body: item as Http.TemplateSyncBody } : { kind: 'html', body: item as Http.HtmlSyncBody };
+      try {
+        items.push(await prepare(tenant, mode, input, { batch: { batchRequestId, index } }));
+      } catch (err) {
+        if (!(err instanceof PressroomError) || !['VALIDATION_FAILED', 'NOT_FOUND'].includes(err.code)) throw err;
+        const at = `items.${index}`;
+        if (err.details?.length) problems.push(...err.details.map((d) => ({ field: `${at}.${d.field}`, message: d.message })));
+        else problems.push({ field: err.code === 'NOT_FOUND' ? `${at}.templateId` : at, message: err.message });
+      }
+    }
+    if (problems.length) throw validationError(problems, 'The batch is invalid; nothing was rendered. Each problem names its item.');
+    await appendAccepted(mode === 'sync' ? deps.topics.requestedSync : deps.topics.requestedAsync, items);
+    const requested = deps.event(
+      'BatchRequested',
+      { requestId: batchRequestId, tenantId: tenant.tenantId },
+      {
+        mode,
+        ...(body.webhook ? { webhook: body.webhook } : {}),
+        kind,
+        items: items.map((i) => i.requestId),
+        merge: body.merge ?? false,
+        ...(body.signedUrlExpiresIn !== undefined ? { signedUrlExpiresIn: body.signedUrlExpiresIn } : {}),
+      },
+    );
+    const appended = deps.log.append(deps.topics.completed, [requested]);
+    try {
+      await settledBy(appended, deps.clock.now().getTime() + deps.acceptTimeoutMs);
+    } catch (err) {
+      // The items are on the log but their batch may not be: withdraw them (first terminal event wins).
+      for (const item of items) deps.withdrawals.withdraw(item, Promise.resolve());
+      throw err instanceof PressroomError ? err : logUnavailable(err);
+    }
+    await deps.view.apply(requested);
+    return { batchRequestId };
+  }
+
+  /** A batch's entry (its status view), or undefined when it was never issued to this tenant. */
+  async function batchStatus(
+    tenant: Tenant,
+    batchRequestId: string,
+  ): Promise<{ batch: StatusViewEntry; items: Array<StatusViewEntry | undefined> } | undefined> {
+    const batch = await deps.view.get(batchRequestId);
+    if (!batch?.batch || batch.tenantId !== tenant.tenantId) return undefined;
+    const items = batch.batch.results ? [] : await Promise.all(batch.batch.items.map((id) => deps.view.get(id)));
+    return { batch, items };
+  }
+
+  /** Checks a request and builds its RenderRequested, without appending it. */
+  async function prepare(
+    tenant: Tenant,
+    mode: 'sync' | 'async',
+    input: RenderInput,
+    opts: { requestId?: string; idempotencyKey?: string; batch?: { batchRequestId: string; index: number } } = {},
+  ): Promise<RenderRequested> {
     const body = input.body;
     // Bounded before any work is done on them: the data's size and shape, unsaved sources.
     const bounds = doorProblems(input);
@@ -229,19 +309,26 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
         ...(opts.idempotencyKey !== undefined ? { idempotencyKey: opts.idempotencyKey } : {}),
         ...extras,
         ...(input.kind === 'tool' ? { tool: input.tool } : {}),
+        ...(opts.batch ? { batch: opts.batch } : {}),
       },
     );
-    const topic = mode === 'sync' ? deps.topics.requestedSync : deps.topics.requestedAsync;
-    const appended = deps.log.append(topic, [requested]);
+    return requested;
+  }
+
+  /** Appends requests (one lane), answers only once the log took them, and records them ONGOING in the view. */
+  async function appendAccepted(topic: string, requests: RenderRequested[]): Promise<void> {
+    const acceptBy = Math.min(
+      ...requests.map((r) => Date.parse(r.data.acceptBy ?? '') || deps.clock.now().getTime() + deps.acceptTimeoutMs),
+    );
+    const appended = deps.log.append(topic, requests);
     try {
       await settledBy(appended, acceptBy);
     } catch (err) {
-      // Maybe written anyway (in a batch still retried, or acknowledged too late): withdraw it.
-      deps.withdrawals.withdraw(requested, appended);
+      // Maybe written anyway (in a batch still retried, or acknowledged too late): withdraw them.
+      for (const requested of requests) deps.withdrawals.withdraw(requested, appended);
       throw err instanceof PressroomError ? err : logUnavailable(err);
     }
-    await deps.view.apply(requested);
-    return requested;
+    for (const requested of requests) await deps.view.apply(requested);
   }
 
   /** Waits for the append, or rejects LOG_UNAVAILABLE at `acceptBy` on the ingress's clock, whatever the log adapter's own bound. */
@@ -361,9 +448,10 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
   async function status(tenant: Tenant, requestId: string): Promise<StatusViewEntry | undefined> {
     const entry = await deps.view.get(requestId);
     // A withdrawn request (refused with 503) was never issued, as far as the caller knows.
-    return entry && entry.tenantId === tenant.tenantId && !isWithdrawn(entry) ? entry : undefined;
+    // A batch's own entry is not a render: its id answers on the batch status endpoint only.
+    return entry && entry.tenantId === tenant.tenantId && !isWithdrawn(entry) && !entry.batch ? entry : undefined;
   }
 
-  return { submit, status, waitForTerminal: (id: string, ms: number) => deps.view.waitForTerminal(id, ms) };
+  return { submit, submitBatch, batchStatus, status, waitForTerminal: (id: string, ms: number) => deps.view.waitForTerminal(id, ms) };
 }
 export type RenderRequests = ReturnType<typeof createRenderRequests>;

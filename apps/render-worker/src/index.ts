@@ -1,1 +1,2 @@
 export * from './render-worker.ts';
+export * from './batch-finisher.ts';

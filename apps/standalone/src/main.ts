@@ -1,7 +1,7 @@
 import { DEFAULT_RENDER_RETRY_POLICY, planRenderCap } from '@pressroom/domain';
 import { keepServingOnFaults, onShutdown, openPdfTools, openRenderer, openRuntime } from '@pressroom/runtime';
 import { closeServer, startIngressServer } from '@pressroom/ingress';
-import { startRenderWorker } from '@pressroom/render-worker';
+import { startBatchFinisher, startRenderWorker } from '@pressroom/render-worker';
 import { startCatalogProjector, startStatusProjector, startTemplateProjector } from '@pressroom/status-projector';
 import { dispatcherSettings, startWebhookDispatcher } from '@pressroom/webhook-dispatcher';
 import { readConfig } from './config.ts';
@@ -16,6 +16,7 @@ const renderer = await openRenderer(config, rt.logger, rt.metrics);
 const projector = await startStatusProjector({ ...rt, rebuildOnStart: rt.viewIsVolatile });
 const templateProjector = await startTemplateProjector({ ...rt, rebuildOnStart: rt.viewIsVolatile });
 const catalogProjector = await startCatalogProjector(rt);
+const pdfTools = openPdfTools(config, rt.storage);
 const worker = await startRenderWorker({
   ...rt,
   renderer,
@@ -28,13 +29,16 @@ const worker = await startRenderWorker({
   acceptClockSkewMs: config.acceptClockSkewMs,
   crashRetry: { ...DEFAULT_RENDER_RETRY_POLICY, crashRetries: config.render.crashRetries },
   view: rt.view,
-  pdfTools: openPdfTools(config, rt.storage),
+  pdfTools,
 });
+// Finishes batches (merge, BatchCompleted) once their last item has an outcome.
+const batchFinisher = await startBatchFinisher({ ...rt, mergePdfs: (pdfs) => pdfTools.toolkit.merge(pdfs) });
 const dispatcher = await startWebhookDispatcher({ ...rt, settings: dispatcherSettings(config), rebuildOnStart: rt.viewIsVolatile });
 const server = await startIngressServer({ ...rt, readiness: [...rt.readiness, { name: 'chromium', check: () => renderer.ping() }] });
 onShutdown(rt.logger, [
   () => closeServer(server),
   () => worker.stop(),
+  () => batchFinisher.stop(),
   () => dispatcher.stop(),
   () => projector.stop(),
   () => templateProjector.stop(),

@@ -1,4 +1,12 @@
-import type { DeliveryView, LogEvent, RenderCompleted, RenderWithdrawn, StatusViewEntry, WebhookEvent } from '@pressroom/schemas';
+import type {
+  BatchCompleted,
+  DeliveryView,
+  LogEvent,
+  RenderCompleted,
+  RenderWithdrawn,
+  StatusViewEntry,
+  WebhookEvent,
+} from '@pressroom/schemas';
 import { evolveStatus } from './status.ts';
 
 /** Everything the log says about delivering one result: its completion and its webhook events. */
@@ -9,7 +17,7 @@ export interface DeliveryRecord {
    * The first terminal event of the request (first terminal wins, as in the status view): its
    * outcome, or its withdrawal (the ingress refused it), after which nothing is delivered.
    */
-  completion?: RenderCompleted | RenderWithdrawn;
+  completion?: RenderCompleted | BatchCompleted | RenderWithdrawn;
   events: WebhookEvent[];
 }
 
@@ -116,8 +124,12 @@ export function goneUrlOf(event: WebhookEvent): string | undefined {
   return event.type === 'WebhookAttempted' && event.data.statusCode === 410 ? event.data.url : undefined;
 }
 
-/** Whether an event is a completion whose result goes to a webhook (async renders only). */
-export function deliversWebhook(event: LogEvent): event is RenderCompleted {
+/**
+ * Whether an event is a completion whose result goes to a webhook: async renders, and batches
+ * that named a webhook (one delivery per batch, whatever its mode).
+ */
+export function deliversWebhook(event: LogEvent): event is RenderCompleted | BatchCompleted {
+  if (event.type === 'BatchCompleted') return Boolean(event.data.webhook);
   return (event.type === 'RenderSucceeded' || event.type === 'RenderFailed') && event.data.mode === 'async' && Boolean(event.data.webhook);
 }
 

@@ -27,3 +27,4 @@ export * from './paper.ts';
 export * from './compat-request.ts';
 export * from './debug-checks.ts';
 export * from './pdf-tools.ts';
+export * from './batch.ts';

@@ -28,6 +28,59 @@ export function evolveStatus(current: StatusViewEntry | undefined, event: Pressr
         ...deliveryExtras(event.data),
         ...(source.kind === 'template' ? { template: { templateId: source.templateId, templateVersion: source.templateVersion } } : {}),
         ...(event.data.tool ? { tool: event.data.tool } : {}),
+        ...(event.data.batch ? { batchRequestId: event.data.batch.batchRequestId } : {}),
+      };
+    }
+    case 'BatchRequested': {
+      const base: StatusViewEntry = current ?? {
+        requestId: event.requestId,
+        tenantId: event.tenantId,
+        state: 'ONGOING',
+        mode: event.data.mode,
+      };
+      const d = event.data;
+      const done = base.batch?.status !== undefined ? base.batch : undefined; // a BatchCompleted seen first
+      return {
+        ...base,
+        mode: d.mode,
+        requestedAt: base.requestedAt ?? event.occurredAt,
+        batch: {
+          kind: d.kind,
+          items: d.items,
+          merge: d.merge,
+          ...(d.webhook ? { webhook: d.webhook } : {}),
+          ...(d.signedUrlExpiresIn !== undefined ? { signedUrlExpiresIn: d.signedUrlExpiresIn } : {}),
+          ...(done?.status ? { status: done.status } : {}),
+          ...(done?.results ? { results: done.results } : {}),
+          ...(done?.mergeError ? { mergeError: done.mergeError } : {}),
+        },
+      };
+    }
+    case 'BatchCompleted': {
+      if (isTerminal(current)) return current;
+      const base: StatusViewEntry = current ?? {
+        requestId: event.requestId,
+        tenantId: event.tenantId,
+        state: 'ONGOING',
+        mode: event.data.mode,
+      };
+      const d = event.data;
+      return {
+        ...base,
+        state: d.status === 'FAILED' ? 'FAILED' : 'SUCCESS',
+        completedAt: event.occurredAt,
+        executionMs: d.executionMs,
+        ...(d.merged ? { artifact: d.merged } : {}),
+        batch: {
+          kind: d.kind,
+          items: base.batch?.items ?? d.results.map((r) => r.requestId),
+          merge: d.merge,
+          ...(d.webhook ? { webhook: d.webhook } : {}),
+          ...(d.signedUrlExpiresIn !== undefined ? { signedUrlExpiresIn: d.signedUrlExpiresIn } : {}),
+          status: d.status,
+          results: d.results,
+          ...(d.mergeError ? { mergeError: d.mergeError } : {}),
+        },
       };
     }
     case 'RenderWithdrawn': {

@@ -49,7 +49,7 @@ export function createRedisDeliveryStore(options: RedisDeliveryStoreOptions): De
 
   return {
     async apply(e) {
-      if (e.type === 'RenderSucceeded' || e.type === 'RenderFailed') {
+      if (e.type === 'RenderSucceeded' || e.type === 'RenderFailed' || e.type === 'BatchCompleted') {
         await guard(
           redis
             .multi()

@@ -1,4 +1,6 @@
 import {
+  batchBody,
+  batchItemEntries,
   decideAfterAttempt,
   foldDelivery,
   webhookBody,
@@ -20,7 +22,7 @@ import {
   type SecretBox,
   type TopicNames,
 } from '@pressroom/core';
-import type { PressroomEvent } from '@pressroom/schemas';
+import type { Http, PressroomEvent, StatusViewEntry } from '@pressroom/schemas';
 import type { Metrics } from '@pressroom/observability';
 import { postWebhook } from './webhook-http.ts';
 import { signWebhook } from './webhook-signature.ts';
@@ -155,17 +157,15 @@ async function prepareRequest(
   args: { view: DeliveryState['view']; result: NonNullable<DeliveryState['result']>; started: Date },
 ): Promise<{ headers: Record<string, string>; body: string }> {
   const { view, result, started } = args;
-  // A PDF tool's webhook carries the tool status body (`{requestId, status, result, metadata}`).
-  const body = result.tool
-    ? JSON.stringify(await toolStatusBody(result, deps.storage, started))
-    : JSON.stringify(
-        webhookBody(
-          result,
-          result.state === 'SUCCESS' && result.artifact
-            ? await deps.storage.signedUrl(view.tenantId, result.artifact, result.linkTtlSeconds)
-            : '',
-        ),
-      );
+  // A batch's webhook carries the batch body; a PDF tool's the tool status body
+  // (`{requestId, status, result, metadata}`); a render's the contract's body.
+  const body = JSON.stringify(
+    result.batch
+      ? await batchWebhookBody(deps, result)
+      : result.tool
+        ? await toolStatusBody(result, deps.storage, started)
+        : webhookBody(result, await signedUrlOf(deps, result, result.linkTtlSeconds)),
+  );
   const secrets = await ensureWebhookSecrets(deps, view.tenantId);
   const timestamp = Math.floor(started.getTime() / 1000);
   return {
@@ -178,6 +178,19 @@ async function prepareRequest(
       'webhook-signature': signWebhook({ secrets: signingSecrets(secrets, started), webhookId: view.webhookId, timestamp, body }),
     },
   };
+}
+
+async function signedUrlOf(deps: AttemptDeps, entry: StatusViewEntry | undefined, ttlSeconds?: number): Promise<string> {
+  return entry?.state === 'SUCCESS' && entry.artifact ? deps.storage.signedUrl(entry.tenantId, entry.artifact, ttlSeconds) : '';
+}
+
+/** A batch's one webhook: the batch body, every link minted now (batchBody in @pressroom/domain). */
+async function batchWebhookBody(deps: AttemptDeps, result: StatusViewEntry): Promise<Http.BatchResponse> {
+  const ttl = result.batch?.signedUrlExpiresIn;
+  const items = batchItemEntries(result, []);
+  const urls = await Promise.all(items.map((e) => signedUrlOf(deps, e, ttl)));
+  const merged = result.artifact ? await deps.storage.signedUrl(result.tenantId, result.artifact, ttl) : undefined;
+  return batchBody(result, items, { items: urls, ...(merged ? { merged } : {}) });
 }
 
 /** On the log first (the record), then into the view, so the next attempt sees this one. */

@@ -20,7 +20,7 @@ export function createMemoryDeliveryStore(): DeliveryStore {
 
   return {
     async apply(e) {
-      if (e.type === 'RenderSucceeded' || e.type === 'RenderFailed' || withdrawsWebhook(e)) {
+      if (e.type === 'RenderSucceeded' || e.type === 'RenderFailed' || e.type === 'BatchCompleted' || withdrawsWebhook(e)) {
         const r = recordOf(e);
         r.completion ??= structuredClone(e);
       } else if (isWebhookEvent(e)) {
