@@ -1,1 +1,2 @@
 export * from './render-worker.ts';
+export * from './settings.ts';

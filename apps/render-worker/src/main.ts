@@ -1,8 +1,8 @@
-import { DEFAULT_RENDER_RETRY_POLICY, planRenderCap } from '@pressroom/domain';
 import { keepServingOnFaults, onShutdown, openParts, openRenderer } from '@pressroom/runtime';
 import { startOpsServer } from '@pressroom/observability';
 import { readConfig } from './config.ts';
 import { startRenderWorker } from './render-worker.ts';
+import { renderWorkerSettings } from './settings.ts';
 
 const config = readConfig();
 // What RenderWorkerDeps names: the log, the status view (read, never waited on), storage, assets.
@@ -13,13 +13,7 @@ const worker = await startRenderWorker({
   ...rt,
   renderer,
   assetsFor: (tenantId) => rt.assets.sourceFor(tenantId),
-  concurrency: config.render.pages,
-  readAhead: config.render.readAhead,
-  capForPlan: (plan) => planRenderCap(config.render.tenantCaps, plan),
-  renderTimeoutMs: config.render.timeoutMs,
-  retry: config.render.retry,
-  acceptClockSkewMs: config.acceptClockSkewMs,
-  crashRetry: { ...DEFAULT_RENDER_RETRY_POLICY, crashRetries: config.render.crashRetries },
+  ...renderWorkerSettings(config),
   view: rt.view,
 });
 const ops = await startOpsServer({

@@ -1,7 +1,6 @@
-import { DEFAULT_RENDER_RETRY_POLICY, planRenderCap } from '@pressroom/domain';
 import { keepServingOnFaults, onShutdown, openRenderer, openRuntime } from '@pressroom/runtime';
 import { closeServer, startIngressServer } from '@pressroom/ingress';
-import { startRenderWorker } from '@pressroom/render-worker';
+import { renderWorkerSettings, startRenderWorker } from '@pressroom/render-worker';
 import { startCatalogProjector, startStatusProjector, startTemplateProjector } from '@pressroom/status-projector';
 import { dispatcherSettings, startWebhookDispatcher } from '@pressroom/webhook-dispatcher';
 import { readConfig } from './config.ts';
@@ -20,13 +19,7 @@ const worker = await startRenderWorker({
   ...rt,
   renderer,
   assetsFor: (tenantId) => rt.assets.sourceFor(tenantId),
-  concurrency: config.render.pages,
-  readAhead: config.render.readAhead,
-  capForPlan: (plan) => planRenderCap(config.render.tenantCaps, plan),
-  renderTimeoutMs: config.render.timeoutMs,
-  retry: config.render.retry,
-  acceptClockSkewMs: config.acceptClockSkewMs,
-  crashRetry: { ...DEFAULT_RENDER_RETRY_POLICY, crashRetries: config.render.crashRetries },
+  ...renderWorkerSettings(config),
   view: rt.view,
 });
 const dispatcher = await startWebhookDispatcher({ ...rt, settings: dispatcherSettings(config), rebuildOnStart: rt.viewIsVolatile });
