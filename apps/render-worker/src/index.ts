@@ -1,2 +1,3 @@
 export * from './render-worker.ts';
 export * from './batch-finisher.ts';
+export * from './settings.ts';

@@ -1,9 +1,9 @@
-import { DEFAULT_RENDER_RETRY_POLICY, planRenderCap } from '@pressroom/domain';
 import { keepServingOnFaults, onShutdown, openParts, openPdfTools, openRenderer } from '@pressroom/runtime';
 import { startOpsServer } from '@pressroom/observability';
 import { readConfig } from './config.ts';
 import { startRenderWorker } from './render-worker.ts';
 import { startBatchFinisher } from './batch-finisher.ts';
+import { renderWorkerSettings } from './settings.ts';
 
 const config = readConfig();
 // What RenderWorkerDeps names: the log, the status view (read, never waited on), storage, assets.
@@ -15,13 +15,7 @@ const worker = await startRenderWorker({
   ...rt,
   renderer,
   assetsFor: (tenantId) => rt.assets.sourceFor(tenantId),
-  concurrency: config.render.pages,
-  readAhead: config.render.readAhead,
-  capForPlan: (plan) => planRenderCap(config.render.tenantCaps, plan),
-  renderTimeoutMs: config.render.timeoutMs,
-  retry: config.render.retry,
-  acceptClockSkewMs: config.acceptClockSkewMs,
-  crashRetry: { ...DEFAULT_RENDER_RETRY_POLICY, crashRetries: config.render.crashRetries },
+  ...renderWorkerSettings(config),
   view: rt.view,
   pdfTools,
 });

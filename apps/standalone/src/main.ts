@@ -1,7 +1,6 @@
-import { DEFAULT_RENDER_RETRY_POLICY, planRenderCap } from '@pressroom/domain';
 import { keepServingOnFaults, onShutdown, openPdfTools, openRenderer, openRuntime } from '@pressroom/runtime';
 import { closeServer, startIngressServer } from '@pressroom/ingress';
-import { startBatchFinisher, startRenderWorker } from '@pressroom/render-worker';
+import { renderWorkerSettings, startBatchFinisher, startRenderWorker } from '@pressroom/render-worker';
 import { startCatalogProjector, startStatusProjector, startTemplateProjector } from '@pressroom/status-projector';
 import { dispatcherSettings, startWebhookDispatcher } from '@pressroom/webhook-dispatcher';
 import { readConfig } from './config.ts';
@@ -21,13 +20,7 @@ const worker = await startRenderWorker({
   ...rt,
   renderer,
   assetsFor: (tenantId) => rt.assets.sourceFor(tenantId),
-  concurrency: config.render.pages,
-  readAhead: config.render.readAhead,
-  capForPlan: (plan) => planRenderCap(config.render.tenantCaps, plan),
-  renderTimeoutMs: config.render.timeoutMs,
-  retry: config.render.retry,
-  acceptClockSkewMs: config.acceptClockSkewMs,
-  crashRetry: { ...DEFAULT_RENDER_RETRY_POLICY, crashRetries: config.render.crashRetries },
+  ...renderWorkerSettings(config),
   view: rt.view,
   pdfTools,
 });

@@ -1,0 +1,119 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  ArtifactStorage,
+  createEventFactory,
+  createFileEventLog,
+  createMemoryCatalog,
+  RenderFailure,
+  SecretBox,
+  silentLogger,
+  systemClock,
+  topicNames,
+  uuidV7Ids,
+  type EventLog,
+  type LogRecord,
+  type S3ConnectionStoreFactory,
+} from '@pressroom/core';
+import { createLocalObjectStore } from '@pressroom/local-storage';
+import { createMetrics } from '@pressroom/observability';
+import { createFakeRenderer, waitFor, type FakeRenderer } from '@pressroom/testing';
+import { startRenderWorker } from './render-worker.ts';
+
+/**
+ * The worker's consume → render → store → outcome, on the embedded log and local files, with a
+ * fake renderer (no Chromium): Given a RenderRequested on the log, When the worker takes it, Then
+ * the outcome event and the stored file are what the renderer answered.
+ */
+describe('render worker (fake renderer, embedded log)', () => {
+  const topics = topicNames('unit');
+  const event = createEventFactory({ clock: systemClock, ids: uuidV7Ids });
+  let dir: string;
+  let log: EventLog;
+  let own: ReturnType<typeof createLocalObjectStore>;
+  let storage: ArtifactStorage;
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'pressroom-worker-unit-'));
+    log = await createFileEventLog({ dir: join(dir, 'log') });
+    own = createLocalObjectStore({ dir: join(dir, 'files'), publicBaseUrl: 'http://localhost:1', signingSecret: 'x'.repeat(32) });
+    // Only the default target is rendered to here: tenant S3 connections are never opened.
+    const noTenantS3 = {} as S3ConnectionStoreFactory;
+    storage = new ArtifactStorage({
+      own,
+      catalog: createMemoryCatalog(),
+      secrets: new SecretBox('x'.repeat(32)),
+      connectionStore: noTenantS3,
+    });
+  });
+  afterEach(async () => {
+    await log.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const run = async (renderer: FakeRenderer, output: 'pdf' | 'png') => {
+    const worker = await startRenderWorker({
+      log,
+      renderer,
+      storage,
+      topics,
+      event,
+      logger: silentLogger,
+      metrics: createMetrics(),
+      concurrency: 1,
+      renderTimeoutMs: 5_000,
+      group: 'unit.renderer',
+      workerId: 'unit-worker',
+      retry: { baseDelayMs: 1, maxDelayMs: 1, maxAttempts: 2 },
+    });
+    const requestId = uuidV7Ids.next();
+    await log.append(topics.requestedAsync, [
+      event(
+        'RenderRequested',
+        { requestId, tenantId: 'tenant-a' },
+        { mode: 'async', source: { kind: 'html', html: '<p>hi</p>' }, output, storage: { kind: 'default' } },
+      ),
+    ]);
+    const outcome = await waitFor(
+      async () => {
+        const seen: LogRecord[] = [];
+        await log.readAll([topics.completed], (r) => void seen.push(r));
+        return seen.map((r) => r.event).find((e) => e.type === 'RenderSucceeded' || e.type === 'RenderFailed');
+      },
+      { timeoutMs: 10_000, intervalMs: 20, description: 'the render outcome on the log' },
+    );
+    await worker.stop();
+    return { requestId, outcome };
+  };
+
+  it('stores what the renderer produced and records RenderSucceeded with its artifact', async () => {
+    // Given a renderer that answers PNG bytes
+    const renderer = createFakeRenderer();
+    // When the worker takes a PNG request
+    const { outcome } = await run(renderer, 'png');
+    // Then the renderer got the request's job, and the stored file is its answer
+    expect(renderer.jobs).toHaveLength(1);
+    expect(renderer.jobs[0]).toMatchObject({ output: 'png', source: { kind: 'html', html: '<p>hi</p>' } });
+    expect(outcome?.type).toBe('RenderSucceeded');
+    if (outcome?.type !== 'RenderSucceeded') return;
+    expect(outcome.data.artifact).toMatchObject({ contentType: 'image/png', bytes: 8, target: { kind: 'default' } });
+    expect(outcome.data.artifact.key.endsWith('.PNG')).toBe(true);
+    const stored = await own.get(outcome.data.artifact.key);
+    expect(stored?.contentType).toBe('image/png');
+    expect(Array.from(stored?.bytes ?? [])).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  });
+
+  it('records the renderer’s failure code as RenderFailed, and stores nothing', async () => {
+    // Given a renderer that fails the document
+    const renderer = createFakeRenderer(() => new RenderFailure('TEMPLATE_ERROR', 'it.x is not defined'));
+    // When the worker takes a PDF request
+    const { outcome } = await run(renderer, 'pdf');
+    // Then the outcome is RenderFailed with that code
+    expect(outcome?.type).toBe('RenderFailed');
+    if (outcome?.type !== 'RenderFailed') return;
+    expect(outcome.data.error.code).toBe('TEMPLATE_ERROR');
+    expect(outcome.data.worker).toBe('unit-worker');
+  });
+});

@@ -1,0 +1,18 @@
+import { DEFAULT_RENDER_RETRY_POLICY, planRenderCap } from '@pressroom/domain';
+import type { PressroomConfig } from '@pressroom/runtime';
+import type { RenderWorkerDeps } from './render-worker.ts';
+
+/** The worker's settings from the render slice of the configuration (this app's main and standalone). */
+export function renderWorkerSettings(
+  config: PressroomConfig,
+): Pick<RenderWorkerDeps, 'concurrency' | 'readAhead' | 'capForPlan' | 'renderTimeoutMs' | 'retry' | 'acceptClockSkewMs' | 'crashRetry'> {
+  return {
+    concurrency: config.render.pages,
+    readAhead: config.render.readAhead,
+    capForPlan: (plan) => planRenderCap(config.render.tenantCaps, plan),
+    renderTimeoutMs: config.render.timeoutMs,
+    retry: config.render.retry,
+    acceptClockSkewMs: config.acceptClockSkewMs,
+    crashRetry: { ...DEFAULT_RENDER_RETRY_POLICY, crashRetries: config.render.crashRetries },
+  };
+}
