@@ -101,10 +101,13 @@ export const RenderRequested = envelope(
   ),
 );
 
+/** The browser that rendered (`chromium --version`), for audit; absent on older records and where unknown. */
+const Chromium = Type.Optional(Type.String({ maxLength: 200, description: 'The browser that rendered, e.g. "Chromium 156.0.8078.79".' }));
+
 export const RenderSucceeded = envelope(
   'RenderSucceeded',
   Type.Object(
-    { ...Delivery, artifact: ArtifactRef, executionMs: Type.Number({ minimum: 0 }), worker: Type.String() },
+    { ...Delivery, artifact: ArtifactRef, executionMs: Type.Number({ minimum: 0 }), worker: Type.String(), chromium: Chromium },
     { additionalProperties: false },
   ),
 );
@@ -117,6 +120,7 @@ export const RenderFailed = envelope(
       error: RenderError,
       executionMs: Type.Number({ minimum: 0 }),
       worker: Type.String(),
+      chromium: Chromium,
       retriable: Type.Optional(
         Type.Boolean({ description: 'Whether the failure was transient (infrastructure) and retries were spent, not the document’s own.' }),
       ),

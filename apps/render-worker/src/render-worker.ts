@@ -172,7 +172,12 @@ async function handleRecord(deps: RenderWorkerDeps, worker: string, record: LogR
     const outcome = await renderAndStore(deps, requested, { worker, signal: ctx.signal, logger }, known?.attempts ?? 0);
     const executionMs = Math.round(performance.now() - started);
     const ids = { requestId: requested.requestId, tenantId: requested.tenantId };
-    const delivery = { mode: requested.data.mode, ...(requested.data.webhook ? { webhook: requested.data.webhook } : {}) };
+    const chromium = await deps.renderer.browserVersion?.().catch(() => undefined);
+    const delivery = {
+      mode: requested.data.mode,
+      ...(requested.data.webhook ? { webhook: requested.data.webhook } : {}),
+      ...(chromium ? { chromium } : {}),
+    };
     const completed =
       'artifact' in outcome
         ? deps.event('RenderSucceeded', ids, { ...delivery, artifact: outcome.artifact, executionMs, worker })
