@@ -1,21 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { Command, CommanderError, Option } from 'commander';
-import { exitOnFaults, openRuntime, type Runtime } from '@pressroom/runtime';
-import { createMemoryStatusView, eventKey, type EventLog, type PressroomConfig } from '@pressroom/core';
-import { PressroomError, canonicalJson } from '@pressroom/domain';
-import { createJsonLogger } from '@pressroom/observability';
+import type { Runtime } from '@pressroom/runtime';
+import type { EventLog, PressroomConfig } from '@pressroom/core';
 import type { LogEvent } from '@pressroom/schemas';
-import { createTenant, issueApiKey, registerS3Connection } from '@pressroom/ingress';
-import { rebuildStatusView, rebuildTemplateView } from '@pressroom/status-projector';
-import {
-  ensureWebhookSecrets,
-  importLegacyCatalog,
-  rebuildCatalog,
-  rebuildDeliveries,
-  requestWebhookReplay,
-  rotateWebhookSecret,
-} from '@pressroom/core';
-import { readConfig } from './config.ts';
+import type * as DepsModule from './deps.ts';
 import { createOutput, progress, type Output } from './output.ts';
 
 /** A one-line failure the operator can act on: printed as `error: …`, exit code 1 (2 for usage). */
@@ -38,10 +26,23 @@ const program = new Command('ops')
   .exitOverride()
   .configureOutput({ outputError: (text, write) => write(text) });
 
+// Every command loads the libraries (and installs the fault handlers) before its action runs.
+program.hook('preAction', async () => {
+  (await load()).exitOnFaults();
+});
+
 const out = (): Output => createOutput(Boolean(program.opts<{ json?: boolean }>().json));
 
+type Deps = typeof DepsModule;
+let loaded: Deps | undefined;
+/** The libraries, loaded after parsing (`await load()` once per command, then `L`). */
+const load = async (): Promise<Deps> => (loaded ??= await import('./deps.ts'));
+const L = (): Deps => {
+  if (!loaded) throw new Error('deps not loaded');
+  return loaded;
+};
 let config: PressroomConfig | undefined;
-const cfg = () => (config ??= readConfig());
+const cfg = () => (config ??= L().readConfig());
 
 /** The embedded service holds its data dir: this is how the CLI tells, and what to do about it. */
 function isLocked(err: unknown): err is Error {
@@ -50,6 +51,7 @@ function isLocked(err: unknown): err is Error {
 
 /** Opens the profile's runtime for one command and closes it after. */
 async function withRuntime<T>(fn: (rt: Runtime) => Promise<T>): Promise<T> {
+  const { openRuntime, createJsonLogger } = await load();
   const rt = await openRuntime(cfg(), 'ops', {
     logger: createJsonLogger({ level: 'warn', app: 'ops', write: (l) => process.stderr.write(l + '\n') }),
   });
@@ -150,7 +152,7 @@ tenants
     out().result(
       await onService(
         'tenants create',
-        (rt) => createTenant(rt, input),
+        (rt) => L().createTenant(rt, input),
         (admin) => json(admin.call('POST', '/tenants', input)),
       ),
     );
@@ -171,7 +173,7 @@ program
           if (!(await rt.catalog.getTenant(o.tenant))) throw new OpsError(`no tenant ${o.tenant}`);
           return {
             tenantId: o.tenant,
-            apiKey: await issueApiKey(rt, o.tenant, o.label),
+            apiKey: await L().issueApiKey(rt, o.tenant, o.label),
             note: 'Store this key now: it is not shown again.',
           };
         },
@@ -228,7 +230,7 @@ program
           's3 add',
           async (rt) => {
             if (!(await rt.catalog.getTenant(o.tenant))) throw new OpsError(`no tenant ${o.tenant}`);
-            return registerS3Connection({ ...rt, s3Endpoints: { allowPrivate: cfg().allowPrivateS3Endpoints } }, o.tenant, input);
+            return L().registerS3Connection({ ...rt, s3Endpoints: { allowPrivate: cfg().allowPrivateS3Endpoints } }, o.tenant, input);
           },
           (admin) => json(admin.call('POST', `/tenants/${encodeURIComponent(o.tenant)}/s3-connections`, input)),
         ),
@@ -256,7 +258,7 @@ program
       const total = await countFor(rt, topics, o);
       // Reference: the log replayed into a fresh view in memory; the live view is compared with it
       // before (how far it had drifted) and after the rebuild (it must match).
-      const reference = createMemoryStatusView();
+      const reference = L().createMemoryStatusView();
       const ids = new Set<string>();
       let bar = progress('replaying  ', total, !o.json);
       await rt.log.readAll(topics, async (r) => {
@@ -272,7 +274,7 @@ program
         for (const id of ids) {
           b.tick();
           const [live, want] = await Promise.all([rt.view.get(id), reference.get(id)]);
-          if (canonicalJson(live ?? null) !== canonicalJson(want ?? null)) diff.push(id);
+          if (L().canonicalJson(live ?? null) !== L().canonicalJson(want ?? null)) diff.push(id);
         }
         b.stop();
         return diff;
@@ -290,7 +292,7 @@ program
             return visit(r);
           }),
       };
-      const eventsApplied = await rebuildStatusView({ ...rt, log: counted });
+      const eventsApplied = await L().rebuildStatusView({ ...rt, log: counted });
       bar.stop();
       const after = await differing('verifying  ');
       return {
@@ -316,7 +318,7 @@ program
       await onService('templates rebuild', async (rt) =>
         rt.viewIsVolatile
           ? { eventsApplied: 0, note: 'the embedded template view is rebuilt from the log at every start of the service' }
-          : { eventsApplied: await rebuildTemplateView(rt) },
+          : { eventsApplied: await L().rebuildTemplateView(rt) },
       ),
     );
   });
@@ -329,7 +331,7 @@ catalog
     out().result(
       await onService('catalog rebuild', async (rt) => {
         await rt.catalog.clear();
-        return { eventsApplied: await rebuildCatalog(rt.catalog, rt) };
+        return { eventsApplied: await L().rebuildCatalog(rt.catalog, rt) };
       }),
     );
   });
@@ -345,14 +347,14 @@ catalog
       await withRuntime(async (rt) => {
         const { readRedisCatalogRecords } = await import('@pressroom/redis');
         const records = await readRedisCatalogRecords({ url: c.redisUrl as string, keyPrefix: c.redisPrefix });
-        return importLegacyCatalog(records, rt);
+        return L().importLegacyCatalog(records, rt);
       }),
     );
   });
 
 // ---- audit ----
 const human = (r: { topic: string; offset: string; event: LogEvent }) =>
-  `${r.event.occurredAt}  ${r.event.type.padEnd(24)} ${eventKey(r.event).padEnd(36)} ${r.event.tenantId.padEnd(12)} ${r.topic}@${r.offset}`;
+  `${r.event.occurredAt}  ${r.event.type.padEnd(24)} ${L().eventKey(r.event).padEnd(36)} ${r.event.tenantId.padEnd(12)} ${r.topic}@${r.offset}`;
 
 program
   .command('events')
@@ -366,7 +368,7 @@ program
       async (rt) => {
         const t = rt.topics;
         await rt.log.readAll([t.requestedSync, t.requestedAsync, t.completed, t.webhooks, t.templates, t.catalog], (r) => {
-          if (opts.request && eventKey(r.event) !== opts.request) return;
+          if (opts.request && L().eventKey(r.event) !== opts.request) return;
           if (opts.type && r.event.type !== opts.type) return;
           o.line({ topic: r.topic, partition: r.partition, offset: r.offset, event: r.event }, human(r));
         });
@@ -388,13 +390,15 @@ webhooks
   .command('secret')
   .description("show the tenant's signing secret(s), created if missing")
   .requiredOption('--tenant <tenantId>', 'tenant')
-  .action(async (o: { tenant: string }) => out().result(await onService('webhooks secret', (rt) => ensureWebhookSecrets(rt, o.tenant))));
+  .action(async (o: { tenant: string }) =>
+    out().result(await onService('webhooks secret', (rt) => L().ensureWebhookSecrets(rt, o.tenant))),
+  );
 webhooks
   .command('rotate')
   .description('new signing secret; the old one signs too for the overlap')
   .requiredOption('--tenant <tenantId>', 'tenant')
   .action(async (o: { tenant: string }) =>
-    out().result(await onService('webhooks rotate', (rt) => rotateWebhookSecret(rt, o.tenant, cfg().webhooks.secretOverlapMs))),
+    out().result(await onService('webhooks rotate', (rt) => L().rotateWebhookSecret(rt, o.tenant, cfg().webhooks.secretOverlapMs))),
   );
 webhooks
   .command('replay')
@@ -415,8 +419,8 @@ webhooks
     out().result(
       await onService('webhooks replay', async (rt) => {
         // The embedded deliveries live in the service's memory: read them from the log here.
-        if (rt.viewIsVolatile) await rebuildDeliveries(rt, { schedule: false });
-        return requestWebhookReplay(rt, { tenantId: o.tenant, selector, requestedBy: 'ops' });
+        if (rt.viewIsVolatile) await L().rebuildDeliveries(rt, { schedule: false });
+        return L().requestWebhookReplay(rt, { tenantId: o.tenant, selector, requestedBy: 'ops' });
       }),
     );
   });
@@ -424,11 +428,12 @@ webhooks
   .command('rebuild')
   .description('wipe the deliveries view and schedule, replay the log')
   .action(async () =>
-    out().result(await onService('webhooks rebuild', async (rt) => ({ eventsApplied: await rebuildDeliveries(rt, { schedule: true }) }))),
+    out().result(
+      await onService('webhooks rebuild', async (rt) => ({ eventsApplied: await L().rebuildDeliveries(rt, { schedule: true }) })),
+    ),
   );
 
 // ---- run ----
-exitOnFaults();
 try {
   if (process.argv.length <= 2) {
     program.outputHelp();
@@ -442,7 +447,7 @@ try {
   } else if (err instanceof OpsError) {
     process.stderr.write(`error: ${err.message}\n`);
     process.exitCode = err.exitCode;
-  } else if (err instanceof PressroomError) {
+  } else if (loaded && err instanceof loaded.PressroomError) {
     const details = (err.details ?? []).map((d) => `${d.field} ${d.message}`).join('; ');
     process.stderr.write(`error: ${err.message}${details ? ` (${details})` : ''}\n`);
     process.exitCode = err.code === 'VALIDATION_FAILED' ? 2 : 1;
