@@ -3,7 +3,16 @@ import type { Context, Next } from 'koa';
 import { timingSafeEqual, createHash } from 'node:crypto';
 import { S3ConnectionCreateBody, TenantCreateBody } from '@pressroom/schemas';
 import { PressroomError, notFound, type S3EndpointPolicy } from '@pressroom/domain';
-import { eventKey, type Catalog, type CatalogCommands, type Clock, type EventLog, type Ids, type SecretBox, type TopicNames } from '@pressroom/core';
+import {
+  eventKey,
+  type Catalog,
+  type CatalogCommands,
+  type Clock,
+  type EventLog,
+  type Ids,
+  type SecretBox,
+  type TopicNames,
+} from '@pressroom/core';
 import { bodyParser } from '../http/validate.ts';
 import { bearer } from '../http/auth.ts';
 import { createTenant, issueApiKey, registerS3Connection } from '../tenancy.ts';
