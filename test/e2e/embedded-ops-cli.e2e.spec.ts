@@ -77,7 +77,7 @@ describe('ops CLI next to a running embedded service', () => {
         '--id',
         'archive',
         '--bucket',
-        'b',
+        'acme-archive',
         '--region',
         'us-east-1',
         '--access-key-id',
@@ -87,7 +87,7 @@ describe('ops CLI next to a running embedded service', () => {
       { input: 'sekrit\n' },
     );
     expect(s3.code, s3.stderr).toBe(0);
-    expect(JSON.parse(s3.stdout)).toMatchObject({ connectionId: 'archive', bucket: 'b' });
+    expect(JSON.parse(s3.stdout)).toMatchObject({ connectionId: 'archive', bucket: 'acme-archive' });
     expect(s3.stdout).not.toContain('sekrit');
 
     // The audit reads the log through the service too.

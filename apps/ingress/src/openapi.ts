@@ -1,5 +1,6 @@
 import * as S from '@pressroom/schemas';
 import { webhookPaths, webhookSchemas } from './openapi-webhooks.ts';
+import { historyPaths } from './openapi-history.ts';
 import { templatePaths, templateSchemas } from './openapi-templates.ts';
 
 const json = (schema: unknown) => ({ 'application/json': { schema } });
@@ -117,6 +118,7 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
         delete: { summary: 'Delete a template.', responses: { '204': { description: 'Deleted.' }, '404': notFound } },
       },
       ...webhookPaths,
+      ...historyPaths,
       ...templatePaths,
     },
     components: {

@@ -102,7 +102,8 @@ function adminClient(c: PressroomConfig): AdminClient {
         let message = `HTTP ${res.status}`;
         try {
           const e = (JSON.parse(text) as { error?: { message?: string; details?: { field: string; message: string }[] } }).error;
-          message = [e?.message, ...(e?.details ?? []).map((d) => `${d.field} ${d.message}`)].filter(Boolean).join('; ');
+          const details = (e?.details ?? []).map((d) => `${d.field} ${d.message}`).join('; ');
+          message = `${e?.message ?? message}${details ? ` (${details})` : ''}`;
         } catch {
           /* not the error shape */
         }
