@@ -139,6 +139,9 @@ export const RenderRequested = envelope(
   ),
 );
 
+/** The browser that rendered (`chromium --version`), for audit; absent on older records and where unknown. */
+const Chromium = Type.Optional(Type.String({ maxLength: 200, description: 'The browser that rendered, e.g. "Chromium 156.0.8078.79".' }));
+
 export const RenderSucceeded = envelope(
   'RenderSucceeded',
   Type.Object(
@@ -147,6 +150,7 @@ export const RenderSucceeded = envelope(
       artifact: ArtifactRef,
       executionMs: Type.Number({ minimum: 0 }),
       worker: Type.String(),
+      chromium: Chromium,
       /** Diagnostics of a `debug` render (rendered HTML, variable checks), as JSON in our own storage. */
       debugArtifact: Type.Optional(ArtifactRef),
       /** A tool's further outputs (the parts of a split) and the size of its input (compress). */
@@ -166,6 +170,7 @@ export const RenderFailed = envelope(
       error: RenderError,
       executionMs: Type.Number({ minimum: 0 }),
       worker: Type.String(),
+      chromium: Chromium,
       retriable: Type.Optional(
         Type.Boolean({ description: 'Whether the failure was transient (infrastructure) and retries were spent, not the document’s own.' }),
       ),

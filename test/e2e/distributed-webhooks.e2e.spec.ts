@@ -71,6 +71,22 @@ describe('distributed profile: webhook retries, replay and a dispatcher crash, o
     expect(await eventTypes(requestId)).toEqual(
       expect.arrayContaining(['RenderRequested', 'RenderSucceeded', 'WebhookAttempted', 'WebhookDelivered']),
     );
+    // The same history through the API, read from Kafka, in order, with the Chromium that rendered.
+    const history = await env.api.get(`/v1/pdf/${requestId}/events`);
+    expect(history.status).toBe(200);
+    expect(history.json).toMatchObject({ requestId, renderStatus: 'SUCCESS' });
+    expect(history.json.chromium).toMatch(/^Chromium \d+\./);
+    const shown = (history.json.events as { type: string; data: any }[]).filter((e) => !e.type.endsWith('AttemptStarted'));
+    expect(shown.map((e) => [e.type, e.data.statusCode])).toEqual([
+      ['RenderRequested', undefined],
+      ['RenderSucceeded', undefined],
+      ['WebhookAttempted', 500],
+      ['WebhookAttempted', 503],
+      ['WebhookAttempted', 200],
+      ['WebhookDelivered', 200],
+    ]);
+    const listed = await env.api.get(`/v1/renders?from=${encodeURIComponent(history.json.events[0].occurredAt)}`);
+    expect(listed.json.renders[0]).toMatchObject({ requestId, renderStatus: 'SUCCESS', mode: 'async', output: 'pdf' });
   });
 
   it('replays through the API and the CLI with the same webhook-id, a new signature, and no new render events', async () => {

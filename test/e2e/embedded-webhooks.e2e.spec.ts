@@ -89,6 +89,63 @@ describe('embedded profile: webhooks callers can trust', () => {
     ]);
   });
 
+  it('tells the whole history of a render from the log: request, outcome, each webhook attempt, template and Chromium versions', async () => {
+    const tpl = await svc.api.post('/v1/templates', { name: 'history', content: '<p>v1 <%= it.n %></p>' });
+    expect(tpl.status).toBe(201);
+    const templateId = tpl.json.templateId as string;
+    expect((await svc.api.put(`/v1/templates/${templateId}`, { name: 'history', content: '<p>v2 <%= it.n %></p>' })).status).toBe(200);
+    const before = new Date(Date.now() - 1000).toISOString();
+    const res = await svc.api.post('/v1/pdf/async', {
+      templateId,
+      data: { n: 1 },
+      webhook: receiver.script('/history', { status: 500 }, { status: 200 }),
+    });
+    expect(res.status).toBe(200);
+    const requestId = res.json.requestId as string;
+    await deliveries(svc.api, requestId, (v) => v.state === 'DELIVERED', 'delivered after a retry');
+
+    const history = await svc.api.get(`/v1/pdf/${requestId}/events`);
+    expect(history.status).toBe(200);
+    expect(history.json).toMatchObject({ requestId, renderStatus: 'SUCCESS', template: { templateId, templateVersion: 2 } });
+    expect(history.json.chromium).toMatch(/^Chromium \d+\./);
+    const types = (history.json.events as { type: string }[]).map((e) => e.type);
+    expect(types.filter((t) => t !== 'RenderAttemptStarted' && t !== 'WebhookAttemptStarted')).toEqual([
+      'RenderRequested',
+      'RenderSucceeded',
+      'WebhookAttempted',
+      'WebhookAttempted',
+      'WebhookDelivered',
+    ]);
+    const attempts = (history.json.events as { type: string; data: any }[])
+      .filter((e) => e.type === 'WebhookAttempted')
+      .map((e) => [e.data.attempt, e.data.statusCode]);
+    expect(attempts).toEqual([
+      [1, 500],
+      [2, 200],
+    ]);
+    // The document itself is not history: the request's data is not echoed.
+    expect(JSON.stringify(history.json.events[0].data.source)).toBe(JSON.stringify({ kind: 'template', templateId, templateVersion: 2 }));
+
+    // The listing by time range finds it, with its state; a range before it does not.
+    const listed = await svc.api.get(`/v1/renders?from=${encodeURIComponent(before)}&limit=1000`);
+    expect(listed.status).toBe(200);
+    expect(listed.json.renders).toContainEqual(
+      expect.objectContaining({ requestId, renderStatus: 'SUCCESS', mode: 'async', template: { templateId, templateVersion: 2 } }),
+    );
+    const earlier = await svc.api.get(`/v1/renders?from=2020-01-01T00:00:00Z&to=${encodeURIComponent(before)}`);
+    expect(earlier.json.renders.map((r: { requestId: string }) => r.requestId)).not.toContain(requestId);
+    const bad = await svc.api.get('/v1/renders?from=yesterday&limit=0&colour=blue');
+    expect(bad.status).toBe(400);
+    expect(bad.json.error.details.map((d: { field: string }) => d.field).sort()).toEqual(['colour', 'from', 'limit']);
+
+    // Another tenant's id is a 404, like an unknown one; its listing does not show the render.
+    await svc.admin.post('/admin/v1/tenants', { tenantId: 'history-other', name: 'Other', plan: 'standard' });
+    const other = apiClient(svc.baseUrl, (await svc.admin.post('/admin/v1/tenants/history-other/keys', {})).json.apiKey as string);
+    expect((await other.get(`/v1/pdf/${requestId}/events`)).status).toBe(404);
+    expect((await svc.api.get('/v1/pdf/0199aaaa-0000-7000-8000-000000000000/events')).json.error.code).toBe('NOT_FOUND');
+    expect((await other.get(`/v1/renders?from=${encodeURIComponent(before)}`)).json.renders).toEqual([]);
+  });
+
   it('honours Retry-After on a 503, and retries a 429', async () => {
     const a = await asyncHtml(svc.api, receiver.script('/503', { status: 503, headers: { 'retry-after': '2' } }, { status: 200 }));
     const b = await asyncHtml(svc.api, receiver.script('/429', { status: 429 }, { status: 200 }));

@@ -2,14 +2,23 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import type { LogEvent } from '@pressroom/schemas';
 
-/** Runs the ops command line as an operator would, with the service's configuration. */
-export function runOps(env: Record<string, string>, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/**
+ * Runs the ops command line as an operator would, with the service's configuration: as a script
+ * does (`--json`) unless `json: false` (the human tables); `input` is written to its stdin.
+ */
+export function runOps(
+  env: Record<string, string>,
+  args: string[],
+  opts: { json?: boolean; input?: string } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const root = join(import.meta.dirname, '..', '..');
   return new Promise((resolve) => {
-    const child = spawn(join(root, 'node_modules', '.bin', 'tsx'), [join(root, 'apps', 'ops', 'src', 'main.ts'), ...args], {
+    const flags = opts.json === false ? [] : ['--json'];
+    const child = spawn(join(root, 'node_modules', '.bin', 'tsx'), [join(root, 'apps', 'ops', 'src', 'main.ts'), ...flags, ...args], {
       cwd: root,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
     });
+    child.stdin.end(opts.input ?? '');
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));

@@ -37,6 +37,7 @@ import { integrationRoutes } from './routes/integration-routes.ts';
 import { createTemplates } from './templates.ts';
 import { adminRoutes } from './routes/admin-routes.ts';
 import { webhookRoutes } from './routes/webhook-routes.ts';
+import { historyRoutes } from './routes/history-routes.ts';
 import { openApiDocument } from './openapi.ts';
 
 export interface IngressDeps {
@@ -181,6 +182,8 @@ export function buildIngressApp(deps: IngressDeps): Koa {
   api.use(integration.routes(), integration.allowedMethods());
   const webhooks = webhookRoutes({ ...deps, secretOverlapMs: deps.settings.webhooks.secretOverlapMs });
   api.use(webhooks.routes(), webhooks.allowedMethods());
+  const history = historyRoutes(deps);
+  api.use(history.routes(), history.allowedMethods());
   app.use(api.routes());
   return app;
 }

@@ -1,5 +1,6 @@
 import * as S from '@pressroom/schemas';
 import { webhookPaths, webhookSchemas } from './openapi-webhooks.ts';
+import { historyPaths } from './openapi-history.ts';
 import { templatePaths, templateSchemas } from './openapi-templates.ts';
 import { batchPaths, batchSchemas } from './openapi-batch.ts';
 
@@ -118,6 +119,7 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
         delete: { summary: 'Delete a template.', responses: { '204': { description: 'Deleted.' }, '404': notFound } },
       },
       ...webhookPaths,
+      ...historyPaths,
       ...templatePaths,
       ...batchPaths,
     },

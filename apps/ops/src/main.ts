@@ -1,170 +1,460 @@
-import { parseArgs } from 'node:util';
-import { exitOnFaults, openRuntime } from '@pressroom/runtime';
-import { eventKey } from '@pressroom/core';
-import { ensureWebhookSecrets, rebuildDeliveries, requestWebhookReplay, rotateWebhookSecret } from '@pressroom/webhooks';
-import { PressroomError } from '@pressroom/domain';
-import { createJsonLogger } from '@pressroom/observability';
-import {
-  createTenant,
-  importLegacyCatalog,
-  issueApiKey,
-  rebuildCatalog,
-  rebuildStatusView,
-  rebuildTemplateView,
-  registerS3Connection,
-} from '@pressroom/core';
-import { readConfig } from './config.ts';
+import { readFile } from 'node:fs/promises';
+import { Command, CommanderError, Option } from 'commander';
+import type { Runtime } from '@pressroom/runtime';
+import type { EventLog } from '@pressroom/core';
+import type { PressroomConfig } from '@pressroom/runtime';
+import type { LogEvent } from '@pressroom/schemas';
+import type * as DepsModule from './deps.ts';
+import { createOutput, progress, type Output } from './output.ts';
 
-const usage = `pressroom ops — operator commands (uses the same configuration as the service)
-
-  tenants create --name <name> --plan <standard|high> [--id <tenantId>]
-  keys create --tenant <tenantId> [--label <label>]        prints the new key once
-  s3 add --tenant <tenantId> --bucket <b> --region <r> --access-key-id <k> --secret-access-key <s>
-         [--endpoint <url>] [--path-style] [--id <connectionId>]
-  status rebuild                                          wipe the status view and replay the log
-  templates rebuild                                       wipe the template view and replay the templates topic
-  catalog rebuild                                         wipe the catalog view (tenants, keys, S3, secrets) and replay the catalog topic
-  catalog import                                          once, when upgrading: write the catalog records kept outside the log
-                                                          (the distributed profile's Redis keys) as catalog events; tenants
-                                                          already on the log are skipped. Run it before any catalog write.
-  events [--request <requestId>] [--type <EventType>]     print the log (JSON lines), for audit
-  webhooks secret --tenant <tenantId>                     show the tenant's signing secret(s), created if missing
-  webhooks rotate --tenant <tenantId>                     new signing secret; the old one signs too for the overlap
-  webhooks replay --tenant <tenantId> (--request <requestId> | --from <ISO time> --to <ISO time>)
-                                                          deliver results again (same webhook-id, new signature)
-  webhooks rebuild                                        wipe the deliveries view and schedule, replay the log
-`;
-
-const { positionals, values } = parseArgs({
-  allowPositionals: true,
-  options: {
-    name: { type: 'string' },
-    plan: { type: 'string' },
-    id: { type: 'string' },
-    tenant: { type: 'string' },
-    label: { type: 'string' },
-    bucket: { type: 'string' },
-    region: { type: 'string' },
-    endpoint: { type: 'string' },
-    'path-style': { type: 'boolean' },
-    'access-key-id': { type: 'string' },
-    'secret-access-key': { type: 'string' },
-    request: { type: 'string' },
-    type: { type: 'string' },
-    from: { type: 'string' },
-    to: { type: 'string' },
-    help: { type: 'boolean', short: 'h' },
-  },
-});
-
-function need(name: keyof typeof values): string {
-  const v = values[name];
-  if (typeof v !== 'string' || !v) fail(`--${name} is required`);
-  return v;
-}
-function fail(message: string): never {
-  process.stderr.write(`${message}\n\n${usage}`);
-  process.exit(2);
-}
-
-exitOnFaults();
-const [noun, verb] = positionals;
-if (values.help || !noun) {
-  process.stdout.write(usage);
-  process.exit(0);
-}
-
-const config = readConfig();
-const rt = await openRuntime(config, 'ops', {
-  logger: createJsonLogger({ level: 'warn', app: 'ops', write: (l) => process.stderr.write(l + '\n') }),
-});
-const out = (value: unknown) => process.stdout.write(JSON.stringify(value, null, 2) + '\n');
-try {
-  switch (`${noun} ${verb ?? ''}`.trim()) {
-    case 'tenants create': {
-      const plan = need('plan');
-      if (plan !== 'standard' && plan !== 'high') fail('--plan must be standard or high');
-      out(await createTenant(rt, { name: need('name'), plan, ...(values.id ? { tenantId: values.id } : {}) }));
-      break;
-    }
-    case 'keys create': {
-      const tenantId = need('tenant');
-      if (!(await rt.catalog.getTenant(tenantId))) fail(`no tenant ${tenantId}`);
-      out({ tenantId, apiKey: await issueApiKey(rt, tenantId, values.label ?? 'ops'), note: 'Store this key now: it is not shown again.' });
-      break;
-    }
-    case 's3 add': {
-      const tenantId = need('tenant');
-      if (!(await rt.catalog.getTenant(tenantId))) fail(`no tenant ${tenantId}`);
-      out(
-        await registerS3Connection({ ...rt, s3Endpoints: { allowPrivate: config.allowPrivateS3Endpoints } }, tenantId, {
-          bucket: need('bucket'),
-          region: need('region'),
-          accessKeyId: need('access-key-id'),
-          secretAccessKey: need('secret-access-key'),
-          ...(values.endpoint ? { endpoint: values.endpoint } : {}),
-          ...(values['path-style'] ? { forcePathStyle: true } : {}),
-          ...(values.id ? { connectionId: values.id } : {}),
-        }).catch((err: unknown) => {
-          // A refused endpoint (address policy) is the operator's input: say why, like the admin API's 400.
-          if (err instanceof PressroomError && err.details) fail(err.details.map((d) => `--${d.field} ${d.message}`).join('\n'));
-          throw err;
-        }),
-      );
-      break;
-    }
-    case 'status rebuild':
-      out({ eventsApplied: await rebuildStatusView(rt) });
-      break;
-    case 'templates rebuild':
-      out({ eventsApplied: await rebuildTemplateView(rt) });
-      break;
-    case 'catalog rebuild':
-      await rt.catalog.clear();
-      out({ eventsApplied: await rebuildCatalog(rt.catalog, rt) });
-      break;
-    case 'catalog import': {
-      // The embedded profile imports its catalog files by itself at start (see openRuntime).
-      if (config.profile !== 'distributed') fail('catalog import is for the distributed profile; the embedded one imports at start');
-      const { readRedisCatalogRecords } = await import('@pressroom/redis');
-      const records = await readRedisCatalogRecords({ url: config.redisUrl as string, keyPrefix: config.redisPrefix });
-      out(await importLegacyCatalog(records, rt));
-      break;
-    }
-    case 'events': {
-      const t = rt.topics;
-      await rt.log.readAll([t.requestedSync, t.requestedAsync, t.completed, t.webhooks, t.templates, t.catalog], (r) => {
-        if (values.request && eventKey(r.event) !== values.request) return;
-        if (values.type && r.event.type !== values.type) return;
-        process.stdout.write(JSON.stringify({ topic: r.topic, partition: r.partition, offset: r.offset, event: r.event }) + '\n');
-      });
-      break;
-    }
-    case 'webhooks secret':
-      out(await ensureWebhookSecrets(rt, need('tenant')));
-      break;
-    case 'webhooks rotate':
-      out(await rotateWebhookSecret(rt, need('tenant'), config.webhooks.secretOverlapMs));
-      break;
-    case 'webhooks replay': {
-      const tenantId = need('tenant');
-      let selector: { requestId: string } | { fromMs: number; toMs: number };
-      if (values.request) selector = { requestId: values.request };
-      else {
-        selector = { fromMs: Date.parse(need('from')), toMs: Date.parse(need('to')) };
-        if (!(selector.fromMs < selector.toMs)) fail('--from and --to must be ISO times, --from before --to');
-      }
-      // The embedded deliveries live in the service's memory: read them from the log here.
-      if (rt.viewIsVolatile) await rebuildDeliveries(rt, { schedule: false });
-      out(await requestWebhookReplay(rt, { tenantId, selector, requestedBy: 'ops' }));
-      break;
-    }
-    case 'webhooks rebuild':
-      out({ eventsApplied: await rebuildDeliveries(rt, { schedule: true }) });
-      break;
-    default:
-      fail(`unknown command: ${positionals.join(' ')}`);
+/** A one-line failure the operator can act on: printed as `error: …`, exit code 1 (2 for usage). */
+class OpsError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
+    super(message);
   }
-} finally {
-  await rt.close();
+}
+
+// The command is parsed before anything is opened: help, typos and missing options answer at once,
+// even while the service holds the data dir.
+const program = new Command('ops')
+  .usage('[--json] <command> [options]')
+  .description('Pressroom operator commands. Uses the same configuration (environment) as the service.')
+  .option('--json', 'machine-readable output: JSON (JSON lines for `events`); human tables otherwise')
+  .showSuggestionAfterError(true)
+  .exitOverride()
+  .configureOutput({ outputError: (text, write) => write(text) });
+
+// Every command loads the libraries (and installs the fault handlers) before its action runs.
+program.hook('preAction', async () => {
+  (await load()).exitOnFaults();
+});
+
+const out = (): Output => createOutput(Boolean(program.opts<{ json?: boolean }>().json));
+
+type Deps = typeof DepsModule;
+let loaded: Deps | undefined;
+/** The libraries, loaded after parsing (`await load()` once per command, then `L`). */
+const load = async (): Promise<Deps> => (loaded ??= await import('./deps.ts'));
+const L = (): Deps => {
+  if (!loaded) throw new Error('deps not loaded');
+  return loaded;
+};
+let config: PressroomConfig | undefined;
+const cfg = () => (config ??= L().readConfig());
+
+/** The embedded service holds its data dir: this is how the CLI tells, and what to do about it. */
+function isLocked(err: unknown): err is Error {
+  return err instanceof Error && err.name === 'LogLockedError';
+}
+
+/** Opens the profile's runtime for one command and closes it after. */
+async function withRuntime<T>(fn: (rt: Runtime) => Promise<T>): Promise<T> {
+  const { openRuntime, createJsonLogger } = await load();
+  const rt = await openRuntime(cfg(), 'ops', {
+    logger: createJsonLogger({ level: 'warn', app: 'ops', write: (l) => process.stderr.write(l + '\n') }),
+  });
+  try {
+    return await fn(rt);
+  } finally {
+    await rt.close();
+  }
+}
+
+/**
+ * Runs a command on the runtime; when the embedded service is running (it holds the log), runs
+ * `viaAdmin` instead, through the service's admin API, or explains why it cannot.
+ */
+async function onService<T>(name: string, direct: (rt: Runtime) => Promise<T>, viaAdmin?: (admin: AdminClient) => Promise<T>): Promise<T> {
+  try {
+    return await withRuntime(direct);
+  } catch (err) {
+    if (!isLocked(err)) throw err;
+    if (!viaAdmin) throw new OpsError(`the service is running and holds ${cfg().dataDir}; stop it to run \`${name}\` (${err.message})`);
+    return viaAdmin(adminClient(cfg()));
+  }
+}
+
+interface AdminClient {
+  call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; text: string }>;
+}
+
+/** The running service's admin API (PRESSROOM_ADMIN_TOKEN, at PRESSROOM_PUBLIC_URL or localhost:PORT). */
+function adminClient(c: PressroomConfig): AdminClient {
+  if (!c.adminToken) {
+    throw new OpsError(
+      'the service is running and holds the data dir; set PRESSROOM_ADMIN_TOKEN (as the service has it) so the CLI can use its admin API',
+    );
+  }
+  const base = c.publicUrl.replace(/\/$/, '');
+  return {
+    async call(method, path, body) {
+      const res = await fetch(`${base}/admin/v1${path}`, {
+        method,
+        headers: { authorization: `Bearer ${c.adminToken}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      }).catch((err: Error) => {
+        throw new OpsError(`the service holds the data dir but its admin API at ${base} does not answer (${err.message})`);
+      });
+      const text = await res.text();
+      if (res.status >= 400) {
+        let message = `HTTP ${res.status}`;
+        try {
+          const e = (JSON.parse(text) as { error?: { message?: string; details?: { field: string; message: string }[] } }).error;
+          const details = (e?.details ?? []).map((d) => `${d.field} ${d.message}`).join('; ');
+          message = `${e?.message ?? message}${details ? ` (${details})` : ''}`;
+        } catch {
+          /* not the error shape */
+        }
+        throw new OpsError(`the service refused it: ${message}`);
+      }
+      return { status: res.status, text };
+    },
+  };
+}
+
+const json = async <T>(p: Promise<{ text: string }>): Promise<T> => JSON.parse((await p).text) as T;
+
+/** The S3 secret key, from stdin or a file: never from the command line (shell history, `ps`). */
+async function readSecret(opts: { secretAccessKeyFile?: string; secretAccessKeyStdin?: boolean }): Promise<string> {
+  let text: string;
+  if (opts.secretAccessKeyFile) {
+    text = await readFile(opts.secretAccessKeyFile, 'utf8').catch((err: Error) => {
+      throw new OpsError(`cannot read --secret-access-key-file: ${err.message}`);
+    });
+  } else if (opts.secretAccessKeyStdin) {
+    const chunks: Buffer[] = [];
+    for await (const c of process.stdin) chunks.push(c as Buffer);
+    text = Buffer.concat(chunks).toString('utf8');
+  } else throw new OpsError('give the secret key with --secret-access-key-stdin or --secret-access-key-file <path>', 2);
+  const secret = text.replace(/\r?\n$/, '');
+  if (!secret) throw new OpsError('the secret access key is empty', 2);
+  return secret;
+}
+
+/** Total records of the topics, counted first only when a progress bar will show them. */
+async function countFor(rt: Runtime, topics: string[], o: Output): Promise<number> {
+  return !o.json && process.stderr.isTTY ? rt.log.readAll(topics, () => {}) : 0;
+}
+
+const renderTopics = (rt: Runtime) => [rt.topics.requestedSync, rt.topics.requestedAsync, rt.topics.completed, rt.topics.webhooks];
+
+// ---- tenants, keys, S3 ----
+const tenants = program.command('tenants').description('tenants of the service');
+tenants
+  .command('create')
+  .description('create a tenant')
+  .requiredOption('--name <name>', 'display name')
+  .addOption(new Option('--plan <plan>', 'plan').choices(['standard', 'high']).makeOptionMandatory())
+  .option('--id <tenantId>', 'tenant id (default: generated)')
+  .action(async (o: { name: string; plan: 'standard' | 'high'; id?: string }) => {
+    const input = { name: o.name, plan: o.plan, ...(o.id ? { tenantId: o.id } : {}) };
+    out().result(
+      await onService(
+        'tenants create',
+        (rt) => L().createTenant(rt, input),
+        (admin) => json(admin.call('POST', '/tenants', input)),
+      ),
+    );
+  });
+
+program
+  .command('keys')
+  .description('API keys')
+  .command('create')
+  .description('issue an API key for a tenant (shown once)')
+  .requiredOption('--tenant <tenantId>', 'tenant')
+  .option('--label <label>', 'label stored with the key', 'ops')
+  .action(async (o: { tenant: string; label: string }) => {
+    out().result(
+      await onService(
+        'keys create',
+        async (rt) => {
+          if (!(await rt.catalog.getTenant(o.tenant))) throw new OpsError(`no tenant ${o.tenant}`);
+          return {
+            tenantId: o.tenant,
+            apiKey: await L().issueApiKey(rt, o.tenant, o.label),
+            note: 'Store this key now: it is not shown again.',
+          };
+        },
+        (admin) => json(admin.call('POST', `/tenants/${encodeURIComponent(o.tenant)}/keys`, { label: o.label })),
+      ),
+    );
+  });
+
+program
+  .command('s3')
+  .description("tenants' S3 connections")
+  .command('add')
+  .description('register an S3 connection for a tenant (high plan); the secret key comes from stdin or a file')
+  .requiredOption('--tenant <tenantId>', 'tenant')
+  .requiredOption('--bucket <bucket>', 'bucket')
+  .requiredOption('--region <region>', 'region')
+  .requiredOption('--access-key-id <id>', 'access key id')
+  .option('--secret-access-key-stdin', 'read the secret access key from stdin')
+  .option('--secret-access-key-file <path>', 'read the secret access key from a file')
+  .addOption(new Option('--secret-access-key <secret>').hideHelp())
+  .option('--endpoint <url>', 'S3-compatible endpoint')
+  .option('--path-style', 'path-style addressing')
+  .option('--id <connectionId>', 'connection id (default: generated)')
+  .action(
+    async (o: {
+      tenant: string;
+      bucket: string;
+      region: string;
+      accessKeyId: string;
+      secretAccessKey?: string;
+      secretAccessKeyStdin?: boolean;
+      secretAccessKeyFile?: string;
+      endpoint?: string;
+      pathStyle?: boolean;
+      id?: string;
+    }) => {
+      if (o.secretAccessKey !== undefined) {
+        throw new OpsError(
+          'secrets are not taken on the command line (shell history, ps): use --secret-access-key-stdin or --secret-access-key-file',
+          2,
+        );
+      }
+      const input = {
+        bucket: o.bucket,
+        region: o.region,
+        accessKeyId: o.accessKeyId,
+        secretAccessKey: await readSecret(o),
+        ...(o.endpoint ? { endpoint: o.endpoint } : {}),
+        ...(o.pathStyle ? { forcePathStyle: true } : {}),
+        ...(o.id ? { connectionId: o.id } : {}),
+      };
+      out().result(
+        await onService(
+          's3 add',
+          async (rt) => {
+            if (!(await rt.catalog.getTenant(o.tenant))) throw new OpsError(`no tenant ${o.tenant}`);
+            return L().registerS3Connection({ ...rt, s3Endpoints: { allowPrivate: cfg().allowPrivateS3Endpoints } }, o.tenant, input);
+          },
+          (admin) => json(admin.call('POST', `/tenants/${encodeURIComponent(o.tenant)}/s3-connections`, input)),
+        ),
+      );
+    },
+  );
+
+// ---- views ----
+program
+  .command('status')
+  .description('the status view')
+  .command('rebuild')
+  .description('wipe the status view and replay the log, then verify it against a view rebuilt in memory')
+  .action(async () => {
+    const o = out();
+    const result = await onService('status rebuild', async (rt) => {
+      if (rt.viewIsVolatile) {
+        // The embedded view lives in the service's memory and is rebuilt from the log at every start.
+        return {
+          eventsApplied: 0,
+          note: 'the embedded status view is rebuilt from the log at every start of the service: nothing to rebuild here',
+        };
+      }
+      const topics = renderTopics(rt);
+      const total = await countFor(rt, topics, o);
+      // Reference: the log replayed into a fresh view in memory; the live view is compared with it
+      // before (how far it had drifted) and after the rebuild (it must match).
+      const reference = L().createMemoryStatusView();
+      const ids = new Set<string>();
+      let bar = progress('replaying  ', total, !o.json);
+      await rt.log.readAll(topics, async (r) => {
+        bar.tick();
+        if (!('requestId' in r.event)) return;
+        ids.add(r.event.requestId);
+        await reference.apply(r.event);
+      });
+      bar.stop();
+      const differing = async (label: string) => {
+        const b = progress(label, ids.size, !o.json);
+        const diff: string[] = [];
+        for (const id of ids) {
+          b.tick();
+          const [live, want] = await Promise.all([rt.view.get(id), reference.get(id)]);
+          if (L().canonicalJson(live ?? null) !== L().canonicalJson(want ?? null)) diff.push(id);
+        }
+        b.stop();
+        return diff;
+      };
+      const before = await differing('comparing  ');
+      bar = progress('rebuilding ', total, !o.json);
+      const counted: EventLog = {
+        append: (topic, events, options) => rt.log.append(topic, events, options),
+        consume: (opts) => rt.log.consume(opts),
+        ping: () => rt.log.ping(),
+        close: async () => {},
+        readAll: (t, visit) =>
+          rt.log.readAll(t, (r) => {
+            bar.tick();
+            return visit(r);
+          }),
+      };
+      const eventsApplied = await L().rebuildStatusView({ ...rt, log: counted });
+      bar.stop();
+      const after = await differing('verifying  ');
+      return {
+        eventsApplied,
+        requests: ids.size,
+        differedBefore: before.length,
+        differentAfter: after.length,
+        verified: after.length === 0,
+        ...(after.length ? { differentRequestIds: after.slice(0, 20) } : {}),
+      };
+    });
+    o.result(result);
+    if ('verified' in result && !result.verified) process.exitCode = 1;
+  });
+
+program
+  .command('templates')
+  .description('the template view')
+  .command('rebuild')
+  .description('wipe the template view and replay the templates topic')
+  .action(async () => {
+    out().result(
+      await onService('templates rebuild', async (rt) =>
+        rt.viewIsVolatile
+          ? { eventsApplied: 0, note: 'the embedded template view is rebuilt from the log at every start of the service' }
+          : { eventsApplied: await L().rebuildTemplateView(rt) },
+      ),
+    );
+  });
+
+const catalog = program.command('catalog').description('the catalog view (tenants, keys, S3 connections, webhook secrets)');
+catalog
+  .command('rebuild')
+  .description('wipe the catalog view and replay the catalog topic')
+  .action(async () => {
+    out().result(
+      await onService('catalog rebuild', async (rt) => {
+        await rt.catalog.clear();
+        return { eventsApplied: await L().rebuildCatalog(rt.catalog, rt) };
+      }),
+    );
+  });
+catalog
+  .command('import')
+  .description('once, when upgrading the distributed profile: write the Redis catalog records kept outside the log as catalog events')
+  .action(async () => {
+    const c = cfg();
+    // The embedded profile imports its catalog files by itself at start (see openRuntime).
+    if (c.profile !== 'distributed')
+      throw new OpsError('catalog import is for the distributed profile; the embedded one imports at start', 2);
+    out().result(
+      await withRuntime(async (rt) => {
+        const { readRedisCatalogRecords } = await import('@pressroom/redis');
+        const records = await readRedisCatalogRecords({ url: c.redisUrl as string, keyPrefix: c.redisPrefix });
+        return L().importLegacyCatalog(records, rt);
+      }),
+    );
+  });
+
+// ---- audit ----
+const human = (r: { topic: string; offset: string; event: LogEvent }) =>
+  `${r.event.occurredAt}  ${r.event.type.padEnd(24)} ${L().eventKey(r.event).padEnd(36)} ${r.event.tenantId.padEnd(12)} ${r.topic}@${r.offset}`;
+
+program
+  .command('events')
+  .description('print the log for audit (every topic, in order per partition)')
+  .option('--request <key>', 'only the events of one render (requestId), template (templateId) or tenant (catalog)')
+  .option('--type <EventType>', 'only events of this type')
+  .action(async (opts: { request?: string; type?: string }) => {
+    const o = out();
+    await onService(
+      'events',
+      async (rt) => {
+        const t = rt.topics;
+        await rt.log.readAll([t.requestedSync, t.requestedAsync, t.completed, t.webhooks, t.templates, t.catalog], (r) => {
+          if (opts.request && L().eventKey(r.event) !== opts.request) return;
+          if (opts.type && r.event.type !== opts.type) return;
+          o.line({ topic: r.topic, partition: r.partition, offset: r.offset, event: r.event }, human(r));
+        });
+      },
+      async (admin) => {
+        const q = new URLSearchParams({ ...(opts.request ? { request: opts.request } : {}), ...(opts.type ? { type: opts.type } : {}) });
+        const { text } = await admin.call('GET', `/events?${q.toString()}`);
+        for (const l of text.split('\n').filter(Boolean)) {
+          const r = JSON.parse(l) as { topic: string; offset: string; event: LogEvent };
+          o.line(r, human(r));
+        }
+      },
+    );
+  });
+
+// ---- webhooks ----
+const webhooks = program.command('webhooks').description('webhook signing secrets, replays and the deliveries view');
+webhooks
+  .command('secret')
+  .description("show the tenant's signing secret(s), created if missing")
+  .requiredOption('--tenant <tenantId>', 'tenant')
+  .action(async (o: { tenant: string }) =>
+    out().result(await onService('webhooks secret', (rt) => L().ensureWebhookSecrets(rt, o.tenant))),
+  );
+webhooks
+  .command('rotate')
+  .description('new signing secret; the old one signs too for the overlap')
+  .requiredOption('--tenant <tenantId>', 'tenant')
+  .action(async (o: { tenant: string }) =>
+    out().result(await onService('webhooks rotate', (rt) => L().rotateWebhookSecret(rt, o.tenant, cfg().webhooks.secretOverlapMs))),
+  );
+webhooks
+  .command('replay')
+  .description('deliver results again (same webhook-id, new signature): one request, or every result completed in [from, to)')
+  .requiredOption('--tenant <tenantId>', 'tenant')
+  .option('--request <requestId>', 'one request')
+  .option('--from <ISO time>', 'start of the range')
+  .option('--to <ISO time>', 'end of the range (excluded)')
+  .action(async (o: { tenant: string; request?: string; from?: string; to?: string }) => {
+    let selector: { requestId: string } | { fromMs: number; toMs: number };
+    if (o.request) selector = { requestId: o.request };
+    else {
+      const fromMs = Date.parse(o.from ?? '');
+      const toMs = Date.parse(o.to ?? '');
+      if (!(fromMs < toMs)) throw new OpsError('give --request, or --from and --to as ISO times with --from before --to', 2);
+      selector = { fromMs, toMs };
+    }
+    out().result(
+      await onService('webhooks replay', async (rt) => {
+        // The embedded deliveries live in the service's memory: read them from the log here.
+        if (rt.viewIsVolatile) await L().rebuildDeliveries(rt, { schedule: false });
+        return L().requestWebhookReplay(rt, { tenantId: o.tenant, selector, requestedBy: 'ops' });
+      }),
+    );
+  });
+webhooks
+  .command('rebuild')
+  .description('wipe the deliveries view and schedule, replay the log')
+  .action(async () =>
+    out().result(
+      await onService('webhooks rebuild', async (rt) => ({ eventsApplied: await L().rebuildDeliveries(rt, { schedule: true }) })),
+    ),
+  );
+
+// ---- run ----
+try {
+  if (process.argv.length <= 2) {
+    program.outputHelp();
+  } else {
+    await program.parseAsync(process.argv);
+  }
+} catch (err) {
+  if (err instanceof CommanderError) {
+    // Help and version exit 0; a usage error (already printed by commander, one line) exits 2.
+    process.exitCode = err.exitCode === 0 ? 0 : 2;
+  } else if (err instanceof OpsError) {
+    process.stderr.write(`error: ${err.message}\n`);
+    process.exitCode = err.exitCode;
+  } else if (loaded && err instanceof loaded.PressroomError) {
+    const details = (err.details ?? []).map((d) => `${d.field} ${d.message}`).join('; ');
+    process.stderr.write(`error: ${err.message}${details ? ` (${details})` : ''}\n`);
+    process.exitCode = err.code === 'VALIDATION_FAILED' ? 2 : 1;
+  } else {
+    process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = 1;
+  }
 }

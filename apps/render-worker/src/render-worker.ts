@@ -182,11 +182,13 @@ async function handleRecord(deps: RenderWorkerDeps, worker: string, record: LogR
     const outcome = await renderAndStore(deps, requested, { worker, signal: ctx.signal, logger }, known?.attempts ?? 0);
     const executionMs = Math.round(performance.now() - started);
     const ids = { requestId: requested.requestId, tenantId: requested.tenantId };
+    const chromium = await deps.renderer.browserVersion?.().catch(() => undefined);
     const delivery = {
       mode: requested.data.mode,
       ...(requested.data.webhook ? { webhook: requested.data.webhook } : {}),
       ...(requested.data.linkTtlSeconds !== undefined ? { linkTtlSeconds: requested.data.linkTtlSeconds } : {}),
       ...(requested.data.externalId !== undefined ? { externalId: requested.data.externalId } : {}),
+      ...(chromium ? { chromium } : {}),
     };
     const toolRequest = requested.data.tool ? { toolRequest: requested.data.tool } : {};
     const completed =

@@ -1,4 +1,4 @@
-import { fork, type ChildProcess } from 'node:child_process';
+import { execFile, fork, type ChildProcess } from 'node:child_process';
 import { chown, mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -85,6 +85,7 @@ export async function createSupervisedRenderer(options: SupervisedRendererOption
   await supervisor.host(); // a broken installation fails at start, not on the first job
   return {
     render: (job) => supervisor.render(job),
+    browserVersion: () => supervisor.browserVersion(),
     ping: () => supervisor.ping(),
     close: () => supervisor.close(),
     stats: () => supervisor.stats(),
@@ -160,6 +161,7 @@ class Supervisor {
   #crashes = 0;
   #nextId = 1;
   #closed = false;
+  #version: Promise<string | undefined> | undefined;
 
   constructor(opts: SupervisedRendererOptions) {
     this.#opts = opts;
@@ -203,6 +205,18 @@ class Supervisor {
     } finally {
       this.#slots.give(slot);
     }
+  }
+
+  /** `<chromium> --version`, asked once (the binary does not change under a running service). */
+  browserVersion(): Promise<string | undefined> {
+    this.#version ??= new Promise((resolve) => {
+      execFile(this.#settings.executablePath, ['--version'], { timeout: 10_000 }, (err, stdout) => {
+        const version = err ? undefined : String(stdout).trim().split('\n')[0]?.slice(0, 200);
+        if (err) this.#log.warn('could not read the browser version', { err });
+        resolve(version || undefined);
+      });
+    });
+    return this.#version;
   }
 
   /** Answers for the host running now; while one is being restarted, fails at once (not ready). */

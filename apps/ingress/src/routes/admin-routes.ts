@@ -3,7 +3,16 @@ import type { Context, Next } from 'koa';
 import { timingSafeEqual, createHash } from 'node:crypto';
 import { S3ConnectionCreateBody, TenantCreateBody } from '@pressroom/schemas';
 import { PressroomError, notFound, type S3EndpointPolicy } from '@pressroom/domain';
-import type { Catalog, CatalogCommands, Clock, Ids, SecretBox } from '@pressroom/core';
+import {
+  eventKey,
+  type Catalog,
+  type CatalogCommands,
+  type Clock,
+  type EventLog,
+  type Ids,
+  type SecretBox,
+  type TopicNames,
+} from '@pressroom/core';
 import { bodyParser } from '../http/validate.ts';
 import { bearer } from '../http/auth.ts';
 import { createTenant, issueApiKey, registerS3Connection } from '@pressroom/core';
@@ -21,6 +30,8 @@ export function adminRoutes(deps: {
   ids: Ids;
   clock: Clock;
   secrets: SecretBox;
+  log: EventLog;
+  topics: TopicNames;
   adminToken: string;
   /** The address rule for tenant S3 endpoints (see registerS3Connection). */
   s3Endpoints: S3EndpointPolicy;
@@ -62,6 +73,24 @@ export function adminRoutes(deps: {
     const connection = await registerS3Connection(deps, tenant.tenantId, body);
     ctx.status = 201;
     ctx.body = connection;
+  });
+
+  /**
+   * The log, for audit (what `ops events` prints), as JSON lines: `?request=<key>` and `?type=<EventType>`
+   * filter it. Lets the embedded CLI read the log while the service holds it.
+   */
+  router.get('/events', async (ctx) => {
+    const request = typeof ctx.query.request === 'string' ? ctx.query.request : undefined;
+    const type = typeof ctx.query.type === 'string' ? ctx.query.type : undefined;
+    const t = deps.topics;
+    const lines: string[] = [];
+    await deps.log.readAll([t.requestedSync, t.requestedAsync, t.completed, t.webhooks, t.templates, t.catalog], (r) => {
+      if (request !== undefined && eventKey(r.event) !== request) return;
+      if (type !== undefined && r.event.type !== type) return;
+      lines.push(JSON.stringify({ topic: r.topic, partition: r.partition, offset: r.offset, event: r.event }) + '\n');
+    });
+    ctx.type = 'application/x-ndjson';
+    ctx.body = lines.join('');
   });
 
   return router;

@@ -55,6 +55,8 @@ export interface RenderOutput {
  */
 export interface Renderer {
   render(job: RenderJob): Promise<RenderOutput>;
+  /** The browser's name and version (e.g. "Chromium 156.0.8078.79"), recorded on render outcomes; undefined when unknown. */
+  browserVersion?(): Promise<string | undefined>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

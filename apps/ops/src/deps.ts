@@ -1,0 +1,17 @@
+// What the commands use, loaded only once a command has been parsed (help and typos never pay for it).
+export { exitOnFaults, openRuntime } from '@pressroom/runtime';
+export {
+  createMemoryStatusView,
+  createTenant,
+  eventKey,
+  importLegacyCatalog,
+  issueApiKey,
+  rebuildCatalog,
+  rebuildStatusView,
+  rebuildTemplateView,
+  registerS3Connection,
+} from '@pressroom/core';
+export { ensureWebhookSecrets, rebuildDeliveries, requestWebhookReplay, rotateWebhookSecret } from '@pressroom/webhooks';
+export { PressroomError, canonicalJson } from '@pressroom/domain';
+export { createJsonLogger } from '@pressroom/observability';
+export { readConfig } from './config.ts';

@@ -1,0 +1,111 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbedded } from '../support/embedded-service.ts';
+import { runOps } from '../support/ops-cli.ts';
+
+type Svc = Awaited<ReturnType<typeof startEmbedded>>;
+
+/** The ops CLI as an operator meets it while the embedded service runs (and holds its data dir). */
+describe('ops CLI next to a running embedded service', () => {
+  let svc: Svc;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    svc = await startEmbedded();
+    env = {
+      PRESSROOM_PROFILE: 'embedded',
+      PRESSROOM_DATA_DIR: svc.dataDir,
+      PRESSROOM_ADMIN_TOKEN: svc.adminToken,
+      PRESSROOM_PUBLIC_URL: svc.baseUrl,
+      PRESSROOM_ALLOW_PRIVATE_S3_ENDPOINTS: 'true',
+    };
+  });
+  afterAll(async () => {
+    await svc?.app.stop();
+  });
+
+  it('answers help and typos at once, with one-line errors and usage exit codes, never a stack trace', async () => {
+    const help = await runOps(env, ['--help'], { json: false });
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('tenants');
+    const typo = await runOps(env, ['statsu', 'rebuild']);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain("error: unknown command 'statsu'");
+    expect(typo.stderr).toContain('Did you mean status?');
+    const missing = await runOps(env, ['tenants', 'create', '--name', 'Acme']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr.trim()).toBe("error: required option '--plan <plan>' not specified");
+    for (const r of [typo, missing]) expect(r.stderr).not.toMatch(/\n\s+at /);
+  }, 120_000);
+
+  it('creates a tenant, a key and an S3 connection through the admin API while the service holds the log', async () => {
+    const tenant = await runOps(env, ['tenants', 'create', '--name', 'Acme', '--plan', 'high', '--id', 'ops-acme']);
+    expect(tenant.code, tenant.stderr).toBe(0);
+    expect(JSON.parse(tenant.stdout)).toMatchObject({ tenantId: 'ops-acme', plan: 'high' });
+
+    // Human output is a table; the key works against the running service at once.
+    const key = await runOps(env, ['keys', 'create', '--tenant', 'ops-acme'], { json: false });
+    expect(key.code, key.stderr).toBe(0);
+    const apiKey = /prk_[A-Za-z0-9_-]+/.exec(key.stdout)?.[0];
+    expect(key.stdout).toContain('│ tenantId');
+    const templates = await fetch(`${svc.baseUrl}/v1/templates`, { headers: { authorization: `Bearer ${apiKey}` } });
+    expect(templates.status).toBe(200);
+
+    // A secret on the command line is refused; from stdin it is taken.
+    const onArgv = await runOps(env, [
+      's3',
+      'add',
+      '--tenant',
+      'ops-acme',
+      '--bucket',
+      'b',
+      '--region',
+      'us-east-1',
+      '--access-key-id',
+      'k',
+      '--secret-access-key',
+      's',
+    ]);
+    expect(onArgv.code).toBe(2);
+    expect(onArgv.stderr).toContain('--secret-access-key-stdin');
+    const s3 = await runOps(
+      env,
+      [
+        's3',
+        'add',
+        '--tenant',
+        'ops-acme',
+        '--id',
+        'archive',
+        '--bucket',
+        'acme-archive',
+        '--region',
+        'us-east-1',
+        '--access-key-id',
+        'k',
+        '--secret-access-key-stdin',
+      ],
+      { input: 'sekrit\n' },
+    );
+    expect(s3.code, s3.stderr).toBe(0);
+    expect(JSON.parse(s3.stdout)).toMatchObject({ connectionId: 'archive', bucket: 'acme-archive' });
+    expect(s3.stdout).not.toContain('sekrit');
+
+    // The audit reads the log through the service too.
+    const events = await runOps(env, ['events', '--request', 'ops-acme']);
+    expect(events.code, events.stderr).toBe(0);
+    const types = events.stdout
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { event: { type: string } }).event.type);
+    expect(types).toEqual(['TenantCreated', 'ApiKeyIssued', 'S3ConnectionRegistered']);
+  }, 180_000);
+
+  it('says in one line why a command needs the data dir when the service holds it, and how to proceed', async () => {
+    const out = await runOps(env, ['webhooks', 'rebuild']);
+    expect(out.code).toBe(1);
+    expect(out.stderr.trim().split('\n').at(-1)).toMatch(/^error: the service is running and holds .*; stop it to run `webhooks rebuild`/);
+    const noToken = await runOps({ ...env, PRESSROOM_ADMIN_TOKEN: '' }, ['tenants', 'create', '--name', 'B', '--plan', 'standard']);
+    expect(noToken.code).toBe(1);
+    expect(noToken.stderr).toContain('set PRESSROOM_ADMIN_TOKEN');
+  }, 120_000);
+});
