@@ -29,7 +29,7 @@ const worker = await startRenderWorker({
   crashRetry: { ...DEFAULT_RENDER_RETRY_POLICY, crashRetries: config.render.crashRetries },
   view: rt.view,
 });
-const dispatcher = await startWebhookDispatcher({ ...rt, settings: dispatcherSettings(config), rebuildOnStart: rt.viewIsVolatile });
+const dispatcher = await startWebhookDispatcher({ ...rt, settings: dispatcherSettings(config) });
 const server = await startIngressServer({ ...rt, readiness: [...rt.readiness, { name: 'chromium', check: () => renderer.ping() }] });
 onShutdown(rt.logger, [
   () => closeServer(server),

@@ -6,7 +6,7 @@ import { dispatcherSettings, startWebhookDispatcher } from './webhook-dispatcher
 const config = readConfig();
 const rt = await openRuntime(config, 'webhook-dispatcher');
 keepServingOnFaults(rt.logger, rt.metrics);
-const dispatcher = await startWebhookDispatcher({ ...rt, settings: dispatcherSettings(config), rebuildOnStart: rt.viewIsVolatile });
+const dispatcher = await startWebhookDispatcher({ ...rt, settings: dispatcherSettings(config) });
 const ops = await startOpsServer({ port: config.port, registry: rt.metrics.registry, checks: rt.readiness });
 rt.logger.info('webhook dispatcher started');
 onShutdown(rt.logger, [() => dispatcher.stop(), () => rt.close(), async () => ops.close()]);

@@ -16,6 +16,8 @@ import {
   importLegacyCatalog,
   readFileCatalog,
   selfRebuildingCatalog,
+  selfRebuildingDeliveries,
+  deliveryLeaseMs,
   selfRebuildingStatusView,
   selfRebuildingTemplateView,
   type CatalogCommands,
@@ -63,7 +65,7 @@ export interface Runtime {
   catalogCommands: CatalogCommands;
   secrets: SecretBox;
   storage: ArtifactStorage;
-  /** Webhook deliveries view and schedule (volatile like the status view in the embedded profile). */
+  /** Webhook deliveries view and schedule; it rebuilds itself from the log when it finds itself new or lost. */
   deliveries: DeliveryStore;
   /** The Idempotency-Keys of render requests (Redis, shared by every ingress; in memory in the embedded profile). */
   idempotency: IdempotencyKeys;
@@ -109,7 +111,8 @@ export async function openRuntime(config: PressroomConfig, app: string, opts: { 
       connectionStore,
       templates: createMemoryTemplateView(),
       assetIndex: createFileAssetIndex({ dir: join(dataDir, 'assets') }),
-      deliveries: createMemoryDeliveryStore(),
+      // Memory: empty at start, so the first use rebuilds it (no attempt of a previous process is in flight).
+      deliveries: selfRebuildingDeliveries(createMemoryDeliveryStore(), { log, topics, logger, inflightLeaseMs: 0 }),
       idempotency: createMemoryIdempotencyKeys(clock),
       viewIsVolatile: true,
       publicRoutes: [localFilesRoute(files)],
@@ -197,7 +200,12 @@ export async function openRuntime(config: PressroomConfig, app: string, opts: { 
       logger,
     }),
     assetIndex: createRedisAssetIndex({ url: redisUrl, keyPrefix: config.redisPrefix, logger }),
-    deliveries: createRedisDeliveryStore({ url: redisUrl, keyPrefix: config.redisPrefix, logger }),
+    deliveries: selfRebuildingDeliveries(createRedisDeliveryStore({ url: redisUrl, keyPrefix: config.redisPrefix, logger }), {
+      log,
+      topics,
+      logger,
+      inflightLeaseMs: deliveryLeaseMs(config.webhookTimeoutMs),
+    }),
     idempotency: createRedisIdempotencyKeys({ url: redisUrl, keyPrefix: config.redisPrefix, logger }),
     viewIsVolatile: false,
     publicRoutes: [],
