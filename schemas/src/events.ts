@@ -2,6 +2,7 @@ import Type, { type Static, type TSchema } from 'typebox';
 import { OutputKind, PdfMetadata, RenderError, RequestId, TenantId } from './common.ts';
 import { PdfParams, ReadySignal } from './page-setup.ts';
 import { TemplateCreated, TemplateDeleted, TemplateRevised, type TemplateEvent } from './template-events.ts';
+import { AssetDeleted, AssetUploaded, type AssetEvent } from './asset-events.ts';
 import {
   ApiKeyIssued,
   S3ConnectionRegistered,
@@ -309,9 +310,9 @@ export type RenderMode = Static<typeof RenderMode>;
 
 /**
  * Anything on a topic: render and webhook events (key requestId), template events (key
- * templateId) and catalog events (key tenantId).
+ * templateId), catalog events (key tenantId) and asset events (key tenantId).
  */
-export type LogEvent = PressroomEvent | TemplateEvent | CatalogEvent;
+export type LogEvent = PressroomEvent | TemplateEvent | CatalogEvent | AssetEvent;
 
 /** Schemas by event type, for codecs and the registry. */
 export const EventSchemas = {
@@ -334,5 +335,7 @@ export const EventSchemas = {
   RenderRetryScheduled,
   WebhookAttemptStarted,
   RenderWithdrawn,
+  AssetUploaded,
+  AssetDeleted,
 } as const;
 export type EventType = keyof typeof EventSchemas;
