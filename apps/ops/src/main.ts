@@ -7,8 +7,10 @@ import { createTenant, issueApiKey, registerS3Connection } from '@pressroom/ingr
 import { rebuildStatusView, rebuildTemplateView } from '@pressroom/status-projector';
 import {
   ensureWebhookSecrets,
+  importLegacyAssets,
   importLegacyCatalog,
   rebuildCatalog,
+  replayAssetIndex,
   rebuildDeliveries,
   requestWebhookReplay,
   rotateWebhookSecret,
@@ -27,6 +29,10 @@ const usage = `pressroom ops — operator commands (uses the same configuration 
   catalog import                                          once, when upgrading: write the catalog records kept outside the log
                                                           (the distributed profile's Redis keys) as catalog events; tenants
                                                           already on the log are skipped. Run it before any catalog write.
+  assets rebuild                                          wipe the asset index and replay the assets topic
+  assets import                                           once, when upgrading: write the asset index kept outside the log
+                                                          (the distributed profile's Redis hashes) as asset events; names
+                                                          already on the log are skipped
   events [--request <requestId>] [--type <EventType>]     print the log (JSON lines), for audit
   webhooks secret --tenant <tenantId>                     show the tenant's signing secret(s), created if missing
   webhooks rotate --tenant <tenantId>                     new signing secret; the old one signs too for the overlap
@@ -131,9 +137,23 @@ try {
       out(await importLegacyCatalog(records, rt));
       break;
     }
+    case 'assets rebuild':
+      await rt.assetIndex.clear();
+      out({ eventsApplied: await replayAssetIndex(rt.assetIndex, rt) });
+      break;
+    case 'assets import': {
+      // The embedded profile imports its asset files by itself at start (see openRuntime).
+      if (config.profile !== 'distributed') fail('assets import is for the distributed profile; the embedded one imports at start');
+      const { readLegacyRedisAssetIndex } = await import('@pressroom/redis');
+      const records = await readLegacyRedisAssetIndex({ url: config.redisUrl as string, keyPrefix: config.redisPrefix });
+      const result = await importLegacyAssets(records, rt);
+      await rt.assetIndex.clear(); // so the next read rebuilds it with the imported assets
+      out(result);
+      break;
+    }
     case 'events': {
       const t = rt.topics;
-      await rt.log.readAll([t.requestedSync, t.requestedAsync, t.completed, t.webhooks, t.templates, t.catalog], (r) => {
+      await rt.log.readAll([t.requestedSync, t.requestedAsync, t.completed, t.webhooks, t.templates, t.catalog, t.assets], (r) => {
         if (values.request && eventKey(r.event) !== values.request) return;
         if (values.type && r.event.type !== values.type) return;
         process.stdout.write(JSON.stringify({ topic: r.topic, partition: r.partition, offset: r.offset, event: r.event }) + '\n');

@@ -2,7 +2,7 @@ import { DEFAULT_RENDER_RETRY_POLICY, planRenderCap } from '@pressroom/domain';
 import { keepServingOnFaults, onShutdown, openRenderer, openRuntime } from '@pressroom/runtime';
 import { closeServer, startIngressServer } from '@pressroom/ingress';
 import { startRenderWorker } from '@pressroom/render-worker';
-import { startCatalogProjector, startStatusProjector, startTemplateProjector } from '@pressroom/status-projector';
+import { startAssetProjector, startCatalogProjector, startStatusProjector, startTemplateProjector } from '@pressroom/status-projector';
 import { dispatcherSettings, startWebhookDispatcher } from '@pressroom/webhook-dispatcher';
 import { readConfig } from './config.ts';
 
@@ -16,6 +16,7 @@ const renderer = await openRenderer(config, rt.logger);
 const projector = await startStatusProjector({ ...rt, rebuildOnStart: rt.viewIsVolatile });
 const templateProjector = await startTemplateProjector({ ...rt, rebuildOnStart: rt.viewIsVolatile });
 const catalogProjector = await startCatalogProjector(rt);
+const assetProjector = await startAssetProjector(rt);
 const worker = await startRenderWorker({
   ...rt,
   renderer,
@@ -38,6 +39,7 @@ onShutdown(rt.logger, [
   () => projector.stop(),
   () => templateProjector.stop(),
   () => catalogProjector.stop(),
+  () => assetProjector.stop(),
   () => renderer.close(),
   () => rt.close(),
 ]);

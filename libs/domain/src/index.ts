@@ -23,3 +23,4 @@ export * from './transient-retry.ts';
 export * from './admission.ts';
 export * from './idempotency.ts';
 export * from './render-retry.ts';
+export * from './asset-index.ts';

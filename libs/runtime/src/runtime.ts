@@ -4,7 +4,10 @@ import type Router from '@koa/router';
 import {
   ArtifactStorage,
   AssetStore,
-  createFileAssetIndex,
+  createMemoryAssetIndex,
+  importLegacyAssets,
+  readFileAssetIndex,
+  selfRebuildingAssetIndex,
   createMemoryTemplateView,
   createTemplateEventFactory,
   type TemplateEventFactory,
@@ -74,6 +77,8 @@ export interface Runtime {
   /** Templates, every version, built from template events (volatile exactly when `view` is). */
   templates: TemplateView;
   templateEvent: TemplateEventFactory;
+  /** The index of the tenants' assets: a view of the assets topic that rebuilds itself when it finds itself lost. */
+  assetIndex: AssetIndex;
   /** The tenants' uploaded fonts and images; `assets.sourceFor(tenantId)` is what a render sees. */
   assets: AssetStore;
   /** Routes the ingress mounts without authentication (signed local file links). */
@@ -101,6 +106,7 @@ export async function openRuntime(config: PressroomConfig, app: string, opts: { 
     const view = createMemoryStatusView();
     const catalog = selfRebuildingCatalog(createMemoryCatalog(), { log, topics, logger });
     await importFileCatalogOnce(join(dataDir, 'catalog'), { log, topics, ids, catalog, logger });
+    await importFileAssetIndexOnce(join(dataDir, 'assets'), { log, topics, ids, logger });
     const files = createLocalObjectStore({ dir: join(dataDir, 'files'), publicBaseUrl: config.publicUrl, signingSecret: secretKey });
     return assemble(common, {
       log,
@@ -110,7 +116,7 @@ export async function openRuntime(config: PressroomConfig, app: string, opts: { 
       own: files,
       connectionStore,
       templates: createMemoryTemplateView(),
-      assetIndex: createFileAssetIndex({ dir: join(dataDir, 'assets') }),
+      assetIndex: selfRebuildingAssetIndex(createMemoryAssetIndex(), { log, topics, logger }),
       // Memory: empty at start, so the first use rebuilds it (no attempt of a previous process is in flight).
       deliveries: selfRebuildingDeliveries(createMemoryDeliveryStore(), { log, topics, logger, inflightLeaseMs: 0 }),
       idempotency: createMemoryIdempotencyKeys(clock),
@@ -160,7 +166,15 @@ export async function openRuntime(config: PressroomConfig, app: string, opts: { 
   // Topics are created on first use anyway; creating them up front only fixes the partition
   // count early. A broker that is down now must not stop the app from starting (readyz says it).
   await log
-    .ensureTopics([topics.requestedSync, topics.requestedAsync, topics.completed, topics.webhooks, topics.templates, topics.catalog])
+    .ensureTopics([
+      topics.requestedSync,
+      topics.requestedAsync,
+      topics.completed,
+      topics.webhooks,
+      topics.templates,
+      topics.catalog,
+      topics.assets,
+    ])
     .catch((err: unknown) => {
       logger.warn('could not create topics at start; they will be created on first use', { err });
     });
@@ -199,7 +213,11 @@ export async function openRuntime(config: PressroomConfig, app: string, opts: { 
       topics,
       logger,
     }),
-    assetIndex: createRedisAssetIndex({ url: redisUrl, keyPrefix: config.redisPrefix, logger }),
+    assetIndex: selfRebuildingAssetIndex(createRedisAssetIndex({ url: redisUrl, keyPrefix: config.redisPrefix, logger }), {
+      log,
+      topics,
+      logger,
+    }),
     deliveries: selfRebuildingDeliveries(createRedisDeliveryStore({ url: redisUrl, keyPrefix: config.redisPrefix, logger }), {
       log,
       topics,
@@ -222,14 +240,23 @@ function assemble(
   common: Pick<Runtime, 'config' | 'logger' | 'metrics' | 'clock' | 'ids' | 'event' | 'templateEvent' | 'topics'>,
   parts: Pick<
     Runtime,
-    'log' | 'view' | 'catalog' | 'secrets' | 'templates' | 'deliveries' | 'idempotency' | 'viewIsVolatile' | 'publicRoutes' | 'readiness'
+    | 'log'
+    | 'view'
+    | 'catalog'
+    | 'secrets'
+    | 'templates'
+    | 'deliveries'
+    | 'idempotency'
+    | 'assetIndex'
+    | 'viewIsVolatile'
+    | 'publicRoutes'
+    | 'readiness'
   > & {
     own: ObjectStore;
     connectionStore: S3ConnectionStoreFactory;
-    assetIndex: AssetIndex;
   },
 ): Runtime {
-  const { own, connectionStore, assetIndex, ...rest } = parts;
+  const { own, connectionStore, ...rest } = parts;
   return {
     ...common,
     ...rest,
@@ -241,10 +268,19 @@ function assemble(
       clock: common.clock,
     }),
     storage: new ArtifactStorage({ own, catalog: parts.catalog, secrets: parts.secrets, connectionStore }),
-    assets: new AssetStore({ index: assetIndex, objects: own, clock: common.clock }),
+    assets: new AssetStore({
+      index: parts.assetIndex,
+      objects: own,
+      log: parts.log,
+      topics: common.topics,
+      clock: common.clock,
+      ids: common.ids,
+    }),
     async close() {
       await Promise.allSettled(
-        [parts.log, parts.view, parts.catalog, parts.templates, assetIndex, parts.deliveries, parts.idempotency].map((c) => c.close()),
+        [parts.log, parts.view, parts.catalog, parts.templates, parts.assetIndex, parts.deliveries, parts.idempotency].map((c) =>
+          c.close(),
+        ),
       );
     },
   };
@@ -267,4 +303,20 @@ async function importFileCatalogOnce(
   const result = await importLegacyCatalog(await readFileCatalog(dir), deps);
   await rename(dir, `${dir}.imported`);
   deps.logger.info('catalog files imported to the log', { ...result, dir });
+}
+
+/**
+ * The embedded asset index was a folder of JSON files before assets moved to the log: its
+ * records are written to the assets topic once (names already on the log are skipped), then
+ * the folder is renamed `assets.imported`, kept for the operator to delete.
+ */
+async function importFileAssetIndexOnce(dir: string, deps: { log: EventLog; topics: TopicNames; ids: Ids; logger: Logger }): Promise<void> {
+  try {
+    await access(dir);
+  } catch {
+    return;
+  }
+  const result = await importLegacyAssets(await readFileAssetIndex(dir), deps);
+  await rename(dir, `${dir}.imported`);
+  deps.logger.info('asset index files imported to the log', { ...result, dir });
 }

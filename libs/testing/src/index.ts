@@ -5,3 +5,4 @@ export * from './object-store-contract.ts';
 export * from './event-log-contract.ts';
 export * from './delivery-store-contract.ts';
 export * from './idempotency-keys-contract.ts';
+export * from './asset-index-contract.ts';
