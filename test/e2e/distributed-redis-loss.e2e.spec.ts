@@ -211,7 +211,7 @@ describe('distributed profile: Redis loses its data under load', () => {
       // The second attempt was made when the first one said, not earlier
       expect(Date.parse(attempts[1]!.startedAt)).toBeGreaterThanOrEqual(Date.parse(attempts[0]!.nextAttemptAt!));
     }
-  });
+  }, 300_000);
 
   it('a restart of the Redis without persistence under load: nothing refused or unknown, same secret', async () => {
     const running = load('restart');
@@ -231,5 +231,5 @@ describe('distributed profile: Redis loses its data under load', () => {
     await checkSecretAndWebhooks('/after-restart');
     expect((await tenant.get('/v1/assets/logo.png')).status).toBe(200);
     await checkTheLedger();
-  });
+  }, 240_000);
 });
