@@ -3,6 +3,7 @@ import { OutputKind, PdfMetadata, RenderError, RequestId, TenantId } from './com
 import { PdfParams, ReadySignal } from './page-setup.ts';
 import { ToolOperation, ToolRequestInfo, ToolResultInfo } from './tools.ts';
 import { TemplateCreated, TemplateDeleted, TemplateRevised, type TemplateEvent } from './template-events.ts';
+import { AssetDeleted, AssetUploaded, type AssetEvent } from './asset-events.ts';
 import {
   ApiKeyIssued,
   S3ConnectionRegistered,
@@ -430,9 +431,9 @@ export type RenderMode = Static<typeof RenderMode>;
 
 /**
  * Anything on a topic: render and webhook events (key requestId), template events (key
- * templateId) and catalog events (key tenantId).
+ * templateId), catalog events (key tenantId) and asset events (key tenantId).
  */
-export type LogEvent = PressroomEvent | TemplateEvent | CatalogEvent;
+export type LogEvent = PressroomEvent | TemplateEvent | CatalogEvent | AssetEvent;
 
 /** Schemas by event type, for codecs and the registry. */
 export const EventSchemas = {
@@ -457,6 +458,8 @@ export const EventSchemas = {
   RenderWithdrawn,
   BatchRequested,
   BatchCompleted,
+  AssetUploaded,
+  AssetDeleted,
 } as const;
 export type EventType = keyof typeof EventSchemas;
 

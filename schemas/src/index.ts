@@ -5,6 +5,7 @@ export * from './views.ts';
 export * from './page-setup.ts';
 export * from './template-events.ts';
 export * from './catalog-events.ts';
+export * from './asset-events.ts';
 export * from './assets.ts';
 export * as Http from './http-types.ts';
 export * from './webhooks.ts';

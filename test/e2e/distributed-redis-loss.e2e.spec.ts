@@ -1,9 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LogEvent } from '@pressroom/schemas';
 import { waitFor } from '@pressroom/testing';
 import { distributedEnv } from '../support/distributed-service.ts';
-import { apiClient, type ApiClient } from '../support/api-client.ts';
+import { apiClient, download, type ApiClient } from '../support/api-client.ts';
 import { PrivateRedis } from '../support/private-redis.ts';
 import { ScriptedReceiver, verifyWithStandardWebhooks } from '../support/scripted-receiver.ts';
+import { checkLedger, settleLedger, type LedgerSubmission } from '../support/ledger.ts';
+import { readLogEvents } from '../support/ops-cli.ts';
+import { solidPng } from '../support/fixtures.ts';
+import { pdfImages, pdfText } from '../support/pdf-tools.ts';
 
 type Env = Awaited<ReturnType<typeof distributedEnv>>;
 type Answer = { what: string; status: number; body: string };
@@ -12,7 +17,10 @@ type Answer = { what: string; status: number; body: string };
  * Issue 8 point 1: Redis is a view of the log. A FLUSHALL, or a restart of a Redis without
  * persistence, under load: no valid key is refused (401), no accepted request is unknown
  * (404), the webhook signing secret stays the same (signatures verify with the secret read
- * before), and the views come back without any operator step.
+ * before), and the views come back without any operator step: webhook deliveries pending or
+ * retrying across the loss are made, numbered and timed where the log left them (no delivery
+ * lost, none sent again), and an uploaded asset is still served to the API and to renders.
+ * The shared ledger checks every request of the load afterwards.
  */
 describe('distributed profile: Redis loses its data under load', () => {
   const redis = new PrivateRedis();
@@ -21,7 +29,10 @@ describe('distributed profile: Redis loses its data under load', () => {
   let tenant: ApiClient;
   let secret: string;
   let templateId: string;
+  let logoTemplateId: string;
   const accepted: string[] = [];
+  const submissions: LedgerSubmission[] = [];
+  const logo = solidPng(40, 20);
 
   beforeAll(async () => {
     await redis.start();
@@ -38,6 +49,20 @@ describe('distributed profile: Redis loses its data under load', () => {
     secret = (await tenant.get('/v1/webhooks/secret')).json.secret;
     templateId = (await tenant.post('/v1/templates', { name: 'g', content: '<p>Hello <%= it.name %></p>' })).json.templateId;
     expect(templateId).toMatch(/^tpl_/);
+    // And an uploaded image a template uses
+    const up = await tenant.post('/v1/assets', {
+      name: 'logo.png',
+      contentType: 'image/png',
+      dataBase64: Buffer.from(logo).toString('base64'),
+    });
+    expect(up.status, up.text).toBe(201);
+    logoTemplateId = (
+      await tenant.post('/v1/templates', {
+        name: 'with logo',
+        content: '<p>Logo below</p><img src="https://assets.pressroom.invalid/logo.png" width="40" height="20">',
+      })
+    ).json.templateId;
+    expect(logoTemplateId).toMatch(/^tpl_/);
   });
   afterAll(async () => {
     await env?.stopAll();
@@ -46,7 +71,7 @@ describe('distributed profile: Redis loses its data under load', () => {
   });
 
   /** Submits renders and reads statuses, templates and the secret, with both keys, until `stop`. */
-  function load() {
+  function load(run: string) {
     const answers: Answer[] = [];
     let running = true;
     const record = async (what: string, call: Promise<{ status: number; text: string }>) => {
@@ -58,11 +83,15 @@ describe('distributed profile: Redis loses its data under load', () => {
     const lane = async (lane: number) => {
       for (let i = 0; running; i++) {
         const id = accepted[(i * 7 + lane) % Math.max(1, accepted.length)];
+        const tag = `rl-${run}-${lane}-${i}x`;
+        const webhookPath = `/load/${tag}`;
         const submitted = await record(
           'submit',
-          tenant.post('/v1/html-to-pdf/async', { html: `<p>load ${lane}.${i}</p>`, webhook: receiver.url(`/load`) }),
+          tenant.post('/v1/html-to-pdf/async', { html: `<p>load ${tag}</p>`, webhook: receiver.url(webhookPath) }),
         );
-        if (submitted.status === 200) accepted.push(JSON.parse(submitted.text).requestId);
+        const requestId = submitted.status === 200 ? (JSON.parse(submitted.text) as { requestId: string }).requestId : undefined;
+        submissions.push({ tag, status: submitted.status, webhookPath, ...(requestId ? { requestId } : {}) });
+        if (requestId) accepted.push(requestId);
         await Promise.all([
           id ? record('status', tenant.get(`/v1/pdf/status/${id}`)) : undefined,
           record('template', tenant.get(`/v1/templates/${templateId}`)),
@@ -84,6 +113,28 @@ describe('distributed profile: Redis loses its data under load', () => {
   /** Anything but a success or an honest "not now" (503 with nothing taken) is a defect. */
   const neitherOkNorUnavailable = (answers: Answer[]) => answers.filter((a) => a.status !== 200 && a.status !== 503);
 
+  const readEvents = (): Promise<LogEvent[]> => readLogEvents(env.env);
+
+  /** Waits until the log has decided every submission, then checks the shared ledger. */
+  async function checkTheLedger(): Promise<LogEvent[]> {
+    const events = await settleLedger(submissions, readEvents, { timeoutMs: 120_000 });
+    const report = await checkLedger({
+      submissions,
+      events,
+      webhookCalls: receiver.calls
+        .filter((c) => c.path.startsWith('/load/') || c.path.startsWith('/retry/'))
+        .map((c) => ({ path: c.path, webhookId: String(c.headers['webhook-id']), requestId: (c.body as { requestId: string }).requestId })),
+      status: async (id) => {
+        const r = await tenant.get(`/v1/pdf/status/${id}`);
+        return { status: r.status, json: r.json };
+      },
+      download: async (url) => (await download(url)).bytes,
+    });
+    process.stdout.write(`redis-loss e2e ledger: ${JSON.stringify(report.figures)}\n`);
+    expect(report.violations).toEqual([]);
+    return events;
+  }
+
   async function checkSecretAndWebhooks(path: string) {
     // The signing secret is the one read before Redis lost its data
     const now = await tenant.get('/v1/webhooks/secret');
@@ -97,8 +148,21 @@ describe('distributed profile: Redis loses its data under load', () => {
   }
 
   it('FLUSHALL under load: no 401, no 404 for accepted requests, same webhook secret, views back without an operator', async () => {
-    const running = load();
+    const running = load('flush');
     await waitFor(() => accepted.length >= 40, { timeoutMs: 120_000, description: '40 accepted requests' });
+    // Webhooks whose receiver fails first (asking to be called again in 20 s), then answers 200
+    const retrying: { path: string; requestId: string }[] = [];
+    for (let k = 0; k < 4; k++) {
+      const tag = `rl-retry-${k}x`;
+      const path = `/retry/${tag}`;
+      receiver.script(path, { status: 503, headers: { 'retry-after': '20' } }, { status: 200 });
+      const res = await tenant.post('/v1/html-to-pdf/async', { html: `<p>retry ${tag}</p>`, webhook: receiver.url(path) });
+      expect(res.status, res.text).toBe(200);
+      submissions.push({ tag, status: res.status, webhookPath: path, requestId: res.json.requestId });
+      retrying.push({ path, requestId: res.json.requestId });
+    }
+    // The flush comes when each has been refused once: their next attempts are due in Redis only
+    for (const { path } of retrying) await receiver.waitForCalls(path, 1, 90_000);
     await redis.flushAll();
     const flushedAt = running.answers.length;
     await waitFor(() => running.answers.length >= flushedAt + 200, { timeoutMs: 120_000, description: '200 answers after the flush' });
@@ -122,10 +186,35 @@ describe('distributed profile: Redis loses its data under load', () => {
       expect(done.renderStatus).toBe('SUCCESS');
     }
     await checkSecretAndWebhooks('/after-flush');
-  });
+
+    // The asset is still there: a render uses it (the worker's index rebuilds itself), and the API serves it
+    const rendered = await tenant.post('/v1/pdf/sync', { templateId: logoTemplateId });
+    expect(rendered.status, rendered.text).toBe(200);
+    const pdf = (await download(rendered.json.signedUrl)).bytes;
+    expect(await pdfText(pdf)).toContain('Logo below');
+    expect(await pdfImages(pdf)).toEqual([expect.objectContaining({ page: 1, width: 40, height: 20 })]);
+    const content = await tenant.get('/v1/assets/logo.png/content');
+    expect(content.status).toBe(200);
+    expect((await tenant.get('/v1/assets')).json.assets.map((a: { name: string }) => a.name)).toEqual(['logo.png']);
+
+    // The retrying webhooks were each called again once, after the flush, with the same webhook-id, and
+    // the log numbers their attempts 1 and 2 (the retry continued where it was, nothing sent twice)
+    const events = await checkTheLedger();
+    for (const { path, requestId } of retrying) {
+      const calls = receiver.callsTo(path);
+      expect(calls.map((c) => c.headers['webhook-id'])).toEqual([calls[0]!.headers['webhook-id'], calls[0]!.headers['webhook-id']]);
+      const attempts = events.flatMap((e) => (e.type === 'WebhookAttempted' && e.requestId === requestId ? [e.data] : []));
+      expect(attempts.map((a) => [a.attempt, a.outcome, a.statusCode])).toEqual([
+        [1, 'retrying', 503],
+        [2, 'delivered', 200],
+      ]);
+      // The second attempt was made when the first one said, not earlier
+      expect(Date.parse(attempts[1]!.startedAt)).toBeGreaterThanOrEqual(Date.parse(attempts[0]!.nextAttemptAt!));
+    }
+  }, 300_000);
 
   it('a restart of the Redis without persistence under load: nothing refused or unknown, same secret', async () => {
-    const running = load();
+    const running = load('restart');
     await waitFor(() => running.answers.length >= 30, { timeoutMs: 60_000, description: '30 answers before the restart' });
     await redis.stop();
     await redis.start();
@@ -140,5 +229,7 @@ describe('distributed profile: Redis loses its data under load', () => {
     expect(neitherOkNorUnavailable(running.answers)).toEqual([]);
     expect((await tenant.get(`/v1/templates/${templateId}`)).status).toBe(200);
     await checkSecretAndWebhooks('/after-restart');
-  });
+    expect((await tenant.get('/v1/assets/logo.png')).status).toBe(200);
+    await checkTheLedger();
+  }, 240_000);
 });

@@ -4,12 +4,14 @@ export {
   createMemoryStatusView,
   createTenant,
   eventKey,
+  importLegacyAssets,
   importLegacyCatalog,
   issueApiKey,
   rebuildCatalog,
   rebuildStatusView,
   rebuildTemplateView,
   registerS3Connection,
+  replayAssetIndex,
 } from '@pressroom/core';
 export { ensureWebhookSecrets, rebuildDeliveries, requestWebhookReplay, rotateWebhookSecret } from '@pressroom/webhooks';
 export { PressroomError, canonicalJson } from '@pressroom/domain';

@@ -354,6 +354,37 @@ catalog
     );
   });
 
+const assets = program.command('assets').description("the asset index (the tenants' uploaded fonts and images)");
+assets
+  .command('rebuild')
+  .description('wipe the asset index and replay the assets topic')
+  .action(async () => {
+    out().result(
+      await onService('assets rebuild', async (rt) => {
+        await rt.assetIndex.clear();
+        return { eventsApplied: await L().replayAssetIndex(rt.assetIndex, rt) };
+      }),
+    );
+  });
+assets
+  .command('import')
+  .description('once, when upgrading the distributed profile: write the Redis asset index kept outside the log as asset events')
+  .action(async () => {
+    const c = cfg();
+    // The embedded profile imports its asset files by itself at start (see openRuntime).
+    if (c.profile !== 'distributed')
+      throw new OpsError('assets import is for the distributed profile; the embedded one imports at start', 2);
+    out().result(
+      await withRuntime(async (rt) => {
+        const { readLegacyRedisAssetIndex } = await import('@pressroom/redis');
+        const records = await readLegacyRedisAssetIndex({ url: c.redisUrl as string, keyPrefix: c.redisPrefix });
+        const result = await L().importLegacyAssets(records, rt);
+        await rt.assetIndex.clear(); // so the next read rebuilds it with the imported assets
+        return result;
+      }),
+    );
+  });
+
 // ---- audit ----
 const human = (r: { topic: string; offset: string; event: LogEvent }) =>
   `${r.event.occurredAt}  ${r.event.type.padEnd(24)} ${L().eventKey(r.event).padEnd(36)} ${r.event.tenantId.padEnd(12)} ${r.topic}@${r.offset}`;
@@ -369,7 +400,7 @@ program
       'events',
       async (rt) => {
         const t = rt.topics;
-        await rt.log.readAll([t.requestedSync, t.requestedAsync, t.completed, t.webhooks, t.templates, t.catalog], (r) => {
+        await rt.log.readAll([t.requestedSync, t.requestedAsync, t.completed, t.webhooks, t.templates, t.catalog, t.assets], (r) => {
           if (opts.request && L().eventKey(r.event) !== opts.request) return;
           if (opts.type && r.event.type !== opts.type) return;
           o.line({ topic: r.topic, partition: r.partition, offset: r.offset, event: r.event }, human(r));

@@ -1,7 +1,7 @@
 import { keepServingOnFaults, onShutdown, openPdfTools, openRenderer, openRuntime } from '@pressroom/runtime';
 import { closeServer, startIngressServer } from '@pressroom/ingress';
 import { renderWorkerSettings, startBatchFinisher, startRenderWorker } from '@pressroom/render-worker';
-import { startCatalogProjector, startStatusProjector, startTemplateProjector } from '@pressroom/status-projector';
+import { startAssetProjector, startCatalogProjector, startStatusProjector, startTemplateProjector } from '@pressroom/status-projector';
 import { dispatcherSettings, startWebhookDispatcher } from '@pressroom/webhook-dispatcher';
 import { readConfig } from './config.ts';
 
@@ -15,6 +15,7 @@ const renderer = await openRenderer(config, rt.logger, rt.metrics);
 const projector = await startStatusProjector({ ...rt, rebuildOnStart: rt.viewIsVolatile });
 const templateProjector = await startTemplateProjector({ ...rt, rebuildOnStart: rt.viewIsVolatile });
 const catalogProjector = await startCatalogProjector(rt);
+const assetProjector = await startAssetProjector(rt);
 const pdfTools = openPdfTools(config, rt.storage);
 const worker = await startRenderWorker({
   ...rt,
@@ -26,7 +27,7 @@ const worker = await startRenderWorker({
 });
 // Finishes batches (merge, BatchCompleted) once their last item has an outcome.
 const batchFinisher = await startBatchFinisher({ ...rt, mergePdfs: (pdfs) => pdfTools.toolkit.merge(pdfs) });
-const dispatcher = await startWebhookDispatcher({ ...rt, settings: dispatcherSettings(config), rebuildOnStart: rt.viewIsVolatile });
+const dispatcher = await startWebhookDispatcher({ ...rt, settings: dispatcherSettings(config) });
 const server = await startIngressServer({ ...rt, readiness: [...rt.readiness, { name: 'chromium', check: () => renderer.ping() }] });
 onShutdown(rt.logger, [
   () => closeServer(server),
@@ -36,6 +37,7 @@ onShutdown(rt.logger, [
   () => projector.stop(),
   () => templateProjector.stop(),
   () => catalogProjector.stop(),
+  () => assetProjector.stop(),
   () => renderer.close(),
   () => rt.close(),
 ]);

@@ -6,7 +6,9 @@ export {
   startTemplateProjector,
   rebuildTemplateView,
   startCatalogProjector,
+  startAssetProjector,
   type StatusProjectorDeps,
   type TemplateProjectorDeps,
   type CatalogProjectorDeps,
+  type AssetProjectorDeps,
 } from '@pressroom/core';

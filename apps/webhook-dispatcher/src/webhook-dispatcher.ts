@@ -1,7 +1,7 @@
 import { deliversWebhook, foldDelivery, isWebhookEvent, withdrawsWebhook } from '@pressroom/domain';
 import { type Subscription } from '@pressroom/core';
 import { type PressroomConfig } from '@pressroom/runtime';
-import { deliveryTopics, rebuildDeliveries } from '@pressroom/webhooks';
+import { deliveryLeaseMs, deliveryTopics } from '@pressroom/webhooks';
 import { deliverAttempt, type AttemptDeps, type DispatcherSettings } from '@pressroom/webhooks';
 import { startDeliveryLoop } from './delivery-loop.ts';
 
@@ -10,8 +10,6 @@ export type { DispatcherSettings } from '@pressroom/webhooks';
 export interface WebhookDispatcherDeps extends Omit<AttemptDeps, 'random'> {
   random?: () => number;
   group?: string;
-  /** For deliveries that do not outlive the process (embedded): rebuild them from the log first. */
-  rebuildOnStart?: boolean;
 }
 
 /** The dispatcher's settings from the configuration. */
@@ -24,8 +22,6 @@ export function dispatcherSettings(config: PressroomConfig): DispatcherSettings 
   };
 }
 
-/** How long past its time limit an attempt's lease lasts (signing, recording). */
-const LEASE_MARGIN_MS = 5_000;
 const POLL_MS = 1_000;
 
 /**
@@ -35,13 +31,14 @@ const POLL_MS = 1_000;
  * Two parts: a log consumer that only records what must be delivered (completions, replay
  * requests) in the deliveries store and schedules it, never calling a receiver, so a
  * partition never waits on one; and a delivery loop that makes due attempts with bounded
- * concurrency. The schedule lives in the store (Redis, or memory rebuilt from the log), so
- * retries survive restarts and never block other deliveries.
+ * concurrency. The schedule lives in the store (Redis, or memory), a view of the log that
+ * rebuilds itself when it finds itself lost or new (`selfRebuildingDeliveries`, set up by the
+ * runtime), so retries survive restarts and a Redis that lost its data, and never block
+ * other deliveries.
  */
 export async function startWebhookDispatcher(deps: WebhookDispatcherDeps): Promise<Subscription> {
   const attemptDeps: AttemptDeps = { ...deps, random: deps.random ?? Math.random };
-  if (deps.rebuildOnStart) await rebuildDeliveries(deps, { schedule: true });
-  const leaseMs = deps.settings.timeoutMs + LEASE_MARGIN_MS;
+  const leaseMs = deliveryLeaseMs(deps.settings.timeoutMs);
   const loop = startDeliveryLoop({
     claimDue: (limit) => deps.deliveries.claimDue(deps.clock.now().getTime(), leaseMs, limit),
     nextDueAt: () => deps.deliveries.nextDueAt(),

@@ -14,7 +14,7 @@ export interface SelfRebuildingDeps {
  */
 export async function rebuildCatalog(catalog: Catalog, deps: SelfRebuildingDeps): Promise<number> {
   const n = await deps.log.readAll([deps.topics.catalog], async (record) => {
-    if (!('requestId' in record.event) && !('templateId' in record.event)) await catalog.apply(record.event);
+    if ('sequence' in record.event) await catalog.apply(record.event); // catalog events only (they carry a sequence)
   });
   await catalog.markBuilt();
   (deps.logger ?? silentLogger).info('catalog view rebuilt from the log', { events: n });

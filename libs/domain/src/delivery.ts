@@ -150,3 +150,27 @@ export function isWebhookEvent(event: LogEvent): event is WebhookEvent {
     event.type === 'WebhookAttemptStarted'
   );
 }
+
+/**
+ * When a delivery's next attempt is due, as the log tells it, or undefined when nothing more
+ * is to be sent (delivered, failed, withdrawn, no result yet). Used to rebuild the schedule
+ * from the log after the schedule was lost (a Redis flushed or restarted without persistence,
+ * an embedded process restarted), so the schedule continues where it was:
+ * - an attempt of the current round that started and has no recorded end may still be in
+ *   flight in a dispatcher: it is due when that dispatcher's lease would have run out
+ *   (`startedAt + leaseMs`; 0 when no attempt can be in flight, e.g. the process restarted),
+ *   and is then made again with the next number and the same webhook-id;
+ * - after a retrying attempt, when it said (`nextAttemptAt`);
+ * - a round with no attempt yet, from its start (the completion, or the replay request).
+ * A past time means due now.
+ */
+export function deliveryDueAt(state: DeliveryState, leaseMs: number): number | undefined {
+  const { view } = state;
+  if (state.withdrawn || !state.result || !view.url || !view.renderStatus || view.state !== 'PENDING') return undefined;
+  const last = view.attempts.filter((a) => a.round === view.round).at(-1);
+  if (last && last.outcome === 'unknown' && last.attempt === state.nextAttempt - 1) return Date.parse(last.startedAt) + leaseMs;
+  if (last && view.nextAttemptAt) return Date.parse(view.nextAttemptAt);
+  if (last && (last.outcome === 'delivered' || last.outcome === 'failed')) return undefined; // its end is on its way
+  const roundStart = view.round > 0 ? view.replays.at(-1)?.at : view.completedAt;
+  return roundStart ? Date.parse(roundStart) : 0;
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RenderCompleted, WebhookEvent } from '@pressroom/schemas';
-import { foldDelivery, goneUrlOf, webhookIdFor } from './delivery.ts';
+import { deliveryDueAt, foldDelivery, goneUrlOf, webhookIdFor } from './delivery.ts';
 
 const requestId = '019a9b5e-7c1a-7d3e-9f10-2b4c6d8e0a10';
 const tenantId = 't1';
@@ -128,5 +128,44 @@ describe('foldDelivery', () => {
   it('marks a URL gone on 410 only', () => {
     expect(goneUrlOf(attempted(2, 0, 1, 'failed', 410))).toBe(url);
     expect(goneUrlOf(attempted(2, 0, 1, 'failed', 404))).toBeUndefined();
+  });
+});
+
+describe('deliveryDueAt: the schedule rebuilt from the log', () => {
+  const lease = 15_000;
+  const due = (...events: WebhookEvent[]) => deliveryDueAt(foldDelivery({ requestId, tenantId, completion: succeeded, events }), lease);
+
+  it('a result never attempted is due from its completion', () => {
+    expect(due()).toBe(Date.parse(succeeded.occurredAt));
+  });
+
+  it('after a retrying attempt, at the time that attempt named', () => {
+    expect(due(attemptStarted(20, 0, 1), attempted(21, 0, 1, 'retrying', 503))).toBe(Date.parse(at(31)));
+  });
+
+  it('an attempt started with no recorded end is due when its lease would run out, and only the latest one counts', () => {
+    expect(due(attemptStarted(20, 0, 1))).toBe(Date.parse(at(20)) + lease);
+    // A cut-short attempt 1, then attempt 2 that is retrying: attempt 2's time, not the lease
+    expect(due(attemptStarted(20, 0, 1), attemptStarted(40, 0, 2), attempted(41, 0, 2, 'retrying', 500))).toBe(Date.parse(at(51)));
+    // A retrying attempt 1, then attempt 2 started and cut short: the lease of attempt 2
+    expect(due(attemptStarted(20, 0, 1), attempted(21, 0, 1, 'retrying', 500), attemptStarted(31, 0, 2))).toBe(Date.parse(at(31)) + lease);
+  });
+
+  it('nothing is due once the round ended, the request was withdrawn, or no result is known', () => {
+    expect(due(attemptStarted(20, 0, 1), attempted(21, 0, 1, 'delivered', 200), delivered(21, 0))).toBeUndefined();
+    expect(deliveryDueAt(foldDelivery({ requestId, tenantId, events: [] }), lease)).toBeUndefined();
+    const withdrawn = {
+      ...base(0),
+      type: 'RenderWithdrawn' as const,
+      data: { mode: 'async' as const, webhook: url, reason: 'NOT_ACCEPTED' as const, by: 'ingress' },
+    };
+    expect(deliveryDueAt(foldDelivery({ requestId, tenantId, completion: withdrawn, events: [] }), lease)).toBeUndefined();
+  });
+
+  it('a replay after a delivered round starts a new round, due from the replay request', () => {
+    expect(due(attemptStarted(20, 0, 1), attempted(21, 0, 1, 'delivered', 200), delivered(21, 0), replay(50))).toBe(Date.parse(at(50)));
+    expect(due(attempted(21, 0, 1, 'delivered', 200), delivered(21, 0), replay(50), attemptStarted(51, 1, 1))).toBe(
+      Date.parse(at(51)) + lease,
+    );
   });
 });

@@ -28,3 +28,4 @@ export * from './compat-request.ts';
 export * from './debug-checks.ts';
 export * from './pdf-tools.ts';
 export * from './batch.ts';
+export * from './asset-index.ts';

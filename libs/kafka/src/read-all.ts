@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Kafka } from 'kafkajs';
+import { decideTransientRetry, type TransientRetryPolicy } from '@pressroom/domain';
 import { eventKey, type LogRecord, type Logger } from '@pressroom/core';
 import type { EventCodec } from './registry-codec.ts';
 import type { GroupTimings } from './kafka-subscription.ts';
@@ -15,6 +17,35 @@ export interface ReadAllDeps {
 }
 
 const partitionKey = (topic: string, partition: number) => `${topic}\u0000${partition}`;
+
+/** Offsets of a topic created a moment ago: its partitions may have no leader yet. About 10 s of patience. */
+const OFFSETS_RETRY: TransientRetryPolicy = { baseDelayMs: 100, maxDelayMs: 2_000, maxAttempts: 10 };
+
+/**
+ * The admin client's offsets of a topic, asked again while the broker answers with a transient
+ * error (kafkajs gives up at once on NOT_LEADER_FOR_PARTITION or LEADER_NOT_AVAILABLE, which a
+ * topic just created, or a partition moving, answers for a moment).
+ */
+async function fetchOffsets(
+  admin: Awaited<ReturnType<TopicAdmin['admin']>>,
+  topic: string,
+): Promise<{ partition: number; high: string; low: string }[]> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await admin.fetchTopicOffsets(topic);
+    } catch (error) {
+      const retriable = (error as { retriable?: boolean }).retriable === true;
+      const decision = decideTransientRetry({
+        failure: { retriable, message: String(error) },
+        attempt,
+        policy: OFFSETS_RETRY,
+        random: Math.random(),
+      });
+      if (!decision.retry) throw error;
+      await sleep(decision.delayMs);
+    }
+  }
+}
 
 /**
  * Reads every record the topics hold at call time. The high watermark of each partition is
@@ -33,7 +64,7 @@ export async function readAllRecords(
   const admin = await deps.topicAdmin.admin();
   const marks = new Map<string, bigint>();
   for (const topic of present) {
-    for (const p of await admin.fetchTopicOffsets(topic)) {
+    for (const p of await fetchOffsets(admin, topic)) {
       if (BigInt(p.high) > BigInt(p.low)) marks.set(partitionKey(topic, p.partition), BigInt(p.high));
     }
   }

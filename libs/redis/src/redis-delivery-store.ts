@@ -29,11 +29,14 @@ return ids
  *   <prefix>deliveries:completed:<tenantId>     sorted set: requestId by completion time (replay ranges)
  *   <prefix>deliveries:gone:<tenantId>          set: URLs that answered 410
  *   <prefix>deliveries:due                      sorted set: requestId by due time (ms), the schedule
+ *   <prefix>deliveries:built                    set once a rebuild from the log completed
  *
  * Every write is a single idempotent command (HSETNX, HSET of an event under its own id,
  * ZADD NX, SADD), so concurrent writers and redelivered events need no locking; the view is
  * computed when read (`foldDelivery`). `claimDue` is one Lua script, so an entry goes to one
- * claimer only. Everything here can be wiped and rebuilt from the log (`ops webhooks rebuild`).
+ * claimer only. Everything here is a view of the log: wrapped in `selfRebuildingDeliveries`, it
+ * rebuilds itself (records and schedule) when it finds its marker gone (a FLUSHALL, a restart
+ * of a Redis without persistence); `ops webhooks rebuild` wipes and rebuilds it by hand.
  */
 export function createRedisDeliveryStore(options: RedisDeliveryStoreOptions): DeliveryStore {
   const logger = options.logger ?? silentLogger;
@@ -46,6 +49,7 @@ export function createRedisDeliveryStore(options: RedisDeliveryStoreOptions): De
   const completedKey = (tenantId: string) => `${p}completed:${tenantId}`;
   const goneKey = (tenantId: string) => `${p}gone:${tenantId}`;
   const dueKey = `${p}due`;
+  const builtKey = `${p}built`;
 
   return {
     async apply(e) {
@@ -114,6 +118,12 @@ export function createRedisDeliveryStore(options: RedisDeliveryStoreOptions): De
     },
     async clear() {
       await guard(unlinkByPrefix(redis, p));
+    },
+    async isBuilt() {
+      return (await guard(redis.exists(builtKey))) === 1;
+    },
+    async markBuilt() {
+      await guard(redis.set(builtKey, new Date().toISOString()));
     },
     async ping() {
       await guard(redis.ping());

@@ -4,7 +4,10 @@ import type Router from '@koa/router';
 import {
   ArtifactStorage,
   AssetStore,
-  createFileAssetIndex,
+  createMemoryAssetIndex,
+  importLegacyAssets,
+  readFileAssetIndex,
+  selfRebuildingAssetIndex,
   createMemoryTemplateView,
   createTemplateEventFactory,
   type TemplateEventFactory,
@@ -40,6 +43,7 @@ import {
   type TopicNames,
 } from '@pressroom/core';
 import type { PressroomConfig } from './config.ts';
+import { deliveryLeaseMs, selfRebuildingDeliveries } from '@pressroom/webhooks';
 import { createS3ConnectionStoreFactory, createS3ObjectStore } from '@pressroom/s3';
 import { createLocalObjectStore, localFilesRoute, localUploadRoute } from '@pressroom/local-storage';
 import { createJsonLogger, createMetrics, timedObjectStore, type Metrics, type ReadinessCheck } from '@pressroom/observability';
@@ -63,7 +67,7 @@ export interface Runtime {
   catalogCommands: CatalogCommands;
   secrets: SecretBox;
   storage: ArtifactStorage;
-  /** Webhook deliveries view and schedule (volatile like the status view in the embedded profile). */
+  /** Webhook deliveries view and schedule; it rebuilds itself from the log when it finds itself new or lost. */
   deliveries: DeliveryStore;
   /** The Idempotency-Keys of render requests (Redis, shared by every ingress; in memory in the embedded profile). */
   idempotency: IdempotencyKeys;
@@ -74,6 +78,8 @@ export interface Runtime {
   templateEvent: TemplateEventFactory;
   /** The tenants' uploaded fonts and images; `assets.sourceFor(tenantId)` is what a render sees. */
   assets: AssetStore;
+  /** The index of the tenants' assets: a view of the assets topic that rebuilds itself when it finds itself lost. */
+  assetIndex: AssetIndex;
   /** Routes the ingress mounts without authentication (signed local file links). */
   publicRoutes: Router[];
   readiness: ReadinessCheck[];
@@ -82,7 +88,17 @@ export interface Runtime {
 
 /** The parts an app may open; each app's main names the ones its Deps use (see `openParts`). */
 export type Part =
-  'log' | 'view' | 'catalog' | 'catalogCommands' | 'secrets' | 'storage' | 'deliveries' | 'idempotency' | 'templates' | 'assets';
+  | 'log'
+  | 'view'
+  | 'catalog'
+  | 'catalogCommands'
+  | 'secrets'
+  | 'storage'
+  | 'deliveries'
+  | 'idempotency'
+  | 'templates'
+  | 'assets'
+  | 'assetIndex';
 export const ALL_PARTS: readonly Part[] = [
   'log',
   'view',
@@ -94,6 +110,7 @@ export const ALL_PARTS: readonly Part[] = [
   'idempotency',
   'templates',
   'assets',
+  'assetIndex',
 ];
 
 type Base = Pick<
@@ -181,7 +198,17 @@ export async function openParts<K extends Part>(
       connectionStore: createS3ConnectionStoreFactory(),
     });
   }
-  if (wanted.has('assets')) parts.assets = new AssetStore({ index: await opened.assetIndex(), objects: await need.own(), clock });
+  if (wanted.has('assetIndex') || wanted.has('assets')) parts.assetIndex = await opened.assetIndex();
+  if (wanted.has('assets')) {
+    parts.assets = new AssetStore({
+      index: await opened.assetIndex(),
+      objects: await need.own(),
+      log: await need.log(),
+      topics,
+      clock,
+      ids,
+    });
+  }
   if (wanted.has('templates')) parts.templates = await opened.templates();
   if (wanted.has('deliveries')) parts.deliveries = await opened.deliveries();
   if (wanted.has('idempotency')) parts.idempotency = await opened.idempotency();
@@ -263,9 +290,16 @@ function embeddedOpeners(config: PressroomConfig, _app: string, logger: Logger, 
     }),
     secrets: once(async () => new SecretBox(await secretKey())),
     own: files,
-    assetIndex: once(async () => keep(createFileAssetIndex({ dir: join(dataDir, 'assets') }))),
+    assetIndex: once(async () => {
+      const l = await log();
+      await importFileAssetIndexOnce(join(dataDir, 'assets'), { log: l, topics, ids, logger });
+      return keep(selfRebuildingAssetIndex(createMemoryAssetIndex(), { log: l, topics, logger }));
+    }),
     templates: once(async () => keep(createMemoryTemplateView())),
-    deliveries: once(async () => keep(createMemoryDeliveryStore())),
+    // Memory: empty at start, so the first use rebuilds it (no attempt of a previous process is in flight).
+    deliveries: once(async () =>
+      keep(selfRebuildingDeliveries(createMemoryDeliveryStore(), { log: await log(), topics, logger, inflightLeaseMs: 0 })),
+    ),
     idempotency: once(async () => keep(createMemoryIdempotencyKeys(clock))),
     closers: () => closers,
     readiness: () => readiness,
@@ -328,7 +362,15 @@ function distributedOpeners(
     // Topics are created on first use anyway; creating them up front only fixes the partition
     // count early. A broker that is down now must not stop the app from starting (readyz says it).
     await l
-      .ensureTopics([topics.requestedSync, topics.requestedAsync, topics.completed, topics.webhooks, topics.templates, topics.catalog])
+      .ensureTopics([
+        topics.requestedSync,
+        topics.requestedAsync,
+        topics.completed,
+        topics.webhooks,
+        topics.templates,
+        topics.catalog,
+        topics.assets,
+      ])
       .catch((err: unknown) => {
         logger.warn('could not create topics at start; they will be created on first use', { err });
       });
@@ -367,17 +409,21 @@ function distributedOpeners(
     (lib) => lib.createRedisTemplateView(redisOptions),
     (t) => t.ping(),
   );
+  const assetIndex = redisPart((lib) => lib.createRedisAssetIndex(redisOptions));
+  const deliveries = redisPart(
+    (lib) => lib.createRedisDeliveryStore(redisOptions),
+    (d) => d.ping(),
+  );
   return {
     log,
     view: once(async () => selfRebuildingStatusView(await view(), await rebuildDeps())),
     catalog: once(async () => selfRebuildingCatalog(await catalog(), await rebuildDeps())),
     secrets: once(async () => new SecretBox(secretKey)),
     own,
-    assetIndex: redisPart((lib) => lib.createRedisAssetIndex(redisOptions)),
+    assetIndex: once(async () => selfRebuildingAssetIndex(await assetIndex(), await rebuildDeps())),
     templates: once(async () => selfRebuildingTemplateView(await templates(), await rebuildDeps())),
-    deliveries: redisPart(
-      (lib) => lib.createRedisDeliveryStore(redisOptions),
-      (d) => d.ping(),
+    deliveries: once(async () =>
+      selfRebuildingDeliveries(await deliveries(), { ...(await rebuildDeps()), inflightLeaseMs: deliveryLeaseMs(config.webhookTimeoutMs) }),
     ),
     idempotency: redisPart((lib) => lib.createRedisIdempotencyKeys(redisOptions)),
     closers: () => closers,
@@ -403,4 +449,20 @@ async function importFileCatalogOnce(
   const result = await importLegacyCatalog(await readFileCatalog(dir), deps);
   await rename(dir, `${dir}.imported`);
   deps.logger.info('catalog files imported to the log', { ...result, dir });
+}
+
+/**
+ * The embedded asset index was a folder of JSON files before assets moved to the log: its
+ * records are written to the assets topic once (names already on the log are skipped), then
+ * the folder is renamed `assets.imported`, kept for the operator to delete.
+ */
+async function importFileAssetIndexOnce(dir: string, deps: { log: EventLog; topics: TopicNames; ids: Ids; logger: Logger }): Promise<void> {
+  try {
+    await access(dir);
+  } catch {
+    return;
+  }
+  const result = await importLegacyAssets(await readFileAssetIndex(dir), deps);
+  await rename(dir, `${dir}.imported`);
+  deps.logger.info('asset index files imported to the log', { ...result, dir });
 }

@@ -1,7 +1,18 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { DeliveryStore } from '@pressroom/core';
-import type { RenderFailed, RenderSucceeded, RenderWithdrawn, WebhookAttempted } from '@pressroom/schemas';
+import { createFileEventLog, topicNames, type DeliveryStore } from '@pressroom/core';
+import { selfRebuildingDeliveries } from '@pressroom/webhooks';
+import type {
+  RenderFailed,
+  RenderSucceeded,
+  RenderWithdrawn,
+  WebhookAttempted,
+  WebhookAttemptStarted,
+  WebhookDelivered,
+} from '@pressroom/schemas';
 
 /**
  * One isolated deliveries namespace owned by one test. Every store `open()` returns shares
@@ -45,25 +56,55 @@ function failed(requestId: string): RenderFailed {
   };
 }
 
-function attempted(requestId: string, statusCode: number): WebhookAttempted {
+function attempted(
+  requestId: string,
+  statusCode: number,
+  opts: { attempt?: number; at?: string; nextAttemptAt?: string } = {},
+): WebhookAttempted {
+  const at = opts.at ?? '2030-01-01T00:00:04.000Z';
   return {
     eventId: randomUUID(),
     type: 'WebhookAttempted',
     version: 1,
-    occurredAt: '2030-01-01T00:00:04.000Z',
+    occurredAt: at,
     requestId,
     tenantId,
     data: {
       webhookId: `msg_${requestId}`,
       url,
       round: 0,
-      attempt: 1,
+      attempt: opts.attempt ?? 1,
       renderStatus: 'SUCCESS',
-      startedAt: '2030-01-01T00:00:04.000Z',
+      startedAt: at,
       statusCode,
       durationMs: 3,
-      outcome: statusCode === 200 ? 'delivered' : 'failed',
+      outcome: statusCode === 200 ? 'delivered' : opts.nextAttemptAt ? 'retrying' : 'failed',
+      ...(opts.nextAttemptAt ? { nextAttemptAt: opts.nextAttemptAt } : {}),
     },
+  };
+}
+
+function started(requestId: string, attempt: number, at: string): WebhookAttemptStarted {
+  return {
+    eventId: randomUUID(),
+    type: 'WebhookAttemptStarted',
+    version: 1,
+    occurredAt: at,
+    requestId,
+    tenantId,
+    data: { webhookId: `msg_${requestId}`, url, round: 0, attempt, renderStatus: 'SUCCESS', startedAt: at },
+  };
+}
+
+function deliveredEvent(requestId: string): WebhookDelivered {
+  return {
+    eventId: randomUUID(),
+    type: 'WebhookDelivered',
+    version: 1,
+    occurredAt: '2030-01-01T00:00:04.000Z',
+    requestId,
+    tenantId,
+    data: { webhookId: `msg_${requestId}`, url, round: 0, renderStatus: 'SUCCESS', statusCode: 200, durationMs: 3, attempts: 1 },
   };
 }
 
@@ -152,16 +193,67 @@ export function deliveryStoreContract(name: string, options: { createSpace(): Pr
       expect(await one.nextDueAt()).toBeUndefined();
     });
 
-    it('forgets everything on clear', async () => {
+    it('forgets everything on clear, its built marker too', async () => {
       const store = await (await open()).open();
       const id = randomUUID();
       await store.apply(succeeded(id));
       await store.apply(attempted(id, 410));
       await store.schedule(id, 1);
+      expect(await store.isBuilt()).toBe(false);
+      await store.markBuilt();
+      expect(await store.isBuilt()).toBe(true);
       await store.clear();
       expect(await store.get(id)).toBeUndefined();
       expect(await store.isGone(tenantId, url)).toBe(false);
       expect(await store.nextDueAt()).toBeUndefined();
+      expect(await store.isBuilt()).toBe(false);
+    });
+
+    it('wrapped to rebuild itself: after losing its data, the records and the schedule come back from the log where they were', async () => {
+      const space = await open();
+      const dir = await mkdtemp(join(tmpdir(), 'pressroom-deliveries-'));
+      const log = await createFileEventLog({ dir });
+      const topics = topicNames('contract');
+      const lease = 10_000;
+      const ms = (iso: string) => Date.parse(iso);
+      try {
+        // Given on the log: a result never attempted, one retrying, one whose attempt 2 was cut short, one delivered
+        const [fresh, retrying, cutShort, done, rescheduled] = [randomUUID(), randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+        const t = (s: number) => `2030-01-01T00:00:${String(s).padStart(2, '0')}.000Z`;
+        await log.append(topics.completed, [succeeded(fresh, t(1))]);
+        for (const id of [retrying, cutShort, done, rescheduled]) await log.append(topics.completed, [succeeded(id, t(2))]);
+        await log.append(topics.webhooks, [started(retrying, 1, t(10)), attempted(retrying, 503, { at: t(10), nextAttemptAt: t(40) })]);
+        await log.append(topics.webhooks, [
+          started(cutShort, 1, t(10)),
+          attempted(cutShort, 503, { at: t(10), nextAttemptAt: t(20) }),
+          started(cutShort, 2, t(20)),
+        ]);
+        await log.append(topics.webhooks, [started(done, 1, t(10)), attempted(done, 200, { at: t(10) }), deliveredEvent(done)]);
+        await log.append(topics.webhooks, [
+          started(rescheduled, 1, t(10)),
+          attempted(rescheduled, 503, { at: t(10), nextAttemptAt: t(30) }),
+        ]);
+        // And a store that lost everything, where a dispatcher meanwhile scheduled its next attempt of one delivery
+        const lost = await space.open();
+        await lost.clear();
+        await lost.schedule(rescheduled, ms(t(50)));
+        const store = selfRebuildingDeliveries(lost, { log, topics, inflightLeaseMs: lease });
+        // When due work is asked for, the store rebuilds itself first: each delivery is due when the log says
+        expect(await store.claimDue(ms(t(5)), 60_000, 10)).toEqual([fresh]);
+        expect(await store.isBuilt()).toBe(true);
+        expect(await store.claimDue(ms(t(30)), 60_000, 10)).toEqual([cutShort]); // t(20) + the lease
+        expect(await store.claimDue(ms(t(40)), 60_000, 10)).toEqual([retrying]);
+        expect(await store.claimDue(ms(t(59)), 60_000, 10)).toEqual([rescheduled]); // the entry that existed is kept
+        expect(await store.nextDueAt()).toBeGreaterThan(ms(t(59))); // only the leases: the delivered one is not scheduled
+        // And the records are back, in any process sharing the store
+        const other = selfRebuildingDeliveries(await space.open(), { log, topics, inflightLeaseMs: lease });
+        expect((await other.get(retrying))?.completion?.requestId).toBe(retrying);
+        expect((await other.get(cutShort))?.events).toHaveLength(3);
+        expect(await other.listCompleted(tenantId, 0, ms(t(59)))).toHaveLength(5);
+      } finally {
+        await log.close();
+        await rm(dir, { recursive: true, force: true });
+      }
     });
   });
 }

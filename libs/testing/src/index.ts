@@ -6,3 +6,4 @@ export * from './event-log-contract.ts';
 export * from './delivery-store-contract.ts';
 export * from './idempotency-keys-contract.ts';
 export * from './fake-renderer.ts';
+export * from './asset-index-contract.ts';

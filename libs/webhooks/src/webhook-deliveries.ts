@@ -1,39 +1,133 @@
-import { deliversWebhook, foldDelivery, isWebhookEvent, notFound, withdrawsWebhook } from '@pressroom/domain';
-import type { Clock, DeliveryStore, EventFactory, EventLog, Ids, Logger, TopicNames } from '@pressroom/core';
+import { deliversWebhook, deliveryDueAt, foldDelivery, isWebhookEvent, notFound, withdrawsWebhook } from '@pressroom/domain';
+import {
+  silentLogger,
+  type Clock,
+  type DeliveryStore,
+  type EventFactory,
+  type EventLog,
+  type Ids,
+  type Logger,
+  type TopicNames,
+} from '@pressroom/core';
 
 /** The topics the deliveries view is built from. */
 export const deliveryTopics = (t: TopicNames) => [t.completed, t.webhooks];
 
+/** How long a claimed attempt is leased past its time limit (signing, recording). */
+const LEASE_MARGIN_MS = 5_000;
+
 /**
- * Wipes the deliveries and replays them from the log; with `schedule`, every delivery still
- * pending is scheduled again (when its last attempt said, or now). Returns the events applied.
+ * How long a dispatcher holds a claimed delivery: one attempt's time limit and a margin. An
+ * attempt whose process dies is due again when its lease ends.
  */
-export async function rebuildDeliveries(
-  deps: { log: EventLog; deliveries: DeliveryStore; topics: TopicNames; clock: Clock; logger: Logger },
-  opts: { schedule: boolean },
-): Promise<number> {
-  await deps.deliveries.clear();
+export function deliveryLeaseMs(webhookTimeoutMs: number): number {
+  return webhookTimeoutMs + LEASE_MARGIN_MS;
+}
+
+export interface DeliveriesRebuildDeps {
+  log: EventLog;
+  topics: TopicNames;
+  logger?: Logger;
+  /**
+   * The lease of an attempt that may still be in flight in a running dispatcher (see
+   * `deliveryDueAt`); 0 where none can be (the only dispatcher is the one starting).
+   */
+  inflightLeaseMs: number;
+}
+
+/**
+ * Replays every delivery event into the store, schedules every delivery the log says is still
+ * to be sent (when its next attempt is due, see `deliveryDueAt`), and marks the store built.
+ * No wipe first: applies are idempotent, and a schedule entry that exists (an attempt leased
+ * now, or scheduled by a dispatcher meanwhile) is left as it is, so dispatchers running
+ * meanwhile lose nothing and an attempt is not made twice at once because of the rebuild.
+ * Returns the events visited.
+ */
+export async function replayDeliveries(deliveries: DeliveryStore, deps: DeliveriesRebuildDeps): Promise<number> {
   const requests = new Set<string>();
   const n = await deps.log.readAll(deliveryTopics(deps.topics), async ({ event }) => {
     if (deliversWebhook(event) || withdrawsWebhook(event) || isWebhookEvent(event)) {
-      await deps.deliveries.apply(event);
-      if (deliversWebhook(event)) requests.add(event.requestId);
+      await deliveries.apply(event);
+      if (deliversWebhook(event) || event.type === 'WebhookReplayRequested') requests.add(event.requestId);
     }
   });
   let pending = 0;
-  if (opts.schedule) {
-    const now = deps.clock.now().getTime();
-    for (const requestId of requests) {
-      const record = await deps.deliveries.get(requestId);
-      if (!record) continue;
-      const { view } = foldDelivery(record);
-      if (view.state !== 'PENDING' || foldDelivery(record).withdrawn) continue;
-      pending++;
-      await deps.deliveries.schedule(requestId, Math.max(now, view.nextAttemptAt ? Date.parse(view.nextAttemptAt) : now));
-    }
+  for (const requestId of requests) {
+    const record = await deliveries.get(requestId);
+    const dueAt = record ? deliveryDueAt(foldDelivery(record), deps.inflightLeaseMs) : undefined;
+    if (dueAt === undefined) continue;
+    pending++;
+    await deliveries.schedule(requestId, dueAt, { ifAbsent: true });
   }
-  deps.logger.info('deliveries rebuilt from the log', { events: n, pending });
+  await deliveries.markBuilt();
+  (deps.logger ?? silentLogger).info('webhook deliveries rebuilt from the log', { events: n, pending });
   return n;
+}
+
+/**
+ * Wipes the deliveries and replays them from the log (`ops webhooks rebuild`); with
+ * `schedule: false` the schedule is left empty (a one-off reader such as `ops webhooks replay`
+ * on the embedded profile). Returns the events applied.
+ */
+export async function rebuildDeliveries(
+  deps: { log: EventLog; deliveries: DeliveryStore; topics: TopicNames; logger: Logger; config?: { webhookTimeoutMs: number } },
+  opts: { schedule: boolean },
+): Promise<number> {
+  await deps.deliveries.clear();
+  if (opts.schedule) {
+    return replayDeliveries(deps.deliveries, {
+      ...deps,
+      inflightLeaseMs: deps.config ? deliveryLeaseMs(deps.config.webhookTimeoutMs) : 0,
+    });
+  }
+  return deps.log.readAll(deliveryTopics(deps.topics), async ({ event }) => {
+    if (deliversWebhook(event) || withdrawsWebhook(event) || isWebhookEvent(event)) await deps.deliveries.apply(event);
+  });
+}
+
+/**
+ * The deliveries, made to rebuild themselves like the status and catalog views: before
+ * handing out due work (`claimDue`) the store's marker is checked, and a store that is not
+ * built (a fresh or flushed Redis, a Redis restarted without persistence, an embedded process
+ * that just started) is first rebuilt from the log, records and schedule, so no pending or
+ * retrying delivery is lost and none is claimed from half a view. A read that finds a record
+ * missing or without its completion, or no completed results, checks the marker the same
+ * way. One rebuild at a time per process; a failed one is retried by the next caller.
+ */
+export function selfRebuildingDeliveries(store: DeliveryStore, deps: DeliveriesRebuildDeps): DeliveryStore {
+  let running: Promise<unknown> | undefined;
+  const ensureBuilt = async (): Promise<boolean> => {
+    if (await store.isBuilt()) return false;
+    running ??= replayDeliveries(store, deps).finally(() => (running = undefined));
+    await running;
+    return true;
+  };
+  return {
+    apply: (event) => store.apply(event),
+    async get(requestId) {
+      const found = await store.get(requestId);
+      if (found?.completion) return found;
+      return (await ensureBuilt()) ? store.get(requestId) : found;
+    },
+    async listCompleted(tenantId, fromMs, toMs) {
+      const found = await store.listCompleted(tenantId, fromMs, toMs);
+      if (found.length > 0) return found;
+      return (await ensureBuilt()) ? store.listCompleted(tenantId, fromMs, toMs) : found;
+    },
+    isGone: (tenantId, url) => store.isGone(tenantId, url),
+    schedule: (requestId, dueAtMs, opts) => store.schedule(requestId, dueAtMs, opts),
+    async claimDue(nowMs, leaseMs, limit) {
+      await ensureBuilt();
+      return store.claimDue(nowMs, leaseMs, limit);
+    },
+    nextDueAt: () => store.nextDueAt(),
+    unschedule: (requestId) => store.unschedule(requestId),
+    clear: () => store.clear(),
+    isBuilt: () => store.isBuilt(),
+    markBuilt: () => store.markBuilt(),
+    ping: () => store.ping(),
+    close: () => store.close(),
+  };
 }
 
 export type ReplaySelector = { requestId: string } | { fromMs: number; toMs: number };

@@ -3,13 +3,14 @@ import type { PressroomEvent } from '@pressroom/schemas';
 import type { DeliveryStore } from '../ports/delivery-store.ts';
 
 /**
- * The embedded profile's deliveries: in memory, rebuilt from the log when the dispatcher
- * starts (see `rebuildDeliveries`). One process, so a Map is the whole story.
+ * The embedded profile's deliveries: in memory, rebuilt from the log when first used after
+ * the process started (see `selfRebuildingDeliveries`). One process, so a Map is the whole story.
  */
 export function createMemoryDeliveryStore(): DeliveryStore {
   const records = new Map<string, DeliveryRecord & { eventIds: Set<string> }>();
   const gone = new Set<string>();
   const due = new Map<string, number>();
+  let built = false;
   const goneKey = (tenantId: string, url: string) => JSON.stringify([tenantId, url]);
 
   function recordOf(e: PressroomEvent) {
@@ -78,6 +79,11 @@ export function createMemoryDeliveryStore(): DeliveryStore {
       records.clear();
       gone.clear();
       due.clear();
+      built = false;
+    },
+    isBuilt: async () => built,
+    async markBuilt() {
+      built = true;
     },
     async ping() {},
     async close() {},

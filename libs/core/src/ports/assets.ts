@@ -1,24 +1,24 @@
-/** What the index knows of one uploaded asset; the bytes live in the object store. */
-export interface AssetRecord {
-  tenantId: string;
-  name: string;
-  contentType: string;
-  bytes: number;
-  sha256: string;
-  createdAt: string;
-}
+import type { AssetEvent } from '@pressroom/schemas';
+
+export type { AssetRecord } from '@pressroom/domain';
+import type { AssetRecord } from '@pressroom/domain';
 
 /**
- * The per-tenant index of uploaded assets (fonts, images).
+ * The per-tenant index of uploaded assets (fonts, images): a view of the asset events on the
+ * log (AssetUploaded, AssetDeleted), rebuilt from them when lost (`selfRebuildingAssetIndex`).
  *
- * Adapters guarantee: reads are scoped by tenant (another tenant's asset is absent); `put`
- * replaces a record of the same name (last writer wins); `delete` resolves false when there
- * was nothing to delete.
+ * Adapters guarantee: reads are scoped by tenant (another tenant's asset is absent); `apply`
+ * is idempotent and order-independent (`applyAssetEvent`: an event applies only when newer
+ * than the last one applied to its name, and a deletion is remembered), safe from several
+ * processes; the built marker lives exactly as long as the data.
  */
 export interface AssetIndex {
-  put(record: AssetRecord): Promise<void>;
+  apply(event: AssetEvent): Promise<void>;
   get(tenantId: string, name: string): Promise<AssetRecord | undefined>;
   list(tenantId: string): Promise<AssetRecord[]>;
-  delete(tenantId: string, name: string): Promise<boolean>;
+  /** Removes every entry and the built marker. */
+  clear(): Promise<void>;
+  isBuilt(): Promise<boolean>;
+  markBuilt(): Promise<void>;
   close(): Promise<void>;
 }

@@ -26,8 +26,15 @@ export interface DeliveryStore {
   /** When the earliest entry is due, or undefined when the schedule is empty. */
   nextDueAt(): Promise<number | undefined>;
   unschedule(requestId: string): Promise<void>;
-  /** Removes every record, mark and schedule entry (before a rebuild from the log). */
+  /** Removes every record, mark and schedule entry, and the built marker (before a rebuild from the log). */
   clear(): Promise<void>;
+  /**
+   * Whether a rebuild from the log completed and nothing was lost since: the marker lives
+   * exactly as long as the data (the same Redis), so a FLUSHALL or a restart without
+   * persistence clears it with the records and the schedule.
+   */
+  isBuilt(): Promise<boolean>;
+  markBuilt(): Promise<void>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -12,6 +12,8 @@ export interface TopicNames {
   templates: string;
   /** Catalog events (tenants, API keys, S3 connections, webhook secrets), keyed by tenantId. */
   catalog: string;
+  /** Asset events (AssetUploaded/Deleted), keyed by tenantId. */
+  assets: string;
 }
 
 export function topicNames(prefix = 'pressroom'): TopicNames {
@@ -23,12 +25,13 @@ export function topicNames(prefix = 'pressroom'): TopicNames {
     webhooks: `${prefix}.webhook.events`,
     templates: `${prefix}.templates`,
     catalog: `${prefix}.catalog`,
+    assets: `${prefix}.assets`,
   };
 }
 
 /**
  * The partition key of an event: requestId for render and webhook events, templateId for
- * template events, tenantId for catalog events.
+ * template events, tenantId for catalog and asset events.
  */
 export function eventKey(event: LogEvent): string {
   if ('requestId' in event) return event.requestId;

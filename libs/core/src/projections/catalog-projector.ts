@@ -21,7 +21,7 @@ export async function startCatalogProjector(deps: CatalogProjectorDeps): Promise
     topics: [deps.topics.catalog],
     concurrency: 4,
     handle: async (record) => {
-      if (!('requestId' in record.event) && !('templateId' in record.event)) await deps.catalog.apply(record.event);
+      if ('sequence' in record.event) await deps.catalog.apply(record.event); // catalog events only (they carry a sequence)
     },
   });
 }
