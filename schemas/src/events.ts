@@ -96,6 +96,12 @@ export const RenderRequested = envelope(
       acceptBy: Type.Optional(Type.String({ format: 'date-time' })),
       /** The caller's Idempotency-Key, when it sent one (on the log for audit and to rebuild the keys). */
       idempotencyKey: Type.Optional(Type.String({ maxLength: 255 })),
+      /**
+       * With `idempotencyKey`: the hash (SHA-256, hex) of what the key was sent with (endpoint and
+       * body, member order aside). A retry with the key and another body is refused by it, also
+       * when the Idempotency-Keys are rebuilt from the log.
+       */
+      idempotencyFingerprint: Type.Optional(Type.String({ pattern: '^[0-9a-f]{64}$' })),
     },
     { additionalProperties: false },
   ),

@@ -130,7 +130,7 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
       );
       if (claim.won) {
         try {
-          await issue(tenant, mode, input, { requestId, idempotencyKey: key });
+          await issue(tenant, mode, input, { requestId, idempotency: { key, fingerprint } });
         } catch (err) {
           await deps.idempotency.release(tenant.tenantId, key, requestId).catch(() => {});
           throw err;
@@ -165,7 +165,7 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
     tenant: Tenant,
     mode: 'sync' | 'async',
     input: RenderInput,
-    opts: { requestId?: string; idempotencyKey?: string } = {},
+    opts: { requestId?: string; idempotency?: { key: string; fingerprint: string } } = {},
   ): Promise<RenderRequested> {
     const body = input.body;
     // Bounded before any work is done on them: the data's size and shape, unsaved sources.
@@ -207,7 +207,8 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
         // Carried on the event so the worker applies the tenant's render cap without a lookup.
         plan: tenant.plan,
         acceptBy: new Date(acceptBy).toISOString(),
-        ...(opts.idempotencyKey !== undefined ? { idempotencyKey: opts.idempotencyKey } : {}),
+        // On the log so the keys can be rebuilt from it (selfRebuildingIdempotencyKeys).
+        ...(opts.idempotency ? { idempotencyKey: opts.idempotency.key, idempotencyFingerprint: opts.idempotency.fingerprint } : {}),
       },
     );
     const topic = mode === 'sync' ? deps.topics.requestedSync : deps.topics.requestedAsync;

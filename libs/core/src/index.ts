@@ -35,3 +35,4 @@ export * from './webhook-deliveries.ts';
 export * from './self-rebuilding-views.ts';
 export * from './ports/idempotency-keys.ts';
 export * from './adapters/memory-idempotency-keys.ts';
+export * from './self-rebuilding-idempotency-keys.ts';

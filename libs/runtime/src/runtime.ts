@@ -16,6 +16,7 @@ import {
   importLegacyCatalog,
   readFileCatalog,
   selfRebuildingCatalog,
+  selfRebuildingIdempotencyKeys,
   selfRebuildingStatusView,
   selfRebuildingTemplateView,
   type CatalogCommands,
@@ -90,6 +91,14 @@ export async function openRuntime(config: PressroomConfig, app: string, opts: { 
   const connectionStore = createS3ConnectionStoreFactory();
   const templateEvent = createTemplateEventFactory({ clock, ids });
   const common = { config, logger, metrics, clock, ids, event, templateEvent, topics };
+  const keysRebuildOf = (log: EventLog) => ({
+    log,
+    topics,
+    logger,
+    clock,
+    ttlMs: config.idempotencyTtlMs,
+    skewMs: config.acceptClockSkewMs,
+  });
 
   if (config.profile === 'embedded') {
     const dataDir = resolve(config.dataDir);
@@ -97,6 +106,7 @@ export async function openRuntime(config: PressroomConfig, app: string, opts: { 
     const secrets = new SecretBox(secretKey);
     const log = await createFileEventLog({ dir: join(dataDir, 'log'), logger });
     const view = createMemoryStatusView();
+    const keysRebuild = keysRebuildOf(log);
     const catalog = selfRebuildingCatalog(createMemoryCatalog(), { log, topics, logger });
     await importFileCatalogOnce(join(dataDir, 'catalog'), { log, topics, ids, catalog, logger });
     const files = createLocalObjectStore({ dir: join(dataDir, 'files'), publicBaseUrl: config.publicUrl, signingSecret: secretKey });
@@ -110,7 +120,8 @@ export async function openRuntime(config: PressroomConfig, app: string, opts: { 
       templates: createMemoryTemplateView(),
       assetIndex: createFileAssetIndex({ dir: join(dataDir, 'assets') }),
       deliveries: createMemoryDeliveryStore(),
-      idempotency: createMemoryIdempotencyKeys(clock),
+      // Rebuilt from the log by the first keyed request after a start.
+      idempotency: selfRebuildingIdempotencyKeys(createMemoryIdempotencyKeys(clock), keysRebuild),
       viewIsVolatile: true,
       publicRoutes: [localFilesRoute(files)],
       readiness: [
@@ -198,7 +209,10 @@ export async function openRuntime(config: PressroomConfig, app: string, opts: { 
     }),
     assetIndex: createRedisAssetIndex({ url: redisUrl, keyPrefix: config.redisPrefix, logger }),
     deliveries: createRedisDeliveryStore({ url: redisUrl, keyPrefix: config.redisPrefix, logger }),
-    idempotency: createRedisIdempotencyKeys({ url: redisUrl, keyPrefix: config.redisPrefix, logger }),
+    idempotency: selfRebuildingIdempotencyKeys(
+      createRedisIdempotencyKeys({ url: redisUrl, keyPrefix: config.redisPrefix, logger }),
+      keysRebuildOf(log),
+    ),
     viewIsVolatile: false,
     publicRoutes: [],
     readiness: [
