@@ -135,7 +135,7 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
           await deps.idempotency.release(tenant.tenantId, key, requestId).catch(() => {});
           throw err;
         }
-        const kept = await deps.idempotency.accept(tenant.tenantId, key, requestId, deps.idempotencyTtlMs).catch(() => false);
+        const kept = await deps.idempotency.accept(tenant.tenantId, key, requestId, deps.idempotencyTtlMs, fingerprint).catch(() => false);
         if (!kept) deps.logger.warn('the Idempotency-Key could not be recorded as accepted', { requestId, tenantId: tenant.tenantId });
         return { requestId, replayed: false };
       }

@@ -74,8 +74,8 @@ export function createRedisIdempotencyKeys(options: RedisIdempotencyKeysOptions)
       }
       throw new Error(`idempotency key of ${tenantId} kept changing`);
     },
-    async accept(tenantId, key, requestId, ttlMs) {
-      return (await guard(scripts.pressroomIdemAccept(keyOf(tenantId, key), requestId, String(ttlMs), ''))) === 1;
+    async accept(tenantId, key, requestId, ttlMs, fingerprint = '') {
+      return (await guard(scripts.pressroomIdemAccept(keyOf(tenantId, key), requestId, String(ttlMs), fingerprint))) === 1;
     },
     async release(tenantId, key, requestId) {
       await guard(scripts.pressroomIdemRelease(keyOf(tenantId, key), requestId));

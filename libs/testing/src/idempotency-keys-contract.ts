@@ -97,6 +97,14 @@ export function idempotencyKeysContract(name: string, factory: { createSpace(): 
       expect(await a.get('t1', 'key-6')).toEqual({ ...live, state: 'pending' });
     });
 
+    it('recreates a claim the store lost while its attempt was appended as accepted, with the attempt’s fingerprint', async () => {
+      const s = await space();
+      const a = await s.open();
+      const lost = attempt('fp-lost');
+      expect(await a.accept('t1', 'key-7', lost.requestId, DAY, lost.fingerprint)).toBe(true);
+      expect(await a.get('t1', 'key-7')).toEqual({ ...lost, state: 'accepted' });
+    });
+
     it('is not built until marked, and the mark is shared by every process', async () => {
       const s = await space();
       const [a, b] = [await s.open(), await s.open()];

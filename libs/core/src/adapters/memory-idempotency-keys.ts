@@ -41,11 +41,11 @@ export function createMemoryIdempotencyKeys(clock: Clock): IdempotencyKeys {
       claims.set(k, { claim: { ...attempt, state: 'pending' }, expiresAt: now() + pendingTtlMs });
       return { won: true };
     },
-    async accept(tenantId, key, requestId, ttlMs) {
+    async accept(tenantId, key, requestId, ttlMs, lostFingerprint = '') {
       const k = id(tenantId, key);
       const existing = live(k);
       if (existing && existing.requestId !== requestId) return false;
-      const fingerprint = existing?.fingerprint ?? '';
+      const fingerprint = existing?.fingerprint ?? lostFingerprint;
       claims.set(k, { claim: { requestId, fingerprint, state: 'accepted' }, expiresAt: now() + ttlMs });
       return true;
     },
