@@ -11,6 +11,7 @@ import type {
 import { createHash } from 'node:crypto';
 import {
   PressroomError,
+  appendNeverSent,
   canonicalJson,
   decideKeyedAttempt,
   dataLimitProblems,
@@ -216,12 +217,23 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
     try {
       await settledBy(appended, acceptBy);
     } catch (err) {
-      // Maybe written anyway (in a batch still retried, or acknowledged too late): withdraw it.
-      deps.withdrawals.withdraw(requested, appended);
+      if (!appendNeverSent(err)) await refuseTruthfully(requested);
       throw err instanceof PressroomError ? err : logUnavailable(err);
     }
     await deps.view.apply(requested);
     return requested;
+  }
+
+  /**
+   * The append may have reached the log (written, its acknowledgement late or lost; or in a batch
+   * the producer still retries): the withdrawal goes on the log before the 503 is answered, so a
+   * refused request is never rendered even when this process dies right after answering. Waits
+   * at most another `acceptTimeoutMs` for it; a log that takes nothing then gets it in the
+   * background (see README "Retries").
+   */
+  async function refuseTruthfully(requested: RenderRequested): Promise<void> {
+    const onLog = await deps.withdrawals.withdrawBeforeRefusal(requested, deps.acceptTimeoutMs);
+    if (!onLog) deps.logger.warn('answering 503 before the withdrawal is on the log', { requestId: requested.requestId });
   }
 
   /** Waits for the append, or rejects LOG_UNAVAILABLE at `acceptBy` on the ingress's clock, whatever the log adapter's own bound. */
