@@ -1,4 +1,4 @@
-import { DEFAULT_ACCEPT_CLOCK_SKEW_MS, keysTakenOnLog, type LoggedKeyedRequest } from '@pressroom/domain';
+import { DEFAULT_ACCEPT_CLOCK_SKEW_MS, keysTakenOnLog, logUnavailable, type LoggedKeyedRequest } from '@pressroom/domain';
 import type { Clock } from './ports/clock.ts';
 import type { IdempotencyKeys } from './ports/idempotency-keys.ts';
 import { silentLogger } from './ports/logger.ts';
@@ -60,7 +60,10 @@ export function selfRebuildingIdempotencyKeys(keys: IdempotencyKeys, deps: Idemp
   const ensureBuilt = async (): Promise<void> => {
     if (await keys.isBuilt()) return;
     running ??= replayIdempotencyKeys(keys, deps).finally(() => (running = undefined));
-    await running;
+    // A log that cannot be read now: the request is not taken (503), rather than taken twice.
+    await running.catch((err: unknown) => {
+      throw logUnavailable(err);
+    });
   };
   return {
     async claim(tenantId, key, attempt, pendingTtlMs) {
