@@ -7,7 +7,7 @@ import { distributedEnv } from '../support/distributed-service.ts';
 import { download } from '../support/api-client.ts';
 import { FaultProxy } from '../support/fault-proxy.ts';
 import { faultLoad, MIXED, type RenderSpec } from '../support/fault-load.ts';
-import { checkLedger, settleLedger, type LedgerSubmission } from '../support/ledger.ts';
+import { checkLedger, ledgerDecided, settleLedger, type LedgerSubmission } from '../support/ledger.ts';
 import { readLogEvents } from '../support/ops-cli.ts';
 import { s3Client } from '../support/s3.ts';
 import { ScriptedReceiver } from '../support/scripted-receiver.ts';
@@ -84,7 +84,21 @@ describe('distributed profile: storage refusing or hanging is waited out, not tu
     const answers = await Promise.all(inFlight);
     expect(answers.map((a) => a.status).filter((s) => s !== 200 && s !== 202)).toEqual([]);
 
-    const events = await settleLedger(load.submissions, () => readLogEvents(env.env), { timeoutMs: 120_000 });
+    // Waited for through the API (cheap to poll), then the log is read once; no request was refused,
+    // so there is no late write to wait out (settleLedger reads again only if the log is not decided yet).
+    await waitFor(
+      async () => {
+        for (const a of answers) {
+          if ((await env.api.get(`/v1/pdf/status/${a.requestId}`)).json?.renderStatus === 'ONGOING') return false;
+        }
+        return answers.every((a) => !a.webhookPath || receiver.calls.some((c) => c.path === a.webhookPath));
+      },
+      { timeoutMs: 120_000, intervalMs: 500, description: 'every render to end and its webhook to arrive' },
+    );
+    const first = await readLogEvents(env.env);
+    const events = ledgerDecided(load.submissions, first)
+      ? first
+      : await settleLedger(load.submissions, () => readLogEvents(env.env), { timeoutMs: 120_000 });
     const report = await checkLedger({
       submissions: load.submissions,
       events,
