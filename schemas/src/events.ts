@@ -135,6 +135,12 @@ export const RenderRequested = envelope(
       batch: Type.Optional(
         Type.Object({ batchRequestId: RequestId, index: Type.Integer({ minimum: 0 }) }, { additionalProperties: false }),
       ),
+      /**
+       * With `idempotencyKey`: the hash (SHA-256, hex) of what the key was sent with (endpoint and
+       * body, member order aside). A retry with the key and another body is refused by it, also
+       * when the Idempotency-Keys are rebuilt from the log.
+       */
+      idempotencyFingerprint: Type.Optional(Type.String({ pattern: '^[0-9a-f]{64}$' })),
     },
     { additionalProperties: false },
   ),

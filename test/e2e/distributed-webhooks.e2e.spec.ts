@@ -1,7 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '@pressroom/testing';
+import { download } from '../support/api-client.ts';
 import { distributedEnv } from '../support/distributed-service.ts';
-import { runOps } from '../support/ops-cli.ts';
+import { checkLedger, settleLedger, type LedgerSubmission } from '../support/ledger.ts';
+import { readLogEvents, runOps } from '../support/ops-cli.ts';
 import { ScriptedReceiver, verifyWithStandardWebhooks } from '../support/scripted-receiver.ts';
 import type { AppProcess } from '../support/service-process.ts';
 
@@ -134,7 +137,8 @@ describe('distributed profile: webhook retries, replay and a dispatcher crash, o
   });
 
   it('sends again with the same webhook-id when the dispatcher dies between sending and recording', async () => {
-    const requestId = await submit(receiver.script('/d-crash', { hold: true }, { status: 200 }), 'crash');
+    const tag = `dispatcher-kill-${randomBytes(3).toString('hex')}`;
+    const requestId = await submit(receiver.script('/d-crash', { hold: true }, { status: 200 }), tag);
     const [first] = await receiver.waitForCalls('/d-crash', 1);
     await dispatcher.kill(); // the receiver still holds the request: sent, not recorded
     dispatcher = await env.start('webhook-dispatcher');
@@ -150,5 +154,21 @@ describe('distributed profile: webhook retries, replay and a dispatcher crash, o
     const types = await eventTypes(requestId);
     expect(types.filter((t) => t === 'WebhookAttemptStarted')).toHaveLength(2);
     expect(types.filter((t) => t === 'WebhookAttempted')).toHaveLength(1);
+
+    // And the shared ledger check (issue 8: dispatcher SIGKILL mid-delivery) holds
+    const submissions: LedgerSubmission[] = [{ tag, status: 200, requestId, webhookPath: '/d-crash' }];
+    const events = await settleLedger(submissions, () => readLogEvents(env.env), { timeoutMs: 30_000, pauseMs: 500 });
+    const report = await checkLedger({
+      submissions,
+      events,
+      webhookCalls: receiver.calls.map((c) => ({
+        path: c.path,
+        webhookId: String(c.headers['webhook-id']),
+        requestId: String(c.body?.requestId),
+      })),
+      status: (id) => env.api.get(`/v1/pdf/status/${id}`),
+      download: async (url) => (await download(url)).bytes,
+    });
+    expect(report.violations).toEqual([]);
   });
 });

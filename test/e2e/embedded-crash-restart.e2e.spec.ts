@@ -5,6 +5,7 @@ import type { LogEvent } from '@pressroom/schemas';
 import { download } from '../support/api-client.ts';
 import { startEmbedded } from '../support/embedded-service.ts';
 import { faultLoad, MIXED } from '../support/fault-load.ts';
+import { pdfText } from '../support/pdf-tools.ts';
 import { checkLedger, settleLedger, type LedgerSubmission } from '../support/ledger.ts';
 import { ScriptedReceiver } from '../support/scripted-receiver.ts';
 import { AppProcess } from '../support/service-process.ts';
@@ -18,7 +19,8 @@ const LOAD = 50;
  * ~50 mixed sync/async renders with webhooks, then started again on the same data dir. Every
  * request that reached the log completes exactly once (one outcome, its file opens, its
  * webhook delivered under one `webhook-id`); a sync caller cut off by the crash gets its answer
- * from the status API.
+ * from the status API. An Idempotency-Key answered before the crash still answers its request
+ * after it (the keys are rebuilt from the log), and 422 with another body.
  */
 describe('embedded profile: process-group SIGKILL under load, restart on the same data dir', () => {
   const receiver = new ScriptedReceiver();
@@ -58,6 +60,10 @@ describe('embedded profile: process-group SIGKILL under load, restart on the sam
 
   it(`completes every one of ${LOAD} mixed renders exactly once after the crash`, async () => {
     const load = faultLoad(svc.api, receiver, 'embedded-kill');
+    // A keyed request answered before the crash: its key must survive it (the keys are rebuilt from the log).
+    const keyed = (html: string) => svc.api.call('POST', '/v1/html-to-pdf/sync', { html }, { 'idempotency-key': 'crash-key-1' });
+    const before = await keyed('<p>keyed before the crash</p>');
+    expect(before.status).toBe(200);
     // Given a mixed load in progress, some renders done and some not
     const inFlight: Promise<LedgerSubmission>[] = [];
     for (let i = 0; i < LOAD; i++) inFlight.push(load.send(MIXED[i % MIXED.length]!));
@@ -90,5 +96,16 @@ describe('embedded profile: process-group SIGKILL under load, restart on the sam
     });
     expect(cutOff).toBeGreaterThan(0); // the kill came while requests were open
     expect(report.violations).toEqual([]);
+
+    // And a retry with the key answered before the crash gets the same request and file, rendered once;
+    // the key with another body is still refused
+    const retried = await keyed('<p>keyed before the crash</p>');
+    expect(retried.status).toBe(200);
+    expect(retried.headers.get('idempotency-replayed')).toBe('true');
+    expect(retried.headers.get('x-request-id')).toBe(before.headers.get('x-request-id'));
+    expect(await pdfText((await download(retried.json.signedUrl)).bytes)).toContain('keyed before the crash');
+    expect((await keyed('<p>another body</p>')).status).toBe(422);
+    const keyedOnLog = (await readEvents()).filter((e) => e.type === 'RenderRequested' && e.data.idempotencyKey === 'crash-key-1');
+    expect(keyedOnLog.map((e) => ('requestId' in e ? e.requestId : ''))).toEqual([before.headers.get('x-request-id')]);
   }, 360_000);
 });

@@ -12,6 +12,7 @@ import type {
 import { createHash } from 'node:crypto';
 import {
   PressroomError,
+  appendNeverSent,
   batchMergeProblems,
   canonicalJson,
   decideKeyedAttempt,
@@ -140,12 +141,12 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
       );
       if (claim.won) {
         try {
-          await issue(tenant, mode, input, { requestId, idempotencyKey: key });
+          await issue(tenant, mode, input, { requestId, idempotency: { key, fingerprint } });
         } catch (err) {
           await deps.idempotency.release(tenant.tenantId, key, requestId).catch(() => {});
           throw err;
         }
-        const kept = await deps.idempotency.accept(tenant.tenantId, key, requestId, deps.idempotencyTtlMs).catch(() => false);
+        const kept = await deps.idempotency.accept(tenant.tenantId, key, requestId, deps.idempotencyTtlMs, fingerprint).catch(() => false);
         if (!kept) deps.logger.warn('the Idempotency-Key could not be recorded as accepted', { requestId, tenantId: tenant.tenantId });
         return { requestId, replayed: false };
       }
@@ -175,7 +176,7 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
     tenant: Tenant,
     mode: 'sync' | 'async',
     input: RenderInput,
-    opts: { requestId?: string; idempotencyKey?: string } = {},
+    opts: { requestId?: string; idempotency?: { key: string; fingerprint: string } } = {},
   ): Promise<RenderRequested> {
     const requested = await prepare(tenant, mode, input, opts);
     await appendAccepted(mode === 'sync' ? deps.topics.requestedSync : deps.topics.requestedAsync, [requested]);
@@ -231,7 +232,7 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
       await settledBy(appended, deps.clock.now().getTime() + deps.acceptTimeoutMs);
     } catch (err) {
       // The items are on the log but their batch may not be: withdraw them (first terminal event wins).
-      for (const item of items) deps.withdrawals.withdraw(item, Promise.resolve());
+      await Promise.all(items.map((item) => refuseTruthfully(item)));
       throw err instanceof PressroomError ? err : logUnavailable(err);
     }
     await deps.view.apply(requested);
@@ -254,7 +255,11 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
     tenant: Tenant,
     mode: 'sync' | 'async',
     input: RenderInput,
-    opts: { requestId?: string; idempotencyKey?: string; batch?: { batchRequestId: string; index: number } } = {},
+    opts: {
+      requestId?: string;
+      idempotency?: { key: string; fingerprint: string };
+      batch?: { batchRequestId: string; index: number };
+    } = {},
   ): Promise<RenderRequested> {
     const body = input.body;
     // Bounded before any work is done on them: the data's size and shape, unsaved sources.
@@ -306,7 +311,8 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
         // Carried on the event so the worker applies the tenant's render cap without a lookup.
         plan: tenant.plan,
         acceptBy: new Date(acceptBy).toISOString(),
-        ...(opts.idempotencyKey !== undefined ? { idempotencyKey: opts.idempotencyKey } : {}),
+        // On the log so the keys can be rebuilt from it (selfRebuildingIdempotencyKeys).
+        ...(opts.idempotency ? { idempotencyKey: opts.idempotency.key, idempotencyFingerprint: opts.idempotency.fingerprint } : {}),
         ...extras,
         ...(input.kind === 'tool' ? { tool: input.tool } : {}),
         ...(opts.batch ? { batch: opts.batch } : {}),
@@ -324,11 +330,24 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
     try {
       await settledBy(appended, acceptBy);
     } catch (err) {
-      // Maybe written anyway (in a batch still retried, or acknowledged too late): withdraw them.
-      for (const requested of requests) deps.withdrawals.withdraw(requested, appended);
+      // Maybe written anyway (acknowledged too late or never, or in a batch still retried): the
+      // withdrawals go on the log before the 503 is answered.
+      if (!appendNeverSent(err)) await Promise.all(requests.map((requested) => refuseTruthfully(requested)));
       throw err instanceof PressroomError ? err : logUnavailable(err);
     }
     for (const requested of requests) await deps.view.apply(requested);
+  }
+
+  /**
+   * The append may have reached the log (written, its acknowledgement late or lost; or in a batch
+   * the producer still retries): the withdrawal goes on the log before the 503 is answered, so a
+   * refused request is never rendered even when this process dies right after answering. Waits
+   * at most another `acceptTimeoutMs` for it; a log that takes nothing then gets it in the
+   * background (see README "Retries").
+   */
+  async function refuseTruthfully(requested: RenderRequested): Promise<void> {
+    const onLog = await deps.withdrawals.withdrawBeforeRefusal(requested, deps.acceptTimeoutMs);
+    if (!onLog) deps.logger.warn('answering 503 before the withdrawal is on the log', { requestId: requested.requestId });
   }
 
   /** Waits for the append, or rejects LOG_UNAVAILABLE at `acceptBy` on the ingress's clock, whatever the log adapter's own bound. */

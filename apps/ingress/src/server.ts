@@ -7,10 +7,9 @@ import { bootstrapDefaultTenant } from '@pressroom/core';
 /** Starts the public API on the configured port; prints a development key (on stderr) on first start. */
 export async function startIngressServer(rt: Runtime): Promise<Server> {
   const { config } = rt;
-  const boot = await bootstrapDefaultTenant(rt, {
-    apiKey: config.apiKey,
-    createDevelopmentKey: config.profile === 'embedded',
-  });
+  const boot = await untilDone(rt, () =>
+    bootstrapDefaultTenant(rt, { apiKey: config.apiKey, createDevelopmentKey: config.profile === 'embedded' }),
+  );
   if (boot.developmentKey) {
     // stdout is the JSON log stream: the key goes to the terminal on stderr, and the log gets a
     // structured line saying so (without the key).
@@ -61,4 +60,22 @@ export function closeServer(server: Server): Promise<void> {
     server.close(() => resolve());
     server.closeIdleConnections();
   });
+}
+
+/**
+ * Runs a start-up step until it succeeds, with capped back-off. The log may not take reads or
+ * writes yet — topics created a moment ago whose partitions have no leader ("not the leader for
+ * that topic-partition"), a broker still starting — and a step that failed once must not leave
+ * a process that runs without ever listening (keepServingOnFaults keeps it alive).
+ */
+async function untilDone<T>(rt: Runtime, step: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await step();
+    } catch (err) {
+      const delayMs = Math.min(5_000, 250 * 2 ** (attempt - 1)) * (0.5 + Math.random() / 2);
+      rt.logger.warn('start-up step failed; trying again', { attempt, delayMs: Math.round(delayMs), err });
+      await new Promise((r) => setTimeout(r, delayMs));
+    }
+  }
 }

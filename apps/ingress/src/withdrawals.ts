@@ -1,29 +1,31 @@
 import { hostname } from 'node:os';
 import type { RenderRequested } from '@pressroom/schemas';
 import type { EventFactory, EventLog, Logger, StatusView, TopicNames } from '@pressroom/core';
-import { appendNeverSent } from '@pressroom/domain';
 
 const FIRST_RETRY_MS = 500;
 const MAX_RETRY_MS = 10_000;
 
 export interface Withdrawals {
   /**
-   * Records, durably and in the background, that the ingress refused this request (503), once
-   * `append` (the refused append, still running) shows it may reach the log: it resolved late,
-   * or failed other than AppendNeverSent. A request never sent needs no withdrawal.
+   * Records durably that the ingress refuses this request (503), before the refusal is answered:
+   * resolves once the log took the withdrawal, or after `withinMs` (the log takes nothing: the
+   * withdrawal is then retried in the background until it lands or the ingress stops).
+   * Resolves with whether it is on the log.
    */
-  withdraw(requested: RenderRequested, append: Promise<void>): void;
+  withdrawBeforeRefusal(requested: RenderRequested, withinMs: number): Promise<boolean>;
   /** Stops retrying (shutdown). */
   close(): void;
 }
 
 /**
- * After a 503 the request may still reach the log: it was in a batch the producer keeps
- * retrying, or the broker wrote it and the acknowledgement was lost. The ingress therefore
+ * When the ingress gives up on an append (its `acceptBy` passed), the request may still reach
+ * the log, or be on it already: the broker wrote it and the acknowledgement came late or never
+ * (a broker dying after the write, a cut connection). So before it answers 503 the ingress
  * appends a RenderWithdrawn for it to the completed topic, keyed by requestId like the render's
- * outcome: the status projector and the webhook dispatcher read both in one order, and the first
- * wins. A request written after its `acceptBy` is withdrawn by the worker too (admitsRender);
- * this covers the one written before it whose acknowledgement came late or never.
+ * outcome: the status projector, the webhook dispatcher and the render worker (through the
+ * status view) read both in one order, and the first wins. The 503 is answered once the
+ * withdrawal is on the log, so an ingress that dies right after answering has nothing left to
+ * do. A request the log writes after its `acceptBy` is withdrawn by the worker too (admitsRender).
  *
  * The append goes through the same ordered producer as the request, so it follows the request's
  * batch; it is retried with back-off until the log takes it or the ingress stops.
@@ -64,11 +66,15 @@ export function createWithdrawals(deps: {
   }
 
   return {
-    withdraw(requested, refused) {
-      refused.then(
-        () => append(requested), // acknowledged after the 503: it is on the log
-        (err: unknown) => (appendNeverSent(err) ? undefined : append(requested)),
-      );
+    async withdrawBeforeRefusal(requested, withinMs) {
+      let timer: NodeJS.Timeout | undefined;
+      const written = append(requested).then(() => true);
+      const late = new Promise<boolean>((r) => (timer = setTimeout(() => r(false), withinMs)));
+      try {
+        return await Promise.race([written, late]);
+      } finally {
+        clearTimeout(timer);
+      }
     },
     close() {
       closed = true;

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import {
   admitsRender,
+  DEFAULT_ACCEPT_CLOCK_SKEW_MS,
   artifactKey,
   contentTypeFor,
   decideAfterRenderAttempt,
@@ -79,8 +80,6 @@ export interface RenderWorkerDeps {
   /** The PDF tools' programs and input reader; a `pdf-tool` request fails RENDER_ERROR without them. */
   pdfTools?: { toolkit: PdfToolkit; inputs: ToolInputs };
 }
-
-const DEFAULT_ACCEPT_CLOCK_SKEW_MS = 2_000;
 
 /** How often a long render tells the group it is alive (well under any session timeout). */
 const HEARTBEAT_EVERY_MS = 2000;

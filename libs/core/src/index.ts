@@ -39,3 +39,4 @@ export * from './tenancy.ts';
 export * from './ports/pdf-toolkit.ts';
 export * from './tool-inputs.ts';
 export * from './tool-results.ts';
+export * from './self-rebuilding-idempotency-keys.ts';

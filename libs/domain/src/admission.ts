@@ -1,3 +1,6 @@
+/** The clock difference between an ingress and the log tolerated by default when judging `acceptBy`. */
+export const DEFAULT_ACCEPT_CLOCK_SKEW_MS = 2_000;
+
 /**
  * Whether the render worker may render a request, given when the log wrote it.
  *

@@ -1,4 +1,5 @@
 import type { FieldProblem } from './errors.ts';
+import { admitsRender } from './admission.ts';
 
 /** Longest Idempotency-Key accepted (as Stripe and the IETF draft's examples: a UUID fits many times). */
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
@@ -47,4 +48,58 @@ export function decideKeyedAttempt(
   if (existing.fingerprint !== fingerprint) return { kind: 'mismatch' };
   if (existing.state === 'accepted') return { kind: 'replay', requestId: existing.requestId };
   return { kind: 'wait' };
+}
+
+/** A keyed RenderRequested as the log holds it: what the Idempotency-Keys are rebuilt from. */
+export interface LoggedKeyedRequest {
+  tenantId: string;
+  requestId: string;
+  idempotencyKey: string;
+  /** The request's fingerprint; absent on requests written before it was recorded. */
+  fingerprint?: string | undefined;
+  /** When the ingress created the request (the window counts from it). */
+  occurredAt: string;
+  acceptBy?: string | undefined;
+  /** When the log wrote it, if the log tells. */
+  writtenAtMs?: number | undefined;
+}
+
+/** A key the rebuilt store must remember as accepted, until `expiresAtMs`. */
+export interface RememberedKey {
+  tenantId: string;
+  key: string;
+  requestId: string;
+  fingerprint: string;
+  expiresAtMs: number;
+}
+
+/**
+ * Which Idempotency-Keys the log says are taken, as of `nowMs`: per tenant and key, the earliest
+ * request that was taken — not withdrawn (the ingress answered 503, or the worker found it
+ * written past its `acceptBy`, see admitsRender) — and whose window has not passed. Requests
+ * refused and retried with their key leave the accepted retry as the key's holder, as the
+ * ingress itself decided at the time. A request written before fingerprints were recorded keeps
+ * an empty one: a retry with its key then answers 422 rather than render a request twice. Pure.
+ */
+export function keysTakenOnLog(
+  requests: Iterable<LoggedKeyedRequest>,
+  withdrawn: ReadonlySet<string>,
+  opts: { nowMs: number; ttlMs: number; skewMs: number },
+): RememberedKey[] {
+  const holders = new Map<string, LoggedKeyedRequest & { atMs: number }>();
+  for (const r of requests) {
+    if (withdrawn.has(r.requestId) || !admitsRender(r, r.writtenAtMs, opts.skewMs)) continue;
+    const atMs = Date.parse(r.occurredAt);
+    if (Number.isNaN(atMs) || atMs + opts.ttlMs <= opts.nowMs) continue;
+    const id = JSON.stringify([r.tenantId, r.idempotencyKey]);
+    const held = holders.get(id);
+    if (!held || atMs < held.atMs || (atMs === held.atMs && r.requestId < held.requestId)) holders.set(id, { ...r, atMs });
+  }
+  return [...holders.values()].map((r) => ({
+    tenantId: r.tenantId,
+    key: r.idempotencyKey,
+    requestId: r.requestId,
+    fingerprint: r.fingerprint ?? '',
+    expiresAtMs: r.atMs + opts.ttlMs,
+  }));
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, decideKeyedAttempt, idempotencyKeyProblem } from './idempotency.ts';
+import { canonicalJson, decideKeyedAttempt, idempotencyKeyProblem, keysTakenOnLog, type LoggedKeyedRequest } from './idempotency.ts';
 
 describe('canonicalJson: the basis of a key fingerprint', () => {
   it('ignores member order and whitespace at every level', () => {
@@ -41,5 +41,67 @@ describe('decideKeyedAttempt', () => {
   it('refuses the key with another request, pending or accepted', () => {
     expect(decideKeyedAttempt({ ...claim, state: 'accepted' }, 'f2')).toEqual({ kind: 'mismatch' });
     expect(decideKeyedAttempt({ ...claim, state: 'pending' }, 'f2')).toEqual({ kind: 'mismatch' });
+  });
+});
+
+describe('keysTakenOnLog: the Idempotency-Keys rebuilt from the log', () => {
+  const HOUR = 3600_000;
+  const t0 = Date.parse('2026-11-22T10:00:00.000Z');
+  const at = (ms: number) => new Date(t0 + ms).toISOString();
+  const req = (requestId: string, over: Partial<LoggedKeyedRequest> = {}): LoggedKeyedRequest => ({
+    tenantId: 't1',
+    requestId,
+    idempotencyKey: 'k1',
+    fingerprint: 'a'.repeat(64),
+    occurredAt: at(0),
+    acceptBy: at(5_000),
+    writtenAtMs: t0 + 10,
+    ...over,
+  });
+  const opts = { nowMs: t0 + HOUR, ttlMs: 24 * HOUR, skewMs: 2_000 };
+
+  it('remembers a taken request with its fingerprint until its window ends', () => {
+    expect(keysTakenOnLog([req('r1')], new Set(), opts)).toEqual([
+      { tenantId: 't1', key: 'k1', requestId: 'r1', fingerprint: 'a'.repeat(64), expiresAtMs: t0 + 24 * HOUR },
+    ]);
+  });
+
+  it('forgets a request whose window has passed', () => {
+    expect(keysTakenOnLog([req('r1')], new Set(), { ...opts, nowMs: t0 + 24 * HOUR })).toEqual([]);
+  });
+
+  it('skips a withdrawn request (answered 503): its accepted retry holds the key', () => {
+    const refused = req('r1');
+    const retry = req('r2', { occurredAt: at(6_000), acceptBy: at(11_000), writtenAtMs: t0 + 6_010 });
+    expect(keysTakenOnLog([refused, retry], new Set(['r1']), opts).map((k) => k.requestId)).toEqual(['r2']);
+  });
+
+  it('skips a request the log wrote after its acceptBy (the worker withdraws it), even before the withdrawal is read', () => {
+    const late = req('r1', { writtenAtMs: t0 + 5_000 + 2_001 });
+    expect(keysTakenOnLog([late], new Set(), opts)).toEqual([]);
+    expect(keysTakenOnLog([req('r1', { writtenAtMs: t0 + 7_000 })], new Set(), opts)).toHaveLength(1);
+  });
+
+  it('keeps the earliest taken request of a key, whatever the reading order (topics are read one after another)', () => {
+    const first = req('r1', { occurredAt: at(0) });
+    const second = req('r2', { occurredAt: at(1_000), writtenAtMs: t0 + 1_010, acceptBy: at(6_000) });
+    expect(keysTakenOnLog([second, first], new Set(), opts).map((k) => k.requestId)).toEqual(['r1']);
+  });
+
+  it('keeps keys apart per tenant and per key', () => {
+    const keys = keysTakenOnLog([req('r1'), req('r2', { tenantId: 't2' }), req('r3', { idempotencyKey: 'k2' })], new Set(), opts);
+    expect(keys.map((k) => [k.tenantId, k.key, k.requestId]).sort()).toEqual([
+      ['t1', 'k1', 'r1'],
+      ['t1', 'k2', 'r3'],
+      ['t2', 'k1', 'r2'],
+    ]);
+  });
+
+  it('gives a request written before fingerprints were recorded an empty one, so another body is refused', () => {
+    const [k] = keysTakenOnLog([req('r1', { fingerprint: undefined })], new Set(), opts);
+    expect(k?.fingerprint).toBe('');
+    expect(decideKeyedAttempt({ requestId: 'r1', fingerprint: k!.fingerprint, state: 'accepted' }, 'b'.repeat(64))).toEqual({
+      kind: 'mismatch',
+    });
   });
 });

@@ -38,6 +38,7 @@ return 0
  * The distributed profile's Idempotency-Keys, shared by every ingress process:
  *
  *   <prefix>idempotency:<tenantId>:<sha256(key)>   JSON IdempotencyClaim, with its TTL
+ *   <prefix>idempotency:~built                     set once the keys were rebuilt from the log
  *
  * `claim` is SET NX PX (one winner among any number of processes); `accept` and `release` are
  * Lua scripts that act only for the attempt holding the key. The caller's key is hashed: any
@@ -54,6 +55,7 @@ export function createRedisIdempotencyKeys(options: RedisIdempotencyKeysOptions)
   };
   const keyOf = (tenantId: string, key: string) =>
     `${options.keyPrefix}idempotency:${tenantId}:${createHash('sha256').update(key).digest('hex')}`;
+  const builtKey = `${options.keyPrefix}idempotency:~built`;
   const read = async (k: string): Promise<IdempotencyClaim | undefined> => {
     const v = await guard(redis.get(k));
     return v ? (JSON.parse(v) as IdempotencyClaim) : undefined;
@@ -72,11 +74,22 @@ export function createRedisIdempotencyKeys(options: RedisIdempotencyKeysOptions)
       }
       throw new Error(`idempotency key of ${tenantId} kept changing`);
     },
-    async accept(tenantId, key, requestId, ttlMs) {
-      return (await guard(scripts.pressroomIdemAccept(keyOf(tenantId, key), requestId, String(ttlMs), ''))) === 1;
+    async accept(tenantId, key, requestId, ttlMs, fingerprint = '') {
+      return (await guard(scripts.pressroomIdemAccept(keyOf(tenantId, key), requestId, String(ttlMs), fingerprint))) === 1;
     },
     async release(tenantId, key, requestId) {
       await guard(scripts.pressroomIdemRelease(keyOf(tenantId, key), requestId));
+    },
+    async remember(tenantId, key, claim, ttlMs) {
+      if (ttlMs <= 0) return;
+      const accepted: IdempotencyClaim = { ...claim, state: 'accepted' };
+      await guard(redis.set(keyOf(tenantId, key), JSON.stringify(accepted), 'PX', Math.ceil(ttlMs), 'NX'));
+    },
+    async isBuilt() {
+      return (await guard(redis.exists(builtKey))) === 1;
+    },
+    async markBuilt() {
+      await guard(redis.set(builtKey, new Date().toISOString()));
     },
     get(tenantId, key) {
       return read(keyOf(tenantId, key));

@@ -19,6 +19,7 @@ import {
   importLegacyCatalog,
   readFileCatalog,
   selfRebuildingCatalog,
+  selfRebuildingIdempotencyKeys,
   selfRebuildingStatusView,
   selfRebuildingTemplateView,
   type CatalogCommands,
@@ -300,7 +301,12 @@ function embeddedOpeners(config: PressroomConfig, _app: string, logger: Logger, 
     deliveries: once(async () =>
       keep(selfRebuildingDeliveries(createMemoryDeliveryStore(), { log: await log(), topics, logger, inflightLeaseMs: 0 })),
     ),
-    idempotency: once(async () => keep(createMemoryIdempotencyKeys(clock))),
+    // Rebuilt from the log by the first keyed request after a start.
+    idempotency: once(async () =>
+      keep(
+        selfRebuildingIdempotencyKeys(createMemoryIdempotencyKeys(clock), keysRebuildOf(config, await log(), { topics, logger, clock })),
+      ),
+    ),
     closers: () => closers,
     readiness: () => readiness,
     publicRoutes: () => routes,
@@ -410,6 +416,7 @@ function distributedOpeners(
     (t) => t.ping(),
   );
   const assetIndex = redisPart((lib) => lib.createRedisAssetIndex(redisOptions));
+  const idempotency = redisPart((lib) => lib.createRedisIdempotencyKeys(redisOptions));
   const deliveries = redisPart(
     (lib) => lib.createRedisDeliveryStore(redisOptions),
     (d) => d.ping(),
@@ -425,7 +432,9 @@ function distributedOpeners(
     deliveries: once(async () =>
       selfRebuildingDeliveries(await deliveries(), { ...(await rebuildDeps()), inflightLeaseMs: deliveryLeaseMs(config.webhookTimeoutMs) }),
     ),
-    idempotency: redisPart((lib) => lib.createRedisIdempotencyKeys(redisOptions)),
+    idempotency: once(async () =>
+      selfRebuildingIdempotencyKeys(await idempotency(), keysRebuildOf(config, await log(), { topics, logger, clock: systemClock })),
+    ),
     closers: () => closers,
     readiness: () => readiness,
     publicRoutes: () => [],
@@ -465,4 +474,9 @@ async function importFileAssetIndexOnce(dir: string, deps: { log: EventLog; topi
   const result = await importLegacyAssets(await readFileAssetIndex(dir), deps);
   await rename(dir, `${dir}.imported`);
   deps.logger.info('asset index files imported to the log', { ...result, dir });
+}
+
+/** What the Idempotency-Keys need to rebuild themselves from the render topics. */
+function keysRebuildOf(config: PressroomConfig, log: EventLog, deps: { topics: TopicNames; logger: Logger; clock: Clock }) {
+  return { log, ...deps, ttlMs: config.idempotencyTtlMs, skewMs: config.acceptClockSkewMs };
 }

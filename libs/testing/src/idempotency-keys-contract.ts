@@ -85,6 +85,34 @@ export function idempotencyKeysContract(name: string, factory: { createSpace(): 
       expect(await a.claim('t1', 'key-4', attempt(), DAY)).toEqual({ won: true });
     });
 
+    it('remembers a key replayed from the log as accepted, but never over a claim it holds already', async () => {
+      const s = await space();
+      const [a, b] = [await s.open(), await s.open()];
+      const logged = attempt('fp-log');
+      await a.remember('t1', 'key-5', logged, DAY);
+      expect(await b.claim('t1', 'key-5', attempt(), DAY)).toEqual({ won: false, existing: { ...logged, state: 'accepted' } });
+      const live = attempt('fp-live');
+      await a.claim('t1', 'key-6', live, DAY);
+      await b.remember('t1', 'key-6', attempt('fp-log'), DAY);
+      expect(await a.get('t1', 'key-6')).toEqual({ ...live, state: 'pending' });
+    });
+
+    it('recreates a claim the store lost while its attempt was appended as accepted, with the attempt’s fingerprint', async () => {
+      const s = await space();
+      const a = await s.open();
+      const lost = attempt('fp-lost');
+      expect(await a.accept('t1', 'key-7', lost.requestId, DAY, lost.fingerprint)).toBe(true);
+      expect(await a.get('t1', 'key-7')).toEqual({ ...lost, state: 'accepted' });
+    });
+
+    it('is not built until marked, and the mark is shared by every process', async () => {
+      const s = await space();
+      const [a, b] = [await s.open(), await s.open()];
+      expect(await a.isBuilt()).toBe(false);
+      await b.markBuilt();
+      expect(await a.isBuilt()).toBe(true);
+    });
+
     it('takes any key the caller sends (length, characters) as itself', async () => {
       const s = await space();
       const a = await s.open();

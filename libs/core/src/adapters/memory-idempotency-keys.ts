@@ -13,6 +13,8 @@ export function createMemoryIdempotencyKeys(clock: Clock): IdempotencyKeys {
   const id = (tenantId: string, key: string) => JSON.stringify([tenantId, key]);
   const now = () => clock.now().getTime();
   let lastSweep = now();
+  // Empty at every start: the first keyed request rebuilds the keys from the log.
+  let built = false;
 
   function live(k: string): IdempotencyClaim | undefined {
     const entry = claims.get(k);
@@ -39,11 +41,11 @@ export function createMemoryIdempotencyKeys(clock: Clock): IdempotencyKeys {
       claims.set(k, { claim: { ...attempt, state: 'pending' }, expiresAt: now() + pendingTtlMs });
       return { won: true };
     },
-    async accept(tenantId, key, requestId, ttlMs) {
+    async accept(tenantId, key, requestId, ttlMs, lostFingerprint = '') {
       const k = id(tenantId, key);
       const existing = live(k);
       if (existing && existing.requestId !== requestId) return false;
-      const fingerprint = existing?.fingerprint ?? '';
+      const fingerprint = existing?.fingerprint ?? lostFingerprint;
       claims.set(k, { claim: { requestId, fingerprint, state: 'accepted' }, expiresAt: now() + ttlMs });
       return true;
     },
@@ -51,12 +53,23 @@ export function createMemoryIdempotencyKeys(clock: Clock): IdempotencyKeys {
       const k = id(tenantId, key);
       if (live(k)?.requestId === requestId) claims.delete(k);
     },
+    async remember(tenantId, key, claim, ttlMs) {
+      const k = id(tenantId, key);
+      if (ttlMs > 0 && !live(k)) claims.set(k, { claim: { ...claim, state: 'accepted' }, expiresAt: now() + ttlMs });
+    },
+    async isBuilt() {
+      return built;
+    },
+    async markBuilt() {
+      built = true;
+    },
     async get(tenantId, key) {
       const c = live(id(tenantId, key));
       return c ? { ...c } : undefined;
     },
     async close() {
       claims.clear();
+      built = false;
     },
   };
 }

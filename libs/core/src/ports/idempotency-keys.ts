@@ -24,8 +24,17 @@ export type ClaimResult = { won: true } | { won: false; existing: IdempotencyCla
 export interface IdempotencyKeys {
   claim(tenantId: string, key: string, attempt: { requestId: string; fingerprint: string }, pendingTtlMs: number): Promise<ClaimResult>;
   /** False when the claim was no longer this attempt's (expired and taken by another). */
-  accept(tenantId: string, key: string, requestId: string, ttlMs: number): Promise<boolean>;
+  /** `fingerprint` is the attempt's, for a claim the store lost meanwhile (it is recreated accepted). */
+  accept(tenantId: string, key: string, requestId: string, ttlMs: number, fingerprint?: string): Promise<boolean>;
   release(tenantId: string, key: string, requestId: string): Promise<void>;
   get(tenantId: string, key: string): Promise<IdempotencyClaim | undefined>;
+  /**
+   * Rebuilding from the log: records an accepted claim living `ttlMs`, unless the key is held
+   * already (pending or accepted: a live claim is newer knowledge than a replay). Idempotent.
+   */
+  remember(tenantId: string, key: string, claim: { requestId: string; fingerprint: string }, ttlMs: number): Promise<void>;
+  /** Whether the keys were rebuilt from the log since the store was last empty (a marker lost with the data). */
+  isBuilt(): Promise<boolean>;
+  markBuilt(): Promise<void>;
   close(): Promise<void>;
 }

@@ -1,0 +1,81 @@
+import { DEFAULT_ACCEPT_CLOCK_SKEW_MS, keysTakenOnLog, logUnavailable, type LoggedKeyedRequest } from '@pressroom/domain';
+import type { Clock } from './ports/clock.ts';
+import type { IdempotencyKeys } from './ports/idempotency-keys.ts';
+import { silentLogger } from './ports/logger.ts';
+import { renderTopics, type ViewRebuildDeps } from './self-rebuilding-views.ts';
+
+export interface IdempotencyRebuildDeps extends ViewRebuildDeps {
+  clock: Clock;
+  /** The window (PRESSROOM_IDEMPOTENCY_TTL_MS): a key is remembered this long after its request. */
+  ttlMs: number;
+  /** Clock difference tolerated between the ingress and the log (as the render worker's, see admitsRender). */
+  skewMs?: number;
+}
+
+/**
+ * Replays the render topics into the Idempotency-Keys and marks them built: every key a taken
+ * request holds (keysTakenOnLog: RenderRequested with its key and fingerprint, minus what was
+ * withdrawn) is remembered as accepted for the rest of its window. No wipe first, and a key held
+ * already is left alone, so ingress processes claiming meanwhile lose nothing.
+ */
+export async function replayIdempotencyKeys(keys: IdempotencyKeys, deps: IdempotencyRebuildDeps): Promise<number> {
+  const requests: LoggedKeyedRequest[] = [];
+  const withdrawn = new Set<string>();
+  const n = await deps.log.readAll(renderTopics(deps.topics), (record) => {
+    const e = record.event;
+    if (e.type === 'RenderWithdrawn') withdrawn.add(e.requestId);
+    if (e.type !== 'RenderRequested' || e.data.idempotencyKey === undefined) return;
+    requests.push({
+      tenantId: e.tenantId,
+      requestId: e.requestId,
+      idempotencyKey: e.data.idempotencyKey,
+      fingerprint: e.data.idempotencyFingerprint,
+      occurredAt: e.occurredAt,
+      acceptBy: e.data.acceptBy,
+      writtenAtMs: record.writtenAt,
+    });
+  });
+  const nowMs = deps.clock.now().getTime();
+  const taken = keysTakenOnLog(requests, withdrawn, { nowMs, ttlMs: deps.ttlMs, skewMs: deps.skewMs ?? DEFAULT_ACCEPT_CLOCK_SKEW_MS });
+  for (const k of taken) {
+    await keys.remember(k.tenantId, k.key, { requestId: k.requestId, fingerprint: k.fingerprint }, k.expiresAtMs - nowMs);
+  }
+  await keys.markBuilt();
+  (deps.logger ?? silentLogger).info('idempotency keys rebuilt from the log', { events: n, keys: taken.length });
+  return n;
+}
+
+/**
+ * The Idempotency-Keys, made to rebuild themselves: a `claim` first checks the store's marker;
+ * when the store is not built (a fresh Redis, a FLUSHALL, a restart without persistence, the
+ * embedded profile's first keyed request after a start) the keys are rebuilt from the log before
+ * the claim, so a retry with a key still in its window answers the first request's requestId
+ * instead of rendering again, and a retry with another body still answers 422. Every ingress
+ * process that finds the marker missing waits for a rebuild (its own, one at a time per
+ * process) before claiming; replays only add keys that are free, so two processes rebuilding at
+ * once, or claiming while another replays, agree: a claim still has one winner.
+ */
+export function selfRebuildingIdempotencyKeys(keys: IdempotencyKeys, deps: IdempotencyRebuildDeps): IdempotencyKeys {
+  let running: Promise<unknown> | undefined;
+  const ensureBuilt = async (): Promise<void> => {
+    if (await keys.isBuilt()) return;
+    running ??= replayIdempotencyKeys(keys, deps).finally(() => (running = undefined));
+    // A log that cannot be read now: the request is not taken (503), rather than taken twice.
+    await running.catch((err: unknown) => {
+      throw logUnavailable(err);
+    });
+  };
+  return {
+    async claim(tenantId, key, attempt, pendingTtlMs) {
+      await ensureBuilt();
+      return keys.claim(tenantId, key, attempt, pendingTtlMs);
+    },
+    accept: (tenantId, key, requestId, ttlMs, fingerprint) => keys.accept(tenantId, key, requestId, ttlMs, fingerprint),
+    release: (tenantId, key, requestId) => keys.release(tenantId, key, requestId),
+    get: (tenantId, key) => keys.get(tenantId, key),
+    remember: (tenantId, key, claim, ttlMs) => keys.remember(tenantId, key, claim, ttlMs),
+    isBuilt: () => keys.isBuilt(),
+    markBuilt: () => keys.markBuilt(),
+    close: () => keys.close(),
+  };
+}
