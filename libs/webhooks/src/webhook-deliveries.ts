@@ -1,7 +1,6 @@
 import { deliversWebhook, deliveryDueAt, foldDelivery, isWebhookEvent, notFound, withdrawsWebhook } from '@pressroom/domain';
 import {
   silentLogger,
-  type Clock,
   type DeliveryStore,
   type EventFactory,
   type EventLog,
