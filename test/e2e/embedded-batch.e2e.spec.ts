@@ -143,7 +143,7 @@ describe('embedded profile: batch rendering (pdf noodle batch endpoints)', () =>
     const html = `<p>${'x'.repeat(3.2 * 1024 * 1024)}</p>`;
     const res = await svc.api.post('/v1/html-to-pdf/batch', { items: [{ html }] });
     expect(res.status).toBe(413);
-    expect(res.json).toEqual({ error: { code: 'PAYLOAD_TOO_LARGE', message: expect.any(String) } });
+    expect(res.json).toEqual({ message: expect.any(String), error: { code: 'PAYLOAD_TOO_LARGE', message: expect.any(String) } });
     expect((await svc.api.get('/v1/pdf/batch/status/00000000-0000-7000-8000-000000000000')).status).toBe(404);
   });
 

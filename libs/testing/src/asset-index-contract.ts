@@ -3,7 +3,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AssetStore, createFileEventLog, selfRebuildingAssetIndex, topicNames, type AssetIndex, type ObjectStore } from '@pressroom/core';
+import {
+  AssetStore,
+  createFileEventLog,
+  selfRebuildingAssetIndex,
+  topicNames,
+  uuidV7Ids,
+  type AssetIndex,
+  type ObjectStore,
+} from '@pressroom/core';
 import type { AssetEvent } from '@pressroom/schemas';
 
 /**
@@ -116,7 +124,9 @@ export function assetIndexContract(name: string, options: { createSpace(): Promi
       const log = await createFileEventLog({ dir });
       const topics = topicNames('contract');
       try {
-        const deps = { log, topics, clock: { now: () => new Date() }, ids: { next: () => randomUUID() }, objects: mapObjects() };
+        // Time-ordered ids, as in the service: events of one writer in the same millisecond keep
+        // their order (random ids made the deletion lose to its upload now and then).
+        const deps = { log, topics, clock: { now: () => new Date() }, ids: uuidV7Ids, objects: mapObjects() };
         const store = new AssetStore({ ...deps, index: selfRebuildingAssetIndex(await space.open(), { log, topics }) });
         const tenant = `t-${randomUUID()}`;
         const png = new Uint8Array([0x89, 0x50, 0x4e]);
