@@ -14,7 +14,7 @@ import { AppProcess, freePort } from '../support/service-process.ts';
 
 type Env = Awaited<ReturnType<typeof distributedEnv>>;
 
-const LOAD = 50;
+const LOAD = 30;
 
 /**
  * Issue 8, distributed profile: the render worker SIGKILLed mid-render and again after a file

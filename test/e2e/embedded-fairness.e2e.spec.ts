@@ -24,7 +24,7 @@ describe('embedded profile: fair capacity across tenants', () => {
   let hostile: ApiClient;
   let calm: ApiClient;
   const receiver = new WebhookReceiver();
-  const syncWaitMs = 15_000;
+  const syncWaitMs = 10_000;
   /** The hostile tenant's requests, and the calm tenant's flood-time one, for the crash case. */
   const hostileIds: string[] = [];
   let calmId = '';
@@ -65,8 +65,8 @@ describe('embedded profile: fair capacity across tenants', () => {
     const accepted = await Promise.all([
       hostile.post('/v1/html-to-pdf/async', { html: spinForever, webhook }),
       hostile.post('/v1/html-to-pdf/async', { html: spinForever, webhook }),
-      hostile.post('/v1/html-to-pdf/async', { html: spinFor(3_000), webhook }),
-      hostile.post('/v1/html-to-pdf/async', { html: spinFor(3_000), webhook }),
+      hostile.post('/v1/html-to-pdf/async', { html: spinFor(1_500), webhook }),
+      hostile.post('/v1/html-to-pdf/async', { html: spinFor(1_500), webhook }),
     ]);
     expect(accepted.map((r) => r.status)).toEqual([200, 200, 200, 200]);
     await waitFor(async () => (await syncRequestsOnLog('hostile')) === 2, {
@@ -98,7 +98,7 @@ describe('embedded profile: fair capacity across tenants', () => {
     expect(hostileIds).toHaveLength(6);
     // When the process is killed and comes back with a shorter render time limit
     await svc.app.kill();
-    svc.app.env.PRESSROOM_RENDER_TIMEOUT_MS = '8000';
+    svc.app.env.PRESSROOM_RENDER_TIMEOUT_MS = '4000';
     await svc.app.start();
     // Then every hostile request ends: the never-ending ones fail on the time limit, the slow ones succeed
     const outcomes = await waitFor(
