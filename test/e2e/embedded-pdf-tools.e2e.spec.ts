@@ -116,6 +116,32 @@ describe('PDF tools through the official SDK (embedded profile)', () => {
     expect(parseFloat(data!.metadata.reduction)).toBeGreaterThan(50);
   });
 
+  it('reads tool bodies as integration platforms send them: placeholders, JSON strings, unknown fields reported (strict: 400)', async () => {
+    const url = await upload('form.pdf', await imagePdf());
+    // An empty form field is absent (default level), a JSON-typed field may come as text, a typo is reported
+    const res = await svc.api.post('/v1/tools/compress-pdf', {
+      url,
+      compressLevel: '',
+      finalFilename: null,
+      webhook: '',
+      compresLevel: 'high',
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('pressroom-ignored-fields')).toBe('compresLevel');
+    const meta = await svc.api.post('/v1/tools/update-pdf-metadata', { url, metadata: '{"title":"From a form"}', async: 'false' });
+    expect(meta.status).toBe(200);
+    expect((await pdfInfo(await fetchPdf(meta.json.url))).Title).toBe('From a form');
+    // A caller asking for strictness gets the typo refused, naming it
+    const strict = await svc.api.call(
+      'POST',
+      '/v1/tools/compress-pdf',
+      { url, compresLevel: 'high' },
+      { 'pressroom-strict-fields': 'true' },
+    );
+    expect(strict.status).toBe(400);
+    expect(strict.json.error.details).toEqual([{ field: 'compresLevel', message: 'is not a known field' }]);
+  });
+
   it('updatePdfMetadata: every field the SDK names is written', async () => {
     const { data, error } = await sdk.tools.updatePdfMetadata({
       url: a,

@@ -199,3 +199,62 @@ export function readCompatRenderBody(raw: unknown, endpoint: CompatEndpoint): Co
 
 /** Bounds of `signedUrlExpiresIn`, in seconds: a minute to seven days (the longest S3 presigned link). */
 export const LINK_TTL_SECONDS = { min: 60, max: 7 * 24 * 3600, default: 3600 } as const;
+
+/** The parts of an object's JSON Schema the lenient reader needs: its members' types and the required ones. */
+export interface CompatObjectSchema {
+  properties: Record<string, unknown>;
+  required?: readonly string[];
+}
+
+function kindOf(schema: unknown, required: boolean): Kind {
+  if (required) return 'required';
+  const type = isPlainObject(schema) ? schema.type : undefined;
+  switch (type) {
+    case 'boolean':
+    case 'integer':
+    case 'number':
+    case 'object':
+    case 'string':
+      return type;
+    default:
+      // Unions, enums, arrays: no conversion, but an empty-form placeholder still means absent.
+      return 'string';
+  }
+}
+
+/**
+ * Any other body of this API family (the PDF tools, a batch's own members) read by the same rules
+ * as render bodies: placeholders dropped, JSON strings and stringly booleans and numbers read as
+ * meant, unknown top-level members dropped and listed. The kinds come from the body's schema.
+ */
+export function readCompatBody(raw: unknown, schema: CompatObjectSchema): CompatRead {
+  const unknown: string[] = [];
+  if (!isPlainObject(raw)) return { body: raw, unknown };
+  const required = new Set(schema.required ?? []);
+  const fields = Object.fromEntries(Object.entries(schema.properties).map(([k, s]) => [k, kindOf(s, required.has(k))]));
+  // A required member is never a placeholder, but it is still read as meant (JSON text, "3600").
+  return {
+    body: readObject(raw, fields, '', unknown, (key, value) => {
+      if (!required.has(key)) return value;
+      const asType = kindOf(schema.properties[key], false);
+      return value === null || value === '' ? value : (readValue(value, asType) ?? value);
+    }),
+    unknown,
+  };
+}
+
+/**
+ * A batch body: its own members by `readCompatBody`, each item as a sync render body of its kind
+ * (unknown fields named `items.<i>.<field>`).
+ */
+export function readCompatBatchBody(raw: unknown, schema: CompatObjectSchema, kind: 'template' | 'html'): CompatRead {
+  const top = readCompatBody(raw, schema);
+  if (!isPlainObject(top.body) || !Array.isArray(top.body.items)) return top;
+  const unknown = [...top.unknown];
+  const items = top.body.items.map((item, i) => {
+    const read = readCompatRenderBody(item, kind === 'template' ? 'template-sync' : 'html-sync');
+    unknown.push(...read.unknown.map((field) => `items.${i}.${field}`));
+    return read.body;
+  });
+  return { body: { ...top.body, items }, unknown };
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readCompatRenderBody } from './compat-request.ts';
+import { readCompatBatchBody, readCompatBody, readCompatRenderBody } from './compat-request.ts';
 import { PAPER_SIZES_PX, canonicalLength, canonicalPaperFormat } from './paper.ts';
 
 describe('readCompatRenderBody', () => {
@@ -168,5 +168,71 @@ describe('debugChecks', () => {
       ],
       unusedData: ['costumer'],
     });
+  });
+});
+
+describe('readCompatBody / readCompatBatchBody: the same rules for the PDF tools and batches', () => {
+  const schema = {
+    properties: {
+      url: { type: 'string' },
+      expiration: { type: 'integer' },
+      async: { type: 'boolean' },
+      metadata: { type: 'object' },
+      compressLevel: { anyOf: [{ const: 'low' }, { const: 'high' }] },
+    },
+    required: ['url'],
+  };
+
+  it('drops placeholders and unknown members, reads JSON strings, numbers and booleans as meant', () => {
+    const read = readCompatBody(
+      {
+        url: 'https://x/a.pdf',
+        expiration: '3600',
+        async: 'true',
+        metadata: '{"title":"T"}',
+        compressLevel: '',
+        finalFilename: null,
+        typo: 1,
+      },
+      schema,
+    );
+    expect(read).toEqual({
+      body: { url: 'https://x/a.pdf', expiration: 3600, async: true, metadata: { title: 'T' } },
+      unknown: ['finalFilename', 'typo'],
+    });
+  });
+
+  it('keeps false on a boolean and leaves a body that is not an object to the schema', () => {
+    expect(readCompatBody({ url: 'u', async: false }, schema).body).toEqual({ url: 'u', async: false });
+    expect(readCompatBody('nope', schema)).toEqual({ body: 'nope', unknown: [] });
+  });
+
+  it('reads each batch item as a sync render body and names unknown item fields by index', () => {
+    const batchSchema = {
+      properties: { items: { type: 'array' }, merge: { type: 'boolean' }, webhook: { type: 'string' } },
+      required: ['items'],
+    };
+    const read = readCompatBatchBody(
+      {
+        items: [
+          { html: '<p>a</p>', pdfParams: '{"format":"a4"}', colour: 'red' },
+          { html: '<p>b</p>', s3_key: '' },
+        ],
+        merge: 'false',
+        webhook: '',
+      },
+      batchSchema,
+      'html',
+    );
+    expect(read.body).toEqual({ items: [{ html: '<p>a</p>', pdfParams: { format: 'A4' } }, { html: '<p>b</p>' }], merge: false });
+    expect(read.unknown).toEqual(['items.0.colour']);
+  });
+});
+
+describe('readCompatBody: required members', () => {
+  it('reads a required object sent as JSON text as that object, and never drops a required member', () => {
+    const schema = { properties: { url: { type: 'string' }, metadata: { type: 'object' } }, required: ['url', 'metadata'] };
+    expect(readCompatBody({ url: 'u', metadata: '{"title":"T"}' }, schema).body).toEqual({ url: 'u', metadata: { title: 'T' } });
+    expect(readCompatBody({ url: '', metadata: false }, schema).body).toEqual({ url: '', metadata: false });
   });
 });

@@ -1,9 +1,10 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { HtmlBatchBody, TemplateBatchBody, type Http, type StatusViewEntry } from '@pressroom/schemas';
-import { batchBody, batchItemEntries, batchItemsProblems, isTerminal, validationError } from '@pressroom/domain';
+import { batchBody, batchItemEntries, batchItemsProblems, isTerminal, readCompatBatchBody, validationError } from '@pressroom/domain';
 import type { ArtifactStorage, Tenant } from '@pressroom/core';
 import { bodyParser } from '../http/validate.ts';
+import { applyUnknownFieldPolicy } from '../http/compat-body.ts';
 import { tenantOf } from '../http/auth.ts';
 import { sendError } from '../http/error-mapper.ts';
 import type { RenderRequests } from '../render-requests.ts';
@@ -11,7 +12,10 @@ import type { RenderRequests } from '../render-requests.ts';
 const parse = { template: bodyParser(TemplateBatchBody), html: bodyParser(HtmlBatchBody) };
 
 /** The item count first (one clear message for 21 items), then every item against its schema. */
-function parseBatch(kind: 'template' | 'html', value: unknown): Http.TemplateBatchBody | Http.HtmlBatchBody {
+function parseBatch(ctx: Context, kind: 'template' | 'html'): Http.TemplateBatchBody | Http.HtmlBatchBody {
+  // Read like render bodies (placeholders, JSON strings, the unknown-field policy), items included.
+  const read = readCompatBatchBody(ctx.request.body, kind === 'template' ? TemplateBatchBody : HtmlBatchBody, kind);
+  const value = applyUnknownFieldPolicy(ctx, read);
   const count = batchItemsProblems(value);
   if (count.length) throw validationError(count);
   return parse[kind](value);
@@ -46,7 +50,7 @@ export function batchRoutes(deps: {
 
   async function submit(ctx: Context, kind: 'template' | 'html'): Promise<void> {
     const tenant = tenantOf(ctx);
-    const body = parseBatch(kind, ctx.request.body);
+    const body = parseBatch(ctx, kind);
     const { batchRequestId } = await deps.requests.submitBatch(tenant, kind, body);
     ctx.set('X-Batch-Request-Id', batchRequestId);
     if (body.async) {

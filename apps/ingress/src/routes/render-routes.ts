@@ -21,6 +21,7 @@ import type { ArtifactRef } from '@pressroom/schemas';
 import type { ArtifactStorage } from '@pressroom/core';
 import type { Metrics } from '@pressroom/observability';
 import { bodyParser } from '../http/validate.ts';
+import { applyUnknownFieldPolicy } from '../http/compat-body.ts';
 import { tenantOf } from '../http/auth.ts';
 import { sendError, syncFailureStatus } from '../http/error-mapper.ts';
 import type { RenderInput, RenderRequests, Submitted } from '../render-requests.ts';
@@ -34,27 +35,15 @@ const parse = {
   unsaved: bodyParser(UnsavedPreviewBody),
 };
 
-/** Response header listing the fields of a render request that were ignored because no endpoint knows them. */
-export const IGNORED_FIELDS_HEADER = 'Pressroom-Ignored-Fields';
 /** Response header with a signed link to a debug render's diagnostics (JSON: renderedHtml, variables, unusedData). */
 export const DEBUG_URL_HEADER = 'Pressroom-Debug-Url';
-/** Request header by which a caller asks for unknown fields to be refused (400) instead. */
-export const STRICT_FIELDS_HEADER = 'Pressroom-Strict-Fields';
 
 /**
  * A render body read as clients of the real API send it (readCompatRenderBody: placeholders,
- * JSON strings, Puppeteer spellings). Unknown fields are ignored and named in
- * Pressroom-Ignored-Fields, or refused with 400 when the caller sends Pressroom-Strict-Fields: true.
+ * JSON strings, Puppeteer spellings), under the unknown-field policy (applyUnknownFieldPolicy).
  */
 function compatBody(ctx: Context, endpoint: CompatEndpoint): unknown {
-  const { body, unknown } = readCompatRenderBody(ctx.request.body, endpoint);
-  if (unknown.length) {
-    if (ctx.get(STRICT_FIELDS_HEADER).trim().toLowerCase() === 'true') {
-      throw validationError(unknown.map((field) => ({ field, message: 'is not a known field' })));
-    }
-    ctx.set(IGNORED_FIELDS_HEADER, unknown.join(', '));
-  }
-  return body;
+  return applyUnknownFieldPolicy(ctx, readCompatRenderBody(ctx.request.body, endpoint));
 }
 
 /** The request's Idempotency-Key header, checked; none when absent. */

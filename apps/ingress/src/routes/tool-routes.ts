@@ -18,6 +18,7 @@ import {
   idempotencyKeyProblem,
   markdownPageSetup,
   parsePageRanges,
+  readCompatBody,
   pdfParamsProblems,
   toolFileName,
   toolMetadataProblems,
@@ -29,6 +30,7 @@ import {
 import { documentUrlProblem, toolResult, toolStatusBody, type ArtifactStorage, type Clock } from '@pressroom/core';
 import type { Metrics } from '@pressroom/observability';
 import { bodyParser } from '../http/validate.ts';
+import { applyUnknownFieldPolicy } from '../http/compat-body.ts';
 import { tenantOf } from '../http/auth.ts';
 import { sendError, syncFailureStatus } from '../http/error-mapper.ts';
 import { markdownDocument } from '../markdown.ts';
@@ -116,7 +118,7 @@ export function toolRoutes(deps: {
   }
 
   router.post('/v1/tools/merge-pdfs', async (ctx) => {
-    const body = parse.merge(ctx.request.body);
+    const body = parse.merge(applyUnknownFieldPolicy(ctx, readCompatBody(ctx.request.body, MergePdfsBody)));
     const problems = await urlProblems(
       tenantOf(ctx).tenantId,
       body.urls.map((url, i) => ({ field: `urls.${i}`, url })),
@@ -126,7 +128,7 @@ export function toolRoutes(deps: {
   });
 
   router.post('/v1/tools/split-pdf', async (ctx) => {
-    const body = parse.split(ctx.request.body);
+    const body = parse.split(applyUnknownFieldPolicy(ctx, readCompatBody(ctx.request.body, SplitPdfBody)));
     const splitMode = body.splitMode ?? 'intervals';
     const problems: FieldProblem[] = [];
     if (splitMode === 'ranges') {
@@ -146,7 +148,7 @@ export function toolRoutes(deps: {
   });
 
   router.post('/v1/tools/compress-pdf', async (ctx) => {
-    const body = parse.compress(ctx.request.body);
+    const body = parse.compress(applyUnknownFieldPolicy(ctx, readCompatBody(ctx.request.body, CompressPdfBody)));
     const problems = await urlProblems(tenantOf(ctx).tenantId, [{ field: 'url', url: body.url }]);
     if (problems.length) throw validationError(problems);
     await submit(ctx, 'compress-pdf', body, () => ({
@@ -155,7 +157,7 @@ export function toolRoutes(deps: {
   });
 
   router.post('/v1/tools/update-pdf-metadata', async (ctx) => {
-    const body = parse.metadata(ctx.request.body);
+    const body = parse.metadata(applyUnknownFieldPolicy(ctx, readCompatBody(ctx.request.body, UpdatePdfMetadataBody)));
     const problems = [
       ...toolMetadataProblems(body.metadata),
       ...(await urlProblems(tenantOf(ctx).tenantId, [{ field: 'url', url: body.url }])),
@@ -167,7 +169,7 @@ export function toolRoutes(deps: {
   });
 
   router.post('/v1/tools/convert-markdown-to-pdf', async (ctx) => {
-    const body = parse.markdown(ctx.request.body);
+    const body = parse.markdown(applyUnknownFieldPolicy(ctx, readCompatBody(ctx.request.body, MarkdownToPdfBody)));
     const setup = markdownPageSetup(body.pdfOptions);
     if ('problem' in setup) throw validationError([setup.problem]);
     if (!pdfParamsCheck.Check(setup.params)) {
