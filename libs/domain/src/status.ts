@@ -14,12 +14,7 @@ const rank = { ONGOING: 0, SUCCESS: 1, FAILED: 1 } as const;
 export function evolveStatus(current: StatusViewEntry | undefined, event: PressroomEvent): StatusViewEntry | undefined {
   switch (event.type) {
     case 'RenderRequested': {
-      const base: StatusViewEntry = current ?? {
-        requestId: event.requestId,
-        tenantId: event.tenantId,
-        state: 'ONGOING',
-        mode: event.data.mode,
-      };
+      const base = current ?? ongoing(event, event.data.mode);
       const source = event.data.source;
       return {
         ...base,
@@ -32,12 +27,7 @@ export function evolveStatus(current: StatusViewEntry | undefined, event: Pressr
       };
     }
     case 'BatchRequested': {
-      const base: StatusViewEntry = current ?? {
-        requestId: event.requestId,
-        tenantId: event.tenantId,
-        state: 'ONGOING',
-        mode: event.data.mode,
-      };
+      const base = current ?? ongoing(event, event.data.mode);
       const d = event.data;
       const done = base.batch?.status !== undefined ? base.batch : undefined; // a BatchCompleted seen first
       return {
@@ -58,12 +48,7 @@ export function evolveStatus(current: StatusViewEntry | undefined, event: Pressr
     }
     case 'BatchCompleted': {
       if (isTerminal(current)) return current;
-      const base: StatusViewEntry = current ?? {
-        requestId: event.requestId,
-        tenantId: event.tenantId,
-        state: 'ONGOING',
-        mode: event.data.mode,
-      };
+      const base = current ?? ongoing(event, event.data.mode);
       const d = event.data;
       return {
         ...base,
@@ -85,34 +70,19 @@ export function evolveStatus(current: StatusViewEntry | undefined, event: Pressr
     }
     case 'RenderWithdrawn': {
       if (isTerminal(current)) return current;
-      const base: StatusViewEntry = current ?? {
-        requestId: event.requestId,
-        tenantId: event.tenantId,
-        state: 'ONGOING',
-        mode: event.data.mode,
-      };
+      const base = current ?? ongoing(event, event.data.mode);
       return { ...base, withdrawnAt: event.occurredAt };
     }
     case 'RenderAttemptStarted': {
       // The highest attempt number seen: idempotent, and order does not matter.
       if (current && (current.attempts ?? 0) >= event.data.attempt) return current;
-      const base: StatusViewEntry = current ?? {
-        requestId: event.requestId,
-        tenantId: event.tenantId,
-        state: 'ONGOING',
-        mode: 'async',
-      };
+      const base = current ?? ongoing(event, 'async');
       return { ...base, attempts: event.data.attempt };
     }
     case 'RenderSucceeded':
     case 'RenderFailed': {
       if (current && (rank[current.state] > 0 || current.withdrawnAt)) return current;
-      const base: StatusViewEntry = current ?? {
-        requestId: event.requestId,
-        tenantId: event.tenantId,
-        state: 'ONGOING',
-        mode: event.data.mode,
-      };
+      const base = current ?? ongoing(event, event.data.mode);
       const toolRequest = !base.tool && event.data.toolRequest ? { tool: event.data.toolRequest } : {};
       if (event.type === 'RenderSucceeded') {
         return {
@@ -143,6 +113,11 @@ export function evolveStatus(current: StatusViewEntry | undefined, event: Pressr
 }
 
 /** The request's own extras every render event carries: its externalId and its links' lifetime. */
+/** The entry of a request whose first event seen is `event` (events of one request may arrive in any order). */
+function ongoing(event: { requestId: string; tenantId: string }, mode: StatusViewEntry['mode']): StatusViewEntry {
+  return { requestId: event.requestId, tenantId: event.tenantId, state: 'ONGOING', mode };
+}
+
 function deliveryExtras(data: { externalId?: string; linkTtlSeconds?: number }): Pick<StatusViewEntry, 'externalId' | 'linkTtlSeconds'> {
   return {
     ...(data.externalId !== undefined ? { externalId: data.externalId } : {}),
