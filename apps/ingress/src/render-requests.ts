@@ -3,8 +3,10 @@ import type {
   Http,
   PdfParams,
   ReadySignal,
+  RenderFailed,
   RenderRequested,
   RenderSource,
+  RenderSucceeded,
   StatusViewEntry,
   StorageTarget,
   ToolRequestInfo,
@@ -23,6 +25,8 @@ import {
   isWithdrawn,
   logUnavailable,
   mergePdfParams,
+  outcomeUnknown,
+  type RefusalVerdict,
   pdfParamsProblems,
   validationError,
   type DoorLimits,
@@ -44,7 +48,7 @@ import { checkWebhookTarget } from '@pressroom/webhooks';
 
 import { templateContentProblems, variablesOf, type Templates } from './templates.ts';
 import type { SchemaChecker } from './schema-validation/schema-checker.ts';
-import type { Withdrawals } from './withdrawals.ts';
+import type { CompletedFloor, Withdrawals } from './withdrawals.ts';
 
 export type RenderInput =
   | { kind: 'template'; body: Http.TemplateSyncBody | Http.TemplateAsyncBody }
@@ -102,6 +106,8 @@ export interface Submitted {
 /** A pending key outlives its holder's append by this much (then a dead holder's key is free again). */
 const PENDING_KEY_MARGIN_MS = 5_000;
 const KEY_POLL_MS = 100;
+/** After the ingress's own deadline, how long the log adapter may take to say "never sent" (its deadline is the same instant). */
+const NEVER_SENT_GRACE_MS = 250;
 
 /**
  * Turns a validated HTTP body into a RenderRequested event on the log. The request is
@@ -140,10 +146,19 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
         deps.acceptTimeoutMs + PENDING_KEY_MARGIN_MS,
       );
       if (claim.won) {
+        const release = () => deps.idempotency.release(tenant.tenantId, key, requestId).catch(() => {});
         try {
-          await issue(tenant, mode, input, { requestId, idempotency: { key, fingerprint } });
+          // Withdrawn once the log tells (after a 504): the key is free for a new attempt.
+          const whenNotTaken = () => void release();
+          await issue(tenant, mode, input, { requestId, idempotency: { key, fingerprint }, whenNotTaken });
         } catch (err) {
-          await deps.idempotency.release(tenant.tenantId, key, requestId).catch(() => {});
+          if (err instanceof PressroomError && err.code === 'OUTCOME_UNKNOWN') {
+            // It may run: the key answers this request until the log says it was not taken, so a
+            // retry never starts a second render of it.
+            await deps.idempotency.accept(tenant.tenantId, key, requestId, deps.idempotencyTtlMs, fingerprint).catch(() => false);
+          } else {
+            await release();
+          }
           throw err;
         }
         const kept = await deps.idempotency.accept(tenant.tenantId, key, requestId, deps.idempotencyTtlMs, fingerprint).catch(() => false);
@@ -160,7 +175,14 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
             'This Idempotency-Key was used with a different request (endpoint or body). Use a new key for a new request.',
           );
         }
-        if (decision.kind === 'replay') return { requestId: decision.requestId, replayed: true };
+        if (decision.kind === 'replay') {
+          // A request answered 504 whose withdrawal the log has since put first: never taken, so the key is free.
+          if (isWithdrawn(await deps.view.get(decision.requestId))) {
+            await deps.idempotency.release(tenant.tenantId, key, decision.requestId).catch(() => {});
+            break;
+          }
+          return { requestId: decision.requestId, replayed: true };
+        }
         if (deps.clock.now().getTime() > waitUntil) {
           throw new PressroomError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being taken; retry later.', {
             retryable: true,
@@ -176,10 +198,13 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
     tenant: Tenant,
     mode: 'sync' | 'async',
     input: RenderInput,
-    opts: { requestId?: string; idempotency?: { key: string; fingerprint: string } } = {},
+    opts: { requestId?: string; idempotency?: { key: string; fingerprint: string }; whenNotTaken?: () => void } = {},
   ): Promise<RenderRequested> {
     const requested = await prepare(tenant, mode, input, opts);
-    await appendAccepted(mode === 'sync' ? deps.topics.requestedSync : deps.topics.requestedAsync, [requested]);
+    await appendAccepted(mode === 'sync' ? deps.topics.requestedSync : deps.topics.requestedAsync, [requested], {
+      unknownId: requested.requestId,
+      ...(opts.whenNotTaken ? { whenNotTaken: opts.whenNotTaken } : {}),
+    });
     return requested;
   }
 
@@ -214,7 +239,7 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
       }
     }
     if (problems.length) throw validationError(problems, 'The batch is invalid; nothing was rendered. Each problem names its item.');
-    await appendAccepted(mode === 'sync' ? deps.topics.requestedSync : deps.topics.requestedAsync, items);
+    await appendAccepted(mode === 'sync' ? deps.topics.requestedSync : deps.topics.requestedAsync, items, { unknownId: batchRequestId });
     const requested = deps.event(
       'BatchRequested',
       { requestId: batchRequestId, tenantId: tenant.tenantId },
@@ -227,13 +252,16 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
         ...(body.signedUrlExpiresIn !== undefined ? { signedUrlExpiresIn: body.signedUrlExpiresIn } : {}),
       },
     );
+    const floor = deps.withdrawals.floor();
     const appended = deps.log.append(deps.topics.completed, [requested]);
     try {
       await settledBy(appended, deps.clock.now().getTime() + deps.acceptTimeoutMs);
     } catch (err) {
       // The items are on the log but their batch may not be: withdraw them (first terminal event wins).
-      await Promise.all(items.map((item) => refuseTruthfully(item)));
-      throw err instanceof PressroomError ? err : logUnavailable(err);
+      // 503 only when the log says none of them was taken; anything else cannot be called a refusal.
+      const verdicts = await Promise.all(items.map((item) => refuseTruthfully(item, floor)));
+      if (verdicts.every((v) => v.kind === 'not-taken')) throw err instanceof PressroomError ? err : logUnavailable(err);
+      throw outcomeUnknown(batchRequestId, err);
     }
     await deps.view.apply(requested);
     return { batchRequestId };
@@ -321,37 +349,79 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
     return requested;
   }
 
-  /** Appends requests (one lane), answers only once the log took them, and records them ONGOING in the view. */
-  async function appendAccepted(topic: string, requests: RenderRequested[]): Promise<void> {
+  /**
+   * Appends requests (one lane), answers only once the log took them, and records them ONGOING
+   * in the view. Past `acceptBy` the answer is what the log proves:
+   * - the append was never handed to the log (its adapter says so: AppendNeverSent): 503;
+   * - otherwise it may be on the log: each request is withdrawn and the log decides
+   *   (refuseTruthfully): all withdrawn first → 503; all rendered first → accepted after all
+   *   (the caller gets the result); else → 504 OUTCOME_UNKNOWN for `unknownId`, and
+   *   `whenNotTaken` runs if the log later puts the withdrawal first.
+   */
+  async function appendAccepted(
+    topic: string,
+    requests: RenderRequested[],
+    opts: { unknownId: string; whenNotTaken?: () => void },
+  ): Promise<void> {
     const acceptBy = Math.min(
       ...requests.map((r) => Date.parse(r.data.acceptBy ?? '') || deps.clock.now().getTime() + deps.acceptTimeoutMs),
     );
+    // Taken before the send: the outcome of any of these requests lies past it.
+    const floor = deps.withdrawals.floor();
     const appended = deps.log.append(topic, requests);
+    let outcomes: Array<RenderSucceeded | RenderFailed> = [];
     try {
       await settledBy(appended, acceptBy);
     } catch (err) {
-      // Maybe written anyway (acknowledged too late or never, or in a batch still retried): the
-      // withdrawals go on the log before the 503 is answered.
-      if (!appendNeverSent(err)) await Promise.all(requests.map((requested) => refuseTruthfully(requested)));
-      throw err instanceof PressroomError ? err : logUnavailable(err);
+      const refusal = err instanceof PressroomError ? err : logUnavailable(err);
+      if (appendNeverSent(err) || (await neverSent(appended))) throw refusal;
+      const verdicts = await Promise.all(
+        requests.map((requested) =>
+          refuseTruthfully(requested, floor, (v) => {
+            if (v.kind === 'not-taken' && requests.length === 1) opts.whenNotTaken?.();
+          }),
+        ),
+      );
+      if (verdicts.every((v) => v.kind === 'not-taken')) throw refusal;
+      if (!verdicts.every((v) => v.kind === 'taken')) throw outcomeUnknown(opts.unknownId, err);
+      outcomes = verdicts.flatMap((v) => (v.kind === 'taken' ? [v.outcome] : []));
+      deps.logger.warn('a request the ingress gave up on was rendered first: answered as accepted', {
+        requestIds: requests.map((r) => r.requestId),
+      });
     }
+    // In log order: each request, then (when the log already holds it) its outcome.
     for (const requested of requests) await deps.view.apply(requested);
+    for (const outcome of outcomes) await deps.view.apply(outcome);
+  }
+
+  /** The ingress's deadline passed first: a moment for the adapter to say whether it never sent the append. */
+  async function neverSent(appended: Promise<unknown>): Promise<boolean> {
+    const settled = await Promise.race([
+      appended.then(
+        () => false,
+        (e: unknown) => appendNeverSent(e),
+      ),
+      new Promise<false>((r) => setTimeout(() => r(false), NEVER_SENT_GRACE_MS)),
+    ]);
+    return settled;
   }
 
   /**
    * The append may have reached the log (written, its acknowledgement late or lost; or in a batch
-   * the producer still retries): the withdrawal goes on the log before the 503 is answered, so a
-   * refused request is never rendered even when this process dies right after answering. Waits
-   * at most another `acceptTimeoutMs` for it; a log that takes nothing then gets it in the
-   * background (see README "Retries").
+   * the producer still retries): the withdrawal goes on the log, and the log says whether the
+   * request was taken (see withdrawals.ts). Waits at most another `acceptTimeoutMs` for it; past
+   * that the verdict is `unknown` (504) and the withdrawal goes on in the background.
    */
-  async function refuseTruthfully(requested: RenderRequested): Promise<void> {
-    const onLog = await deps.withdrawals.withdrawBeforeRefusal(requested, deps.acceptTimeoutMs);
-    if (!onLog) deps.logger.warn('answering 503 before the withdrawal is on the log', { requestId: requested.requestId });
+  function refuseTruthfully(requested: RenderRequested, floor: CompletedFloor, whenDecided?: (v: RefusalVerdict) => void) {
+    return deps.withdrawals.refuse(requested, {
+      withinMs: deps.acceptTimeoutMs,
+      floor,
+      ...(whenDecided ? { whenDecided } : {}),
+    });
   }
 
   /** Waits for the append, or rejects LOG_UNAVAILABLE at `acceptBy` on the ingress's clock, whatever the log adapter's own bound. */
-  async function settledBy(appended: Promise<void>, acceptBy: number): Promise<void> {
+  async function settledBy(appended: Promise<unknown>, acceptBy: number): Promise<void> {
     appended.catch(() => {}); // settled after the deadline: the withdrawal covers it
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {

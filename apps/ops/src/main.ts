@@ -287,6 +287,8 @@ program
         append: (topic, events, options) => rt.log.append(topic, events, options),
         consume: (opts) => rt.log.consume(opts),
         ping: () => rt.log.ping(),
+        endOffsets: (t) => rt.log.endOffsets(t),
+        readPartition: (t, range, visit) => rt.log.readPartition(t, range, visit),
         close: async () => {},
         readAll: (t, visit) =>
           rt.log.readAll(t, (r) => {

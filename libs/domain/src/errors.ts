@@ -16,6 +16,8 @@ export type ErrorCode =
   /** An Idempotency-Key whose first request is still being taken, past the wait for it. */
   | 'IDEMPOTENCY_KEY_IN_USE'
   | 'LOG_UNAVAILABLE'
+  /** The ingress gave up on a request and cannot tell whether the log took it (it may or may not run). */
+  | 'OUTCOME_UNKNOWN'
   | 'DEPENDENCY_UNAVAILABLE'
   | 'INTERNAL';
 
@@ -28,13 +30,20 @@ export class PressroomError extends Error {
   readonly code: ErrorCode;
   readonly retryable: boolean;
   readonly details: FieldProblem[] | undefined;
+  /** Named facts for the caller (e.g. the `requestId` of an OUTCOME_UNKNOWN), when there are no field problems. */
+  readonly facts: Record<string, string> | undefined;
 
-  constructor(code: ErrorCode, message: string, opts: { retryable?: boolean; details?: FieldProblem[]; cause?: unknown } = {}) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    opts: { retryable?: boolean; details?: FieldProblem[]; facts?: Record<string, string>; cause?: unknown } = {},
+  ) {
     super(message, { cause: opts.cause });
     this.name = 'PressroomError';
     this.code = code;
     this.retryable = opts.retryable ?? false;
     this.details = opts.details;
+    this.facts = opts.facts;
   }
 }
 
@@ -71,4 +80,18 @@ export function logUnavailable(cause: unknown): PressroomError {
     retryable: true,
     cause,
   });
+}
+
+/**
+ * OutcomeUnknown happens when the ingress gave up on a request that may have reached the log and
+ * could not get its withdrawal on the log in time: the request may or may not run. A retry with
+ * the same Idempotency-Key is safe (it answers this request, or a new one once this one is
+ * withdrawn).
+ */
+export function outcomeUnknown(requestId: string, cause?: unknown): PressroomError {
+  return new PressroomError(
+    'OUTCOME_UNKNOWN',
+    'The service could not confirm whether your request was taken: it may or may not run. Check its status URL (404 means it was not taken), or retry with the same Idempotency-Key, which is safe.',
+    { retryable: true, facts: { requestId }, cause },
+  );
 }

@@ -21,6 +21,7 @@ export * from './template-decider.ts';
 export * from './catalog.ts';
 export * from './transient-retry.ts';
 export * from './admission.ts';
+export * from './refusal.ts';
 export * from './idempotency.ts';
 export * from './render-retry.ts';
 export * from './paper.ts';

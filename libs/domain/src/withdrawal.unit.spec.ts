@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PressroomEvent, RenderSucceeded, RenderWithdrawn } from '@pressroom/schemas';
 import { admitsRender } from './admission.ts';
+import { decideRefusal } from './refusal.ts';
 import { evolveStatus, isTerminal, isWithdrawn } from './status.ts';
 import { foldDelivery, withdrawsWebhook } from './delivery.ts';
 
@@ -100,5 +101,18 @@ describe('deliveries of a withdrawn request', () => {
     const state = foldDelivery({ ...ids, completion: succeeded, events: [] });
     expect(state.withdrawn).toBe(false);
     expect(state.result?.state).toBe('SUCCESS');
+  });
+});
+
+describe('decideRefusal: what the ingress answers once its withdrawal is on the log', () => {
+  const other = { ...succeeded, requestId: '019a9b5e-7c1a-7d3e-9f10-2b4c6d8e0a11' };
+  it('the withdrawal before any outcome of the request: not taken (503)', () => {
+    expect(decideRefusal(ids.requestId, [other, withdrawn, succeeded])).toEqual({ kind: 'not-taken' });
+  });
+  it("the render's outcome first: taken, answered with that outcome", () => {
+    expect(decideRefusal(ids.requestId, [succeeded, other, withdrawn])).toEqual({ kind: 'taken', outcome: succeeded });
+  });
+  it('neither among the records read: unknown (504)', () => {
+    expect(decideRefusal(ids.requestId, [other, requested])).toEqual({ kind: 'unknown' });
   });
 });

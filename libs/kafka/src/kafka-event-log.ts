@@ -1,4 +1,4 @@
-import kafkajs, { type Producer } from 'kafkajs';
+import kafkajs, { type Message, type PartitionMetadata, type Producer } from 'kafkajs';
 import {
   eventKey,
   parseEvent,
@@ -13,7 +13,7 @@ import { PressroomError, logUnavailable, versionConflict } from '@pressroom/doma
 import { AppendQueue } from './append-queue.ts';
 import { KAFKA_RETRY, kafkajsLogCreator } from './kafkajs-settings.ts';
 import { startSubscription, type GroupTimings } from './kafka-subscription.ts';
-import { readAllRecords } from './read-all.ts';
+import { readAllRecords, readPartitionRange } from './read-all.ts';
 import { createRegistryCodec, jsonEventCodec, type EventCodec } from './registry-codec.ts';
 import { TopicAdmin } from './topic-admin.ts';
 
@@ -120,12 +120,35 @@ export async function createKafkaEventLog(opts: KafkaEventLogOptions): Promise<K
     return producer;
   }
 
+  /** Partitions per topic (a topic's count never shrinks; Pressroom never grows one in flight). */
+  const partitionCounts = new Map<string, number>();
+  async function countPartitions(topics: string[]): Promise<void> {
+    const missing = topics.filter((t) => !partitionCounts.has(t));
+    if (missing.length === 0) return;
+    const { topics: meta } = await (await topicAdmin.admin()).fetchTopicMetadata({ topics: missing });
+    for (const t of meta) partitionCounts.set(t.name, t.partitions.length);
+  }
+  const partitioner = Partitioners.DefaultPartitioner();
+  /** The producer's own choice (murmur2 of the key), made here so the append knows each record's partition. */
+  function partitionOf(topic: string, message: Message): number {
+    const count = partitionCounts.get(topic);
+    if (!count) throw new Error(`no partition count for ${topic}`);
+    const partitionMetadata = Array.from({ length: count }, (_, i) => ({ partitionId: i, leader: 0 }) as PartitionMetadata);
+    return partitioner({ topic, partitionMetadata, message });
+  }
+
   const queue = new AppendQueue({
     timeoutMs: appendTimeoutMs,
-    async send(batch) {
-      await topicAdmin.ensure(batch.map((b) => b.topic));
+    async send(topics, wire) {
+      await topicAdmin.ensure(topics);
+      await countPartitions(topics);
       const p = await connectedProducer();
-      await p.sendBatch({ topicMessages: batch, acks: -1, timeout: appendTimeoutMs });
+      // From here on, in one tick: what is handed to the client may be written.
+      const topicMessages = wire();
+      if (topicMessages.length === 0) return [];
+      for (const { topic, messages } of topicMessages) for (const m of messages) m.partition = partitionOf(topic, m);
+      const written = await p.sendBatch({ topicMessages, acks: -1, timeout: appendTimeoutMs });
+      return written.map((r) => ({ topic: r.topicName, partition: r.partition, baseOffset: r.baseOffset ?? r.offset ?? '' }));
     },
   });
 
@@ -134,7 +157,7 @@ export async function createKafkaEventLog(opts: KafkaEventLogOptions): Promise<K
 
   return {
     async append(topic, events, options = {}) {
-      if (events.length === 0) return;
+      if (events.length === 0) return [];
       const messages = await Promise.all(
         events.map(async (e) => {
           const event = parseEvent(e);
@@ -159,11 +182,32 @@ export async function createKafkaEventLog(opts: KafkaEventLogOptions): Promise<K
       };
       const reservation = await guard.reserve(topic, key, expected, messages.length, countOnLog);
       if (!reservation.reserved) throw versionConflict(`Stream ${key} of ${topic}`, expected, reservation.actual);
-      await queue.append(topic, messages);
+      const positions = await queue.append(topic, messages);
       await guard.settle(topic, key, reservation.token).catch((e: unknown) => {
         // Unsettled only means a conflicting writer recounts the log after the settle window.
         logger.warn('kafka: could not settle a stream version reservation', { topic, key, error: String(e) });
       });
+      return positions;
+    },
+
+    async endOffsets(topic) {
+      if (closed) throw logUnavailable(new Error('the event log is closed'));
+      try {
+        if ((await topicAdmin.existing([topic])).length === 0) return [];
+        const offsets = await (await topicAdmin.admin()).fetchTopicOffsets(topic);
+        return offsets.map((o) => ({ partition: o.partition, end: o.high }));
+      } catch (e) {
+        throw logUnavailable(e);
+      }
+    },
+
+    async readPartition(topic, range, visit) {
+      if (closed) throw logUnavailable(new Error('the event log is closed'));
+      try {
+        await readPartitionRange(readDeps, topic, range, visit);
+      } catch (e) {
+        throw e instanceof PressroomError ? e : logUnavailable(e);
+      }
     },
 
     async consume(options) {

@@ -156,3 +156,94 @@ export async function readAllRecords(
   }
   return count;
 }
+
+/**
+ * Visits the records of one partition from `from` through `through` (both included; `through`
+ * exists: an acknowledged append's offset). Like readAllRecords: a throwaway group that never
+ * commits, deleted afterwards. It subscribes to the topic from its end and seeks only the one
+ * partition back to `from` (clamped to the oldest offset still held), so other partitions cost
+ * nothing but their new records, which are ignored.
+ */
+export async function readPartitionRange(
+  deps: ReadAllDeps,
+  topic: string,
+  range: { partition: number; from: string; through: string },
+  visit: (record: LogRecord) => Promise<void> | void,
+): Promise<void> {
+  const admin = await deps.topicAdmin.admin();
+  const held = (await fetchOffsets(admin, topic)).find((p) => p.partition === range.partition);
+  if (!held) throw new Error(`${topic} has no partition ${range.partition}`);
+  const through = BigInt(range.through);
+  const from = BigInt(range.from) > BigInt(held.low) ? BigInt(range.from) : BigInt(held.low);
+  if (from > through) return;
+
+  const groupId = `${deps.clientId}.read-range.${randomUUID()}`;
+  const consumer = deps.kafka.consumer({
+    groupId,
+    sessionTimeout: deps.timings.sessionTimeoutMs,
+    heartbeatInterval: deps.timings.heartbeatIntervalMs,
+    maxWaitTimeInMs: deps.timings.maxWaitTimeMs,
+    allowAutoTopicCreation: false,
+  });
+  let next = from;
+  let failure: { error: unknown } | undefined;
+  let finish!: () => void;
+  let fail!: (error: unknown) => void;
+  const finished = new Promise<void>((resolve, reject) => {
+    finish = resolve;
+    fail = (error) => {
+      failure ??= { error };
+      reject(error instanceof Error ? error : new Error(String(error)));
+    };
+  });
+  consumer.on(consumer.events.CRASH, ({ payload }) => {
+    if (!payload.restart) fail(payload.error);
+  });
+  // Control records (transaction markers) are filtered out of batches: progress comes from batch ends too.
+  consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => {
+    if (payload.topic === topic && payload.partition === range.partition && BigInt(payload.lastOffset) >= through) finish();
+  });
+  try {
+    await consumer.connect();
+    await consumer.subscribe({ topics: [topic], fromBeginning: false });
+    await consumer.run({
+      autoCommit: false,
+      eachBatch: async (payload) => {
+        const { batch } = payload;
+        if (batch.topic !== topic || batch.partition !== range.partition || failure) return;
+        for (const message of batch.messages) {
+          if (!payload.isRunning() || payload.isStale() || failure) return;
+          const offset = BigInt(message.offset);
+          if (offset < next) continue;
+          if (offset > through) break;
+          try {
+            if (!message.value) throw new Error(`record ${topic}/${batch.partition}@${message.offset} has no value`);
+            const event = await deps.codec.decode(message.value);
+            await visit({
+              topic,
+              partition: batch.partition,
+              offset: message.offset,
+              key: message.key?.toString() ?? eventKey(event),
+              event,
+              ...(Number(message.timestamp) > 0 ? { writtenAt: Number(message.timestamp) } : {}),
+            });
+          } catch (e) {
+            fail(e);
+            return;
+          }
+          next = offset + 1n;
+          if (offset === through) finish();
+        }
+      },
+    });
+    consumer.seek({ topic, partition: range.partition, offset: String(from) });
+    await finished;
+  } finally {
+    await consumer
+      .disconnect()
+      .catch((e: unknown) => deps.logger.warn('kafka: read-range consumer did not disconnect cleanly', { error: String(e) }));
+    await admin
+      .deleteGroups([groupId])
+      .catch((e: unknown) => deps.logger.debug('kafka: read-range group not deleted', { groupId, error: String(e) }));
+  }
+}

@@ -175,6 +175,32 @@ export function eventLogContract(name: string, makeLog: () => Promise<EventLogUn
       expect(handledBy.b.length).toBeGreaterThan(0);
     });
 
+    it('answers an append with where it wrote each event, and reads one partition in a range of positions', async () => {
+      // The ingress withdraws a request it gave up on and reads, up to the withdrawal's position, what came first.
+      const t = await open();
+      const topic = t.topics(`positions-${short()}`);
+      const key = randomUUID();
+      await t.log.append(topic, [event(randomUUID(), 0)]); // creates the topic
+      // Given the ends of the topic's partitions, taken before the appends
+      const floor = new Map((await t.log.endOffsets(topic)).map((e) => [e.partition, e.end]));
+      // When three events of one key are appended in two appends, with others between
+      const [first, second] = await t.log.append(topic, [event(key, 1), event(key, 2)]);
+      await t.log.append(topic, [event(randomUUID(), 9), event(randomUUID(), 9)]);
+      const [third] = await t.log.append(topic, [event(key, 3)]);
+      // Then each has a position in the key's partition, in append order
+      expect(new Set([first!.partition, second!.partition, third!.partition]).size).toBe(1);
+      expect(BigInt(second!.offset)).toBe(BigInt(first!.offset) + 1n);
+      expect(BigInt(third!.offset)).toBeGreaterThan(BigInt(second!.offset));
+      expect(BigInt(first!.offset)).toBeGreaterThanOrEqual(BigInt(floor.get(first!.partition) ?? '0'));
+      // ... and reading the partition from the floor through the second position gives the key's first two, in order
+      const read: LogRecord[] = [];
+      const range = { partition: first!.partition, from: floor.get(first!.partition) ?? '0', through: second!.offset };
+      await t.log.readPartition(topic, range, (r) => void read.push(r));
+      expect(read.filter((r) => r.key === key).map((r) => seqOf(r.event))).toEqual([1, 2]);
+      expect(read.at(-1)?.offset).toBe(second!.offset);
+      expect(read.every((r) => r.partition === first!.partition)).toBe(true);
+    });
+
     it('delivers a record again when its handler rejects, and keeps the order of its key', async () => {
       const t = await open();
       const topic = t.topics(`reject-${short()}`);

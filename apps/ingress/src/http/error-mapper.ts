@@ -15,6 +15,7 @@ const statusOf: Record<ErrorCode, number> = {
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   LOG_UNAVAILABLE: 503,
+  OUTCOME_UNKNOWN: 504,
   DEPENDENCY_UNAVAILABLE: 503,
   INTERNAL: 500,
 };
@@ -55,9 +56,9 @@ export function errorMapper(logger: Logger) {
     } catch (err) {
       if (err instanceof PressroomError) {
         const status = statusOf[err.code];
-        if (status === 503) ctx.set('Retry-After', '5');
+        if (status === 503 || err.code === 'OUTCOME_UNKNOWN') ctx.set('Retry-After', '5');
         if (status >= 500) logger.error('request failed', { code: err.code, err: err.cause ?? err, path: ctx.path });
-        return sendError(ctx, status, err.code, err.message, err.details);
+        return sendError(ctx, status, err.code, err.message, err.details ?? err.facts);
       }
       const e = err as { status?: number; type?: string; expose?: boolean; message?: string };
       if (e.type === 'entity.too.large' || e.status === 413) {

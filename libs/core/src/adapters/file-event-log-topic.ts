@@ -69,7 +69,8 @@ interface PendingAppend {
   events: LogEvent[];
   /** The version the events' key must be at (see AppendOptions.expectedVersion). */
   expectedVersion: number | undefined;
-  resolve(): void;
+  /** With the offset of the first of `events` (the others follow it). */
+  resolve(firstOffset: number): void;
   reject(error: unknown): void;
 }
 
@@ -156,10 +157,11 @@ export class TopicFile extends EventEmitter {
     this.size = at;
   }
 
-  append(events: LogEvent[], expectedVersion?: number): Promise<void> {
+  /** Resolves with the offset of the first event; the others follow it in order. */
+  append(events: LogEvent[], expectedVersion?: number): Promise<number> {
     if (this.broken !== undefined) return Promise.reject(logUnavailable(this.broken));
-    if (events.length === 0) return Promise.resolve();
-    return new Promise<void>((resolve, reject) => {
+    if (events.length === 0) return Promise.resolve(this.positions.length);
+    return new Promise<number>((resolve, reject) => {
       this.pending.push({ events, expectedVersion, resolve, reject });
       if (!this.writeActive) {
         this.writeActive = true;
@@ -232,7 +234,9 @@ export class TopicFile extends EventEmitter {
     const positions: number[] = [];
     let at = this.size;
     const writtenAt = Date.now();
+    const firstOffsets: number[] = [];
     for (const { events } of batch) {
+      firstOffsets.push(this.positions.length + positions.length);
       for (const event of events) {
         const line = encodeLine(this.positions.length + positions.length, event, writtenAt);
         positions.push(at);
@@ -254,7 +258,7 @@ export class TopicFile extends EventEmitter {
       for (const { events } of batch)
         for (const e of events) this.streamVersions.set(eventKey(e), (this.streamVersions.get(eventKey(e)) ?? 0) + 1);
     }
-    for (const p of batch) p.resolve();
+    for (const [i, p] of batch.entries()) p.resolve(firstOffsets[i] as number);
     this.emit('append', this.positions.length);
   }
 

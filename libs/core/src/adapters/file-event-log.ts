@@ -9,13 +9,15 @@ import {
   type ConsumeOptions,
   type ConsumerLag,
   type EventLog,
+  type LogPosition,
   type LogRecord,
+  type PartitionEnd,
   type Subscription,
 } from '../ports/event-log.ts';
 import { silentLogger, type Logger } from '../ports/logger.ts';
 import { GroupCursor, Member } from './file-event-log-cursor.ts';
 import { fileNameFor, GroupOffsets } from './file-event-log-groups.ts';
-import { TopicFile } from './file-event-log-topic.ts';
+import { TopicFile, type StoredRecord } from './file-event-log-topic.ts';
 
 export interface FileEventLogOptions {
   /** Holds `topics/<topic>.log`, `groups/<group>.json` and `LOCK`. Created if missing. */
@@ -104,7 +106,7 @@ export async function createFileEventLog(opts: FileEventLogOptions): Promise<Eve
   }
 
   return {
-    async append(topic: string, events: LogEvent[], options: AppendOptions = {}): Promise<void> {
+    async append(topic: string, events: LogEvent[], options: AppendOptions = {}): Promise<LogPosition[]> {
       const valid = events.map((e) => parseEvent(e));
       if (options.expectedVersion !== undefined) assertOneKey(valid);
       assertOpen();
@@ -114,7 +116,26 @@ export async function createFileEventLog(opts: FileEventLogOptions): Promise<Eve
       } catch (e) {
         throw logUnavailable(e);
       }
-      await file.append(valid, options.expectedVersion);
+      const first = await file.append(valid, options.expectedVersion);
+      return valid.map((_, i) => ({ partition: 0, offset: String(first + i) }));
+    },
+
+    async endOffsets(topic: string): Promise<PartitionEnd[]> {
+      assertOpen();
+      const file = await existingTopic(topic);
+      return [{ partition: 0, end: String(file?.count ?? 0) }];
+    },
+
+    async readPartition(topic, range, visit): Promise<void> {
+      assertOpen();
+      const file = await existingTopic(topic);
+      if (!file || range.partition !== 0) return;
+      const end = Math.min(file.count, Number(range.through) + 1);
+      for (let from = Math.max(0, Number(range.from)); from < end;) {
+        const records = await file.read(from, end);
+        for (const r of records) await visit(toRecord(file.topic, r));
+        from += records.length;
+      }
     },
 
     async lag(): Promise<ConsumerLag[]> {
@@ -165,16 +186,7 @@ export async function createFileEventLog(opts: FileEventLogOptions): Promise<Eve
         const end = ends[i] as number;
         for (let from = 0; from < end;) {
           const records = await file.read(from, end);
-          for (const r of records) {
-            await visit({
-              topic: file.topic,
-              partition: 0,
-              offset: String(r.offset),
-              key: r.key,
-              event: r.event,
-              ...(r.writtenAt !== undefined ? { writtenAt: r.writtenAt } : {}),
-            });
-          }
+          for (const r of records) await visit(toRecord(file.topic, r));
           from += records.length;
           visited += records.length;
         }
@@ -200,6 +212,17 @@ export async function createFileEventLog(opts: FileEventLogOptions): Promise<Eve
       await closeAll(topics.values());
       await releaseLock(dir);
     },
+  };
+}
+
+function toRecord(topic: string, r: StoredRecord): LogRecord {
+  return {
+    topic,
+    partition: 0,
+    offset: String(r.offset),
+    key: r.key,
+    event: r.event,
+    ...(r.writtenAt !== undefined ? { writtenAt: r.writtenAt } : {}),
   };
 }
 

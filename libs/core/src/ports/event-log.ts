@@ -92,7 +92,7 @@ export interface Subscription {
  *
  * Adapters guarantee:
  * - `append` resolves only when every event is durably stored (Kafka: acks from all in-sync
- *   replicas; embedded: fsync). It rejects with a PressroomError `LOG_UNAVAILABLE` otherwise,
+ *   replicas; embedded: fsync), with the position of each event. It rejects with a PressroomError `LOG_UNAVAILABLE` otherwise,
  *   and the caller must not acknowledge the request.
  * - records with the same key keep their append order for consumers;
  * - delivery to a group is at-least-once: positions are committed after `handle` resolves;
@@ -133,8 +133,39 @@ export interface StreamVersionGuard {
   close(): Promise<void>;
 }
 
+/** Where the log wrote one appended event. */
+export interface LogPosition {
+  partition: number;
+  /** Decimal string, like `LogRecord.offset`. */
+  offset: string;
+}
+
+/** The end of one partition at some moment: the offset its next record gets. */
+export interface PartitionEnd {
+  partition: number;
+  end: string;
+}
+
 export interface EventLog {
-  append(topic: string, events: LogEvent[], options?: AppendOptions): Promise<void>;
+  /** Resolves, once every event is durably stored, with each event's position, in the order of `events`. */
+  append(topic: string, events: LogEvent[], options?: AppendOptions): Promise<LogPosition[]>;
+  /**
+   * The end of each partition of `topic` at call time (a topic nobody wrote to: none, or ends
+   * at 0). A lower bound for `readPartition`: every record appended after the call lies at or
+   * past it.
+   */
+  endOffsets(topic: string): Promise<PartitionEnd[]>;
+  /**
+   * Visits the records of one partition with `from <= offset <= through`, in order, without
+   * joining or moving any group's position; resolves once the record at `through` was visited
+   * (the caller knows it exists: an append's position). Offsets no longer held (retention) are
+   * skipped. Rejects LOG_UNAVAILABLE when the log cannot be read.
+   */
+  readPartition(
+    topic: string,
+    range: { partition: number; from: string; through: string },
+    visit: (record: LogRecord) => Promise<void> | void,
+  ): Promise<void>;
   consume(opts: ConsumeOptions): Promise<Subscription>;
   /**
    * Reads every record the topics hold at call time, from the beginning, in per-partition
