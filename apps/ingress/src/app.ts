@@ -92,7 +92,7 @@ export function buildIngressApp(deps: IngressDeps): Koa {
   app.silent = true;
 
   app.use(accessLog(deps));
-  app.use(errorMapper(deps.logger));
+  app.use(errorMapper(deps.logger, { publicUrl: deps.settings.publicUrl }));
 
   const open = new Router();
   open.get('/healthz', (ctx) => {

@@ -2,8 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { LogEvent, StatusViewEntry } from '@pressroom/schemas';
-import { DEFAULT_DOOR_LIMITS, evolveStatus, isWithdrawn } from '@pressroom/domain';
+import type { LogEvent, RenderRequested, StatusViewEntry } from '@pressroom/schemas';
+import { DEFAULT_DOOR_LIMITS, evolveStatus, isWithdrawn, logUnavailable, type PressroomError } from '@pressroom/domain';
 import {
   createEventFactory,
   createFileEventLog,
@@ -14,6 +14,7 @@ import {
   topicNames,
   uuidV7Ids,
   type Catalog,
+  type EventFactory,
   type EventLog,
   type Tenant,
 } from '@pressroom/core';
@@ -21,6 +22,21 @@ import { createRenderRequests } from './render-requests.ts';
 import type { SchemaChecker } from './schema-validation/schema-checker.ts';
 import type { Templates } from './templates.ts';
 import { createWithdrawals } from './withdrawals.ts';
+import { waitFor } from '@pressroom/testing';
+
+/** What a worker appends for a request it rendered. */
+function succeededFor(event: EventFactory, requested: RenderRequested): LogEvent {
+  return event(
+    'RenderSucceeded',
+    { requestId: requested.requestId, tenantId: requested.tenantId },
+    {
+      mode: requested.data.mode,
+      artifact: { target: { kind: 'default' }, key: `t1/${requested.requestId}.pdf`, contentType: 'application/pdf', bytes: 1024 },
+      executionMs: 5,
+      worker: 'fast-worker',
+    },
+  );
+}
 
 const ACCEPT_TIMEOUT_MS = 300;
 
@@ -42,24 +58,36 @@ describe('ingress: a request written in time whose acknowledgement was lost, the
     await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
   });
 
-  /** The embedded log, with the acknowledgement of every request append lost (the write itself happens). */
-  function ackLost(log: EventLog): EventLog {
+  /**
+   * The embedded log with faults around it: the acknowledgement of every request append is lost
+   * (the write itself happens); `renderFirst` has a worker's outcome written right after the
+   * request (a worker faster than the ingress's deadline); `completedDown` refuses appends to the
+   * completed topic (the withdrawal cannot land) while true.
+   */
+  function faulty(log: EventLog, event: EventFactory, faults: { renderFirst?: boolean; completedDown?: boolean }): EventLog {
     return Object.assign(Object.create(log) as EventLog, {
-      append: (topic: string, events: LogEvent[], opts?: Parameters<EventLog['append']>[2]) => {
-        const written = log.append(topic, events, opts);
+      append: async (topic: string, events: LogEvent[], opts?: Parameters<EventLog['append']>[2]) => {
+        if (topic === topics.completed && faults.completedDown) {
+          await new Promise((r) => setTimeout(r, 20));
+          throw logUnavailable(new Error('broker unreachable'));
+        }
+        const written = await log.append(topic, events, opts);
         if (topic !== topics.requestedSync && topic !== topics.requestedAsync) return written;
-        return written.then(() => new Promise<void>(() => {})); // acknowledged never
+        for (const e of events) {
+          if (faults.renderFirst && e.type === 'RenderRequested') await log.append(topics.completed, [succeededFor(event, e)]);
+        }
+        return new Promise<never>(() => {}); // acknowledged never
       },
     });
   }
 
-  it('has the withdrawal on the log before the 503 is answered, so nothing renders it after the ingress is gone', async () => {
+  async function setUp(faults: { renderFirst?: boolean; completedDown?: boolean } = {}) {
     const dir = await mkdtemp(join(tmpdir(), 'pressroom-refusal-'));
     dirs.push(dir);
     const real = await createFileEventLog({ dir });
-    const log = ackLost(real);
-    const view = createMemoryStatusView();
     const event = createEventFactory({ clock: systemClock, ids: uuidV7Ids });
+    const log = faulty(real, event, faults);
+    const view = createMemoryStatusView();
     const withdrawals = createWithdrawals({ log, view, topics, event, logger: silentLogger });
     const requests = createRenderRequests({
       log,
@@ -80,10 +108,23 @@ describe('ingress: a request written in time whose acknowledgement was lost, the
       templates: {} as Templates,
       schemas: {} as SchemaChecker,
     });
-    const tenant = { tenantId: 't1', plan: 'standard' } as Tenant;
+    const readLog = async () => {
+      const events: LogEvent[] = [];
+      await real.readAll([topics.requestedSync, topics.requestedAsync, topics.completed], (r) => void events.push(r.event));
+      return events;
+    };
+    return { dir, real, view, withdrawals, requests, readLog, faults, close: () => (withdrawals.close(), real.close()) };
+  }
+
+  const tenant = { tenantId: 't1', plan: 'standard' } as Tenant;
+  const html = (text: string) => ({ kind: 'html' as const, body: { html: `<p>${text}</p>` } });
+  const idsOf = (events: LogEvent[], type: string) => events.filter((e) => e.type === type).map((e) => ('requestId' in e ? e.requestId : ''));
+
+  it('has the withdrawal on the log before the 503 is answered, so nothing renders it after the ingress is gone', async () => {
+    const { dir, real, withdrawals, requests } = await setUp();
 
     // When the request is written, its acknowledgement lost, and the caller answered 503
-    const answer = await requests.submit(tenant, 'async', { kind: 'html', body: { html: '<p>refused</p>' } }).catch((e: unknown) => e);
+    const answer = await requests.submit(tenant, 'async', html('refused')).catch((e: unknown) => e);
     expect(answer).toMatchObject({ code: 'LOG_UNAVAILABLE' });
     // ... and the ingress dies at once: nothing it would still do in the background happens
     withdrawals.close();
@@ -102,5 +143,49 @@ describe('ingress: a request written in time whose acknowledgement was lost, the
     let entry: StatusViewEntry | undefined;
     for (const e of events) if ('requestId' in e && e.requestId === requestId) entry = evolveStatus(entry, e);
     expect(isWithdrawn(entry)).toBe(true);
+  });
+
+  it('answers as accepted when the render was on the log before the withdrawal (a 503 would be a lie)', async () => {
+    // Given a worker faster than the ingress's deadline: the request's outcome precedes its withdrawal
+    const t = await setUp({ renderFirst: true });
+    // When the request is written, its acknowledgement lost, and the ingress gives up on it
+    const answer = await t.requests.submit(tenant, 'sync', html('rendered-anyway'), { idempotencyKey: 'k-a' });
+    // Then the caller gets the accepted request and its result, not a 503
+    const entry = await t.requests.waitForTerminal(answer.requestId, 5_000);
+    expect(entry?.state).toBe('SUCCESS');
+    expect((await t.requests.status(tenant, answer.requestId))?.state).toBe('SUCCESS');
+    // ... and the log tells the same story: one request, its outcome first, then the withdrawal that lost
+    const events = await t.readLog();
+    expect(idsOf(events, 'RenderRequested')).toEqual([answer.requestId]);
+    const terminal = events.filter((e) => ['RenderSucceeded', 'RenderFailed', 'RenderWithdrawn'].includes(e.type));
+    expect(terminal.map((e) => e.type)).toEqual(['RenderSucceeded', 'RenderWithdrawn']);
+    // ... and a retry with its Idempotency-Key answers the same request
+    expect(await t.requests.submit(tenant, 'sync', html('rendered-anyway'), { idempotencyKey: 'k-a' })).toEqual({
+      requestId: answer.requestId,
+      replayed: true,
+    });
+    await t.close();
+  });
+
+  it('answers 504 OUTCOME_UNKNOWN, never 503, when the withdrawal cannot reach the log; a retry with the key is safe', async () => {
+    // Given a log that wrote the request (acknowledgement lost) and refuses the withdrawal for now
+    const t = await setUp({ completedDown: true });
+    const answer = await t.requests.submit(tenant, 'async', html('unknown'), { idempotencyKey: 'k-b' }).catch((e: unknown) => e);
+    // Then the caller is told the truth: nobody knows yet, with the request's id to look it up
+    expect(answer).toMatchObject({ code: 'OUTCOME_UNKNOWN', facts: { requestId: expect.any(String) } });
+    const requestId = (answer as PressroomError).facts!.requestId!;
+    // ... a retry meanwhile answers that same request (it may run: no second one is started)
+    expect(await t.requests.submit(tenant, 'async', html('unknown'), { idempotencyKey: 'k-b' })).toEqual({ requestId, replayed: true });
+    // When the log takes appends again, the withdrawal lands in the background (first: nothing rendered it)
+    t.faults.completedDown = false;
+    await waitFor(async () => (await t.readLog()).some((e) => e.type === 'RenderWithdrawn'), { timeoutMs: 15_000, description: 'withdrawal' });
+    // Then the status answers 404, and a retry with the key is a new attempt (the key was freed)
+    await waitFor(async () => (await t.requests.status(tenant, requestId)) === undefined, { timeoutMs: 5_000, description: '404' });
+    const retry = await t.requests.submit(tenant, 'async', html('unknown'), { idempotencyKey: 'k-b' }).catch((e: unknown) => e);
+    expect(retry).not.toMatchObject({ requestId });
+    const events = await t.readLog();
+    expect(idsOf(events, 'RenderSucceeded')).toEqual([]); // at most one render: here none
+    expect(idsOf(events, 'RenderWithdrawn')).toContain(requestId);
+    await t.close();
   });
 });

@@ -203,6 +203,7 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
     const requested = await prepare(tenant, mode, input, opts);
     await appendAccepted(mode === 'sync' ? deps.topics.requestedSync : deps.topics.requestedAsync, [requested], {
       unknownId: requested.requestId,
+      statusPath: `/v1/pdf/status/${requested.requestId}`,
       ...(opts.whenNotTaken ? { whenNotTaken: opts.whenNotTaken } : {}),
     });
     return requested;
@@ -239,7 +240,10 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
       }
     }
     if (problems.length) throw validationError(problems, 'The batch is invalid; nothing was rendered. Each problem names its item.');
-    await appendAccepted(mode === 'sync' ? deps.topics.requestedSync : deps.topics.requestedAsync, items, { unknownId: batchRequestId });
+    await appendAccepted(mode === 'sync' ? deps.topics.requestedSync : deps.topics.requestedAsync, items, {
+      unknownId: batchRequestId,
+      statusPath: `/v1/pdf/batch/status/${batchRequestId}`,
+    });
     const requested = deps.event(
       'BatchRequested',
       { requestId: batchRequestId, tenantId: tenant.tenantId },
@@ -261,7 +265,7 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
       // 503 only when the log says none of them was taken; anything else cannot be called a refusal.
       const verdicts = await Promise.all(items.map((item) => refuseTruthfully(item, floor)));
       if (verdicts.every((v) => v.kind === 'not-taken')) throw err instanceof PressroomError ? err : logUnavailable(err);
-      throw outcomeUnknown(batchRequestId, err);
+      throw outcomeUnknown(batchRequestId, `/v1/pdf/batch/status/${batchRequestId}`, err);
     }
     await deps.view.apply(requested);
     return { batchRequestId };
@@ -361,7 +365,7 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
   async function appendAccepted(
     topic: string,
     requests: RenderRequested[],
-    opts: { unknownId: string; whenNotTaken?: () => void },
+    opts: { unknownId: string; statusPath: string; whenNotTaken?: () => void },
   ): Promise<void> {
     const acceptBy = Math.min(
       ...requests.map((r) => Date.parse(r.data.acceptBy ?? '') || deps.clock.now().getTime() + deps.acceptTimeoutMs),
@@ -383,7 +387,7 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
         ),
       );
       if (verdicts.every((v) => v.kind === 'not-taken')) throw refusal;
-      if (!verdicts.every((v) => v.kind === 'taken')) throw outcomeUnknown(opts.unknownId, err);
+      if (!verdicts.every((v) => v.kind === 'taken')) throw outcomeUnknown(opts.unknownId, opts.statusPath, err);
       outcomes = verdicts.flatMap((v) => (v.kind === 'taken' ? [v.outcome] : []));
       deps.logger.warn('a request the ingress gave up on was rendered first: answered as accepted', {
         requestIds: requests.map((r) => r.requestId),

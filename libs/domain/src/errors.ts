@@ -86,12 +86,12 @@ export function logUnavailable(cause: unknown): PressroomError {
  * OutcomeUnknown happens when the ingress gave up on a request that may have reached the log and
  * could not get its withdrawal on the log in time: the request may or may not run. A retry with
  * the same Idempotency-Key is safe (it answers this request, or a new one once this one is
- * withdrawn).
+ * withdrawn). `statusPath` is where its status answers (the edge makes it a `statusUrl`).
  */
-export function outcomeUnknown(requestId: string, cause?: unknown): PressroomError {
+export function outcomeUnknown(requestId: string, statusPath: string, cause?: unknown): PressroomError {
   return new PressroomError(
     'OUTCOME_UNKNOWN',
     'The service could not confirm whether your request was taken: it may or may not run. Check its status URL (404 means it was not taken), or retry with the same Idempotency-Key, which is safe.',
-    { retryable: true, facts: { requestId }, cause },
+    { retryable: true, facts: { requestId, statusPath }, cause },
   );
 }

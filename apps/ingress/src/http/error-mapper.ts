@@ -47,8 +47,16 @@ function withDetails(message: string, details: unknown): string {
   return `${message} ${parts}${details.length > 10 ? '; …' : ''}`;
 }
 
+/** Facts as the caller reads them: a status path becomes the `statusUrl`, a requestId also goes in X-Request-Id. */
+function factsFor(ctx: Context, facts: Record<string, string> | undefined, publicUrl = ''): Record<string, string> | undefined {
+  if (!facts) return undefined;
+  const { statusPath, ...rest } = facts;
+  if (rest.requestId) ctx.set('X-Request-Id', rest.requestId);
+  return statusPath === undefined ? rest : { ...rest, statusUrl: `${publicUrl}${statusPath}` };
+}
+
 /** Turns every failure into `{"error":{code,message,details?}}`; never a stack trace. */
-export function errorMapper(logger: Logger) {
+export function errorMapper(logger: Logger, opts: { publicUrl?: string } = {}) {
   return async (ctx: Context, next: Next): Promise<void> => {
     try {
       await next();
@@ -58,7 +66,7 @@ export function errorMapper(logger: Logger) {
         const status = statusOf[err.code];
         if (status === 503 || err.code === 'OUTCOME_UNKNOWN') ctx.set('Retry-After', '5');
         if (status >= 500) logger.error('request failed', { code: err.code, err: err.cause ?? err, path: ctx.path });
-        return sendError(ctx, status, err.code, err.message, err.details ?? err.facts);
+        return sendError(ctx, status, err.code, err.message, err.details ?? factsFor(ctx, err.facts, opts.publicUrl));
       }
       const e = err as { status?: number; type?: string; expose?: boolean; message?: string };
       if (e.type === 'entity.too.large' || e.status === 413) {
