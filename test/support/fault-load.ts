@@ -47,7 +47,8 @@ export function faultLoad(api: ApiClient, receiver: ScriptedReceiver, name: stri
     const s: LedgerSubmission = {
       tag,
       status: res.status,
-      ...((res.status === 200 || res.status === 202) && requestId ? { requestId } : {}),
+      ...(res.json?.error?.code ? { code: String(res.json.error.code) } : {}),
+      ...((res.status === 200 || res.status === 202 || res.status === 504) && requestId ? { requestId } : {}),
       ...(webhookPath ? { webhookPath } : {}),
     };
     submissions.push(s);

@@ -19,10 +19,15 @@
  *    answer at all (status 0: the connection died with the process) may or may not have been
  *    taken: if it reached the log, it is held to this rule like an accepted one.
  * 2. A request answered 503 (or any other refusal) is never rendered: every requestId on the log
- *    carrying a tag, other than the tag's accepted requestIds, ends withdrawn (no render outcome
- *    is its first terminal event) and its status answers 404. A refused attempt retried with its
- *    Idempotency-Key counts as the accepted retry's requestId only (the retry is a new attempt).
- * 3. Attempts sharing an Idempotency-Key that were accepted got the same requestId.
+ *    carrying a tag, other than the tag's accepted (and 504) requestIds, ends withdrawn (no render
+ *    outcome is its first terminal event) and its status answers 404. A refused attempt retried
+ *    with its Idempotency-Key counts as the accepted retry's requestId only (a new attempt).
+ *    A request answered `504 OUTCOME_UNKNOWN` (its requestId in the answer) may or may not have
+ *    run, but its story is one: at most one render outcome; its status answers what its first
+ *    terminal event says (the result, or 404 when withdrawn or never written); a webhook only if
+ *    its outcome came first (and then it must arrive).
+ * 3. Attempts sharing an Idempotency-Key that were accepted got the same requestId, and of all the
+ *    requests sent with one key at most one was rendered (its outcome first).
  * 4. Webhooks: a tag with no accepted answer gets no call; every call is for an accepted
  *    requestId of its tag; one result has one `webhook-id`; every delivered `webhook-id` is on the
  *    log (a WebhookAttempted or WebhookDelivered event with that id); every accepted request with
@@ -35,7 +40,9 @@ export interface LedgerSubmission {
   tag: string;
   /** The HTTP status the client got. */
   status: number;
-  /** The requestId of an accepted answer (200 / 202). */
+  /** The error code of a refusal (e.g. `OUTCOME_UNKNOWN` with a 504). */
+  code?: string;
+  /** The requestId of an accepted answer (200 / 202), or of a 504 OUTCOME_UNKNOWN. */
   requestId?: string;
   /** The receiver path its webhook points at, for async requests with a webhook. */
   webhookPath?: string;
@@ -69,6 +76,9 @@ export interface LedgerReport {
     refused: number;
     refusedWrittenLater: number;
     refusedRendered: number;
+    /** Answered 504 OUTCOME_UNKNOWN, and of those, rendered after all (outcome first). */
+    unknown: number;
+    unknownTaken: number;
     webhookCalls: number;
   };
 }
@@ -78,6 +88,8 @@ const TERMINAL = new Set(['RenderSucceeded', 'RenderFailed', 'RenderWithdrawn'])
 const accepted = (s: LedgerSubmission) => s.status === 200 || s.status === 202;
 /** No answer at all (the process died with the connection): taken or not, the client cannot tell. */
 const unanswered = (s: LedgerSubmission) => s.status === 0;
+/** The ingress could not tell whether it was taken, and said so (504 OUTCOME_UNKNOWN, with its requestId). */
+const outcomeUnknown = (s: LedgerSubmission) => s.status === 504 && s.code === 'OUTCOME_UNKNOWN';
 
 /** Checks the rules above; never throws for a broken rule, it lists it. */
 export async function checkLedger(input: LedgerInput): Promise<LedgerReport> {
@@ -103,12 +115,20 @@ export async function checkLedger(input: LedgerInput): Promise<LedgerReport> {
   let refused = 0;
   let refusedWrittenLater = 0;
   let refusedRendered = 0;
+  let unknown = 0;
+  let unknownTaken = 0;
   for (const [tag, subs] of byTag) {
     const acceptedIds = new Set(subs.filter(accepted).map((s) => s.requestId ?? ''));
     if (acceptedIds.has('')) violations.push(`${tag}: accepted without a requestId`);
     // Unanswered and never answered otherwise: whatever of it reached the log was taken.
     if (acceptedIds.size === 0 && subs.every(unanswered)) for (const id of idsByTag.get(tag) ?? []) acceptedIds.add(id);
-    refused += subs.filter((s) => !accepted(s) && !unanswered(s)).length;
+    refused += subs.filter((s) => !accepted(s) && !unanswered(s) && !outcomeUnknown(s)).length;
+    const unknownIds = new Set(subs.filter(outcomeUnknown).map((s) => s.requestId ?? ''));
+    unknown += unknownIds.size;
+    if (unknownIds.has('')) violations.push(`${tag}: answered 504 OUTCOME_UNKNOWN without a requestId`);
+    for (const id of acceptedIds) unknownIds.delete(id); // a retry with its key was answered with it: held as accepted
+    /** Whether this request was taken after all: its render's outcome is its first terminal event. */
+    const taken = (id: string) => RENDER_OUTCOMES.has(firstTerminal.get(id) ?? '');
 
     // Rule 3: one key, one requestId.
     for (const [key, keyed] of groupBy(
@@ -117,6 +137,29 @@ export async function checkLedger(input: LedgerInput): Promise<LedgerReport> {
     )) {
       const ids = new Set(keyed.map((s) => s.requestId));
       if (ids.size > 1) violations.push(`${tag}: Idempotency-Key ${key} answered ${ids.size} requestIds (${[...ids].join(', ')})`);
+    }
+    for (const [key, keyed] of groupBy(
+      subs.filter((s) => s.idempotencyKey !== undefined),
+      (s) => s.idempotencyKey ?? '',
+    )) {
+      const rendered = new Set(keyed.map((s) => s.requestId ?? '').filter((id) => id && taken(id)));
+      if (rendered.size > 1) violations.push(`${tag}: Idempotency-Key ${key} was rendered ${rendered.size} times (${[...rendered].join(', ')})`);
+    }
+
+    // Rule 2, for 504 OUTCOME_UNKNOWN: one story, whichever it is.
+    for (const requestId of unknownIds) {
+      if (!requestId) continue;
+      const rendered = outcomes.get(requestId) ?? 0;
+      if (rendered > 1) violations.push(`${tag}: 504 ${requestId} has ${rendered} render outcomes on the log`);
+      const res = await input.status(requestId);
+      if (taken(requestId)) {
+        unknownTaken += 1;
+        const want = firstTerminal.get(requestId) === 'RenderSucceeded' ? 'SUCCESS' : 'FAILED';
+        if (res.status !== 200 || res.json?.renderStatus !== want)
+          violations.push(`${tag}: 504 ${requestId} was rendered (${want}) but its status answers ${res.status} ${JSON.stringify(res.json)}`);
+      } else if (res.status !== 404) {
+        violations.push(`${tag}: 504 ${requestId} was not rendered but its status answers ${res.status}, not 404`);
+      }
     }
 
     // Rule 1.
@@ -139,7 +182,7 @@ export async function checkLedger(input: LedgerInput): Promise<LedgerReport> {
     }
 
     // Rule 2.
-    const others = [...(idsByTag.get(tag) ?? [])].filter((id) => !acceptedIds.has(id));
+    const others = [...(idsByTag.get(tag) ?? [])].filter((id) => !acceptedIds.has(id) && !unknownIds.has(id));
     if (acceptedIds.size === 0 || subs.some((s) => !accepted(s) && !unanswered(s))) refusedWrittenLater += others.length;
     for (const requestId of others) {
       const first = firstTerminal.get(requestId);
@@ -157,12 +200,12 @@ export async function checkLedger(input: LedgerInput): Promise<LedgerReport> {
     const paths = new Set(subs.map((s) => s.webhookPath).filter((p): p is string => p !== undefined));
     const calls = input.webhookCalls.filter((c) => paths.has(c.path));
     for (const c of calls) {
-      if (!acceptedIds.has(c.requestId))
+      if (!acceptedIds.has(c.requestId) && !(unknownIds.has(c.requestId) && taken(c.requestId)))
         violations.push(`${tag}: webhook ${c.webhookId} delivered for ${c.requestId}, which was not accepted`);
       if (!loggedWebhookIds.has(c.webhookId)) violations.push(`${tag}: webhook ${c.webhookId} reached the receiver but is not on the log`);
     }
     const webhookExpected = subs.some((s) => s.webhookPath !== undefined);
-    for (const requestId of acceptedIds) {
+    for (const requestId of [...acceptedIds, ...unknownIds]) {
       const first = firstTerminal.get(requestId);
       if (webhookExpected && first && RENDER_OUTCOMES.has(first) && !calls.some((c) => c.requestId === requestId))
         violations.push(`${tag}: accepted ${requestId} ended ${first} but its webhook never reached the receiver`);
@@ -181,6 +224,8 @@ export async function checkLedger(input: LedgerInput): Promise<LedgerReport> {
       refused,
       refusedWrittenLater,
       refusedRendered,
+      unknown,
+      unknownTaken,
       webhookCalls: input.webhookCalls.length,
     },
   };

@@ -176,11 +176,15 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
           );
         }
         if (decision.kind === 'replay') {
-          // A request answered 504 whose withdrawal the log has since put first: never taken, so the key is free.
-          if (isWithdrawn(await deps.view.get(decision.requestId))) {
+          // The status view knows every request this key answered with 200/202 (the ingress records
+          // it before answering). One it does not know was answered 504 and is still undecided:
+          // say so again, never start a second one. One withdrawn since: never taken, the key is free.
+          const entry = await deps.view.get(decision.requestId).catch(() => undefined);
+          if (isWithdrawn(entry)) {
             await deps.idempotency.release(tenant.tenantId, key, decision.requestId).catch(() => {});
             break;
           }
+          if (!entry) throw outcomeUnknown(decision.requestId, `/v1/pdf/status/${decision.requestId}`);
           return { requestId: decision.requestId, replayed: true };
         }
         if (deps.clock.now().getTime() > waitUntil) {
