@@ -50,7 +50,8 @@ describe('distributed profile, broker stopped 20 s under load: 503 means not tak
     const requestId = (res.json?.requestId as string | undefined) ?? res.headers.get('x-request-id') ?? undefined;
     const accepted = res.status === 200 || res.status === 202;
     const code = res.json?.error?.code as string | undefined;
-    if (res.status >= 400 && res.status !== 503 && code !== 'OUTCOME_UNKNOWN') console.warn('unexpected answer', res.status, JSON.stringify(res.json));
+    if (res.status >= 400 && res.status !== 503 && code !== 'OUTCOME_UNKNOWN')
+      console.warn('unexpected answer', res.status, JSON.stringify(res.json));
     const s: LedgerSubmission = {
       tag,
       status: res.status,

@@ -143,7 +143,8 @@ export async function checkLedger(input: LedgerInput): Promise<LedgerReport> {
       (s) => s.idempotencyKey ?? '',
     )) {
       const rendered = new Set(keyed.map((s) => s.requestId ?? '').filter((id) => id && taken(id)));
-      if (rendered.size > 1) violations.push(`${tag}: Idempotency-Key ${key} was rendered ${rendered.size} times (${[...rendered].join(', ')})`);
+      if (rendered.size > 1)
+        violations.push(`${tag}: Idempotency-Key ${key} was rendered ${rendered.size} times (${[...rendered].join(', ')})`);
     }
 
     // Rule 2, for 504 OUTCOME_UNKNOWN: one story, whichever it is.
@@ -156,7 +157,9 @@ export async function checkLedger(input: LedgerInput): Promise<LedgerReport> {
         unknownTaken += 1;
         const want = firstTerminal.get(requestId) === 'RenderSucceeded' ? 'SUCCESS' : 'FAILED';
         if (res.status !== 200 || res.json?.renderStatus !== want)
-          violations.push(`${tag}: 504 ${requestId} was rendered (${want}) but its status answers ${res.status} ${JSON.stringify(res.json)}`);
+          violations.push(
+            `${tag}: 504 ${requestId} was rendered (${want}) but its status answers ${res.status} ${JSON.stringify(res.json)}`,
+          );
       } else if (res.status !== 404) {
         violations.push(`${tag}: 504 ${requestId} was not rendered but its status answers ${res.status}, not 404`);
       }

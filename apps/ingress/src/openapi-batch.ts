@@ -21,7 +21,10 @@ function batchOp(summary: string, bodyName: string) {
       '403': error('Custom S3 storage needs the high plan.'),
       '413': error('Body above 3 MB.'),
       '415': error('Body is not application/json.'),
-      '503': error('The log cannot take the batch now; see Retry-After.'),
+      '503': error('The log cannot take the batch now, and none of it was taken; see Retry-After.'),
+      '504': error(
+        'OUTCOME_UNKNOWN: the batch may have been taken in part and this could not be settled in time; `details.statusUrl` tells once it is.',
+      ),
     },
     callbacks: {
       batch: {

@@ -20,10 +20,14 @@ const renderErrors = {
   '404': error('Unknown template.'),
   '409': error('IDEMPOTENCY_KEY_IN_USE: the first request with this Idempotency-Key is still being taken; retry later.'),
   '503': error(
-    'The log did not take the request in time (see Retry-After). Not taken: it is never rendered or delivered. ' +
-      'Retrying with the same Idempotency-Key is a new attempt.',
+    'The log did not take the request in time (see Retry-After), and it proves the request was not taken: it is never ' +
+      'rendered or delivered. Retrying with the same Idempotency-Key is a new attempt.',
   ),
 };
+const outcomeUnknown =
+  'OUTCOME_UNKNOWN: the request may have reached the log and its withdrawal could not be recorded in time, so it may or ' +
+  'may not run; `details.requestId` and `details.statusUrl` (also X-Request-Id) name it, its status answers 404 once it ' +
+  'is withdrawn (or never written) and the result if it ran. Retrying with the same Idempotency-Key is safe. Retry-After.';
 const idempotencyKey = {
   name: 'Idempotency-Key',
   in: 'header',
@@ -33,7 +37,8 @@ const idempotencyKey = {
     '24 h by default) and the same endpoint and body (member order aside) is not rendered again: it answers the first ' +
     'request’s requestId and result (header `Idempotency-Replayed: true`), also when both arrive at once or at two ' +
     'ingress processes. The same key with another body or endpoint: 422 IDEMPOTENCY_KEY_REUSED. Keys are per tenant. ' +
-    'A request answered 503 was not taken and frees its key: the retry is a new attempt.',
+    'A request answered 503 was not taken and frees its key: the retry is a new attempt. After a 504 OUTCOME_UNKNOWN the ' +
+    'key stays with that request until the log decides it (a retry meanwhile answers 504 again, never starts a second one).',
   schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]([\\x20-\\x7e]*[\\x21-\\x7e])?$' },
 };
 
@@ -48,7 +53,7 @@ function syncOp(summary: string, bodyName: string) {
       '422': error(
         "The render failed by the request's doing (TEMPLATE_ERROR, NAVIGATION_REFUSED, PAGE_SETUP_INVALID, OUTPUT_TOO_LARGE), or IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was used with another request.",
       ),
-      '504': error('The render hit its time limit.'),
+      '504': error(`The render hit its time limit; or ${outcomeUnknown}`),
       ...renderErrors,
     },
   };
@@ -64,6 +69,7 @@ function asyncOp(summary: string, bodyName: string) {
         content: json({ $ref: '#/components/schemas/AsyncAcceptedResponse' }),
       },
       '422': error('IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was used with another request.'),
+      '504': error(outcomeUnknown),
       ...renderErrors,
     },
     callbacks: {

@@ -118,7 +118,8 @@ describe('ingress: a request written in time whose acknowledgement was lost, the
 
   const tenant = { tenantId: 't1', plan: 'standard' } as Tenant;
   const html = (text: string) => ({ kind: 'html' as const, body: { html: `<p>${text}</p>` } });
-  const idsOf = (events: LogEvent[], type: string) => events.filter((e) => e.type === type).map((e) => ('requestId' in e ? e.requestId : ''));
+  const idsOf = (events: LogEvent[], type: string) =>
+    events.filter((e) => e.type === type).map((e) => ('requestId' in e ? e.requestId : ''));
 
   it('has the withdrawal on the log before the 503 is answered, so nothing renders it after the ingress is gone', async () => {
     const { dir, real, withdrawals, requests } = await setUp();
@@ -180,7 +181,10 @@ describe('ingress: a request written in time whose acknowledgement was lost, the
     expect(idsOf(await t.readLog(), 'RenderRequested')).toEqual([requestId]);
     // When the log takes appends again, the withdrawal lands in the background (first: nothing rendered it)
     t.faults.completedDown = false;
-    await waitFor(async () => (await t.readLog()).some((e) => e.type === 'RenderWithdrawn'), { timeoutMs: 15_000, description: 'withdrawal' });
+    await waitFor(async () => (await t.readLog()).some((e) => e.type === 'RenderWithdrawn'), {
+      timeoutMs: 15_000,
+      description: 'withdrawal',
+    });
     // Then the status answers 404, and a retry with the key is a new attempt (the key was freed)
     await waitFor(async () => (await t.requests.status(tenant, requestId)) === undefined, { timeoutMs: 5_000, description: '404' });
     const retry = await t.requests.submit(tenant, 'async', html('unknown'), { idempotencyKey: 'k-b' }).catch((e: unknown) => e);

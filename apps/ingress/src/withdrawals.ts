@@ -106,7 +106,9 @@ export function createWithdrawals(deps: {
     try {
       await Promise.race([
         read,
-        new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`read not done within ${READ_BOUND_MS} ms`)), READ_BOUND_MS))),
+        new Promise(
+          (_, reject) => (timer = setTimeout(() => reject(new Error(`read not done within ${READ_BOUND_MS} ms`)), READ_BOUND_MS)),
+        ),
       ]);
     } finally {
       clearTimeout(timer);
@@ -125,7 +127,8 @@ export function createWithdrawals(deps: {
         if (verdict.kind === 'not-taken') await deps.view.apply(withdrawn).catch(() => {});
         return verdict;
       } catch (err) {
-        if (attempt === 1) deps.logger.warn('could not read the completed topic to settle a refusal; retrying', { requestId: requested.requestId, err });
+        if (attempt === 1)
+          deps.logger.warn('could not read the completed topic to settle a refusal; retrying', { requestId: requested.requestId, err });
         await sleep(Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** (attempt - 1)));
       }
     }
