@@ -162,9 +162,10 @@ describe('distributed profile, broker stopped 20 s under load: 503 means not tak
     const retries = await Promise.all(
       refusedWithKey.map(async (s) => {
         const again = () => send({ mode: modeOf.get(s.tag)!, webhook: s.webhookPath !== undefined, key: s.idempotencyKey!, tag: s.tag });
-        // After a 504 the key answers 504 again until the log decides that request (its withdrawal lands).
+        // After a 504 the key answers 504 again until the log decides that request (its withdrawal lands);
+        // a 503 is retried after its Retry-After like any client does (the broker may still be catching up).
         let answer = await again();
-        for (let tries = 1; answer.status === 504 && tries < 30; tries++) {
+        for (let tries = 1; (answer.status === 504 || answer.status === 503) && tries < 30; tries++) {
           await new Promise((r) => setTimeout(r, 1_000));
           answer = await again();
         }
