@@ -142,6 +142,76 @@ describe('PDF tools through the official SDK (embedded profile)', () => {
     expect(strict.json.error.details).toEqual([{ field: 'compresLevel', message: 'is not a known field' }]);
   });
 
+  it('every tool reads a no-code form as meant: every field sent, empty ones as false/null/"", JSON-typed ones as JSON text', async () => {
+    const empty = { finalFilename: '', expiration: '', async: false, webhook: '' };
+    const merged = await svc.api.post('/v1/tools/merge-pdfs', { urls: JSON.stringify([a, b]), ...empty });
+    expect(merged.status, merged.text).toBe(200);
+    expect((await pdfInfo(await fetchPdf(merged.json.url))).Pages).toBe('3');
+
+    const split = await svc.api.post('/v1/tools/split-pdf', {
+      url: a,
+      splitMode: 'ranges',
+      ranges: '2',
+      interval: '',
+      ...empty,
+      finalFilename: null,
+      async: '',
+    });
+    expect(split.status, split.text).toBe(200);
+    expect(split.json.totalParts).toBe(1);
+    expect(await pdfText(await fetchPdf(split.json.urls[0]))).toContain('Page 2 of A');
+
+    const compressed = await svc.api.post('/v1/tools/compress-pdf', { url: b, compressLevel: null, ...empty });
+    expect(compressed.status, compressed.text).toBe(200);
+
+    const meta = await svc.api.post('/v1/tools/update-pdf-metadata', {
+      url: a,
+      metadata: JSON.stringify({
+        title: 'Form title',
+        author: '',
+        subject: null,
+        keywords: 'x, y',
+        creator: '',
+        producer: '',
+        copyright: '',
+        createDate: '',
+        modDate: '',
+        pdfVersion: '',
+        marked: false,
+        trapped: '',
+      }),
+      ...empty,
+      async: 'false',
+    });
+    expect(meta.status, meta.text).toBe(200);
+    expect(meta.headers.get('pressroom-ignored-fields')).toBeNull();
+    const info = await pdfInfo(await fetchPdf(meta.json.url));
+    expect(info).toMatchObject({ Title: 'Form title', Keywords: 'x, y' });
+    expect(info.Author).toBeUndefined();
+
+    const md = await svc.api.post('/v1/tools/convert-markdown-to-pdf', {
+      markdown: '# Form notes',
+      customCss: '',
+      pdfOptions: JSON.stringify({
+        format: 'a5',
+        landscape: false,
+        scale: '',
+        printBackground: false,
+        pageRanges: '',
+        margin: { top: '', right: null, bottom: '1cm', left: '' },
+      }),
+      ...empty,
+    });
+    expect(md.status, md.text).toBe(200);
+    const notes = await fetchPdf(md.json.url);
+    expect(await pdfText(notes)).toContain('Form notes');
+    expect((await pdfInfo(notes))['Page size']).toContain('(A5)');
+
+    const upload = await svc.api.get('/v1/tools/get-signed-upload-url?fileName=');
+    expect(upload.status, upload.text).toBe(200);
+    expect(upload.json.fileName).toMatch(/^upload-[0-9a-f]{8}\.pdf$/);
+  });
+
   it('updatePdfMetadata: every field the SDK names is written', async () => {
     const { data, error } = await sdk.tools.updatePdfMetadata({
       url: a,
