@@ -471,7 +471,10 @@ describe('the official pdfnoodle SDK against Pressroom (embedded profile)', () =
       expect(compressed.isError, compressed.text).toBe(false);
       expect(compressed.text).toMatch(/Reduction: -?\d/);
 
-      const meta = await call('update_pdf_metadata', { url: input, metadata: JSON.stringify({ title: 'MCP title', keywords: ['a', 'b'] }) });
+      const meta = await call('update_pdf_metadata', {
+        url: input,
+        metadata: JSON.stringify({ title: 'MCP title', keywords: ['a', 'b'] }),
+      });
       expect(meta.isError, meta.text).toBe(false);
       expect((await pdfInfo(await fetchFile(line(meta.text, 'Download URL'))))['Title']).toBe('MCP title');
 

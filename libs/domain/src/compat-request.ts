@@ -242,7 +242,12 @@ const isObjectSchema = (schema: unknown): schema is CompatObjectSchema => isPlai
  * Reads one object by its schema, members within members too (a tool's `metadata`, `pdfOptions`
  * and its `margin` are forms of their own: every field sent, the empty ones as placeholders).
  */
-function readBySchema(raw: Record<string, unknown>, schema: CompatObjectSchema, prefix: string, unknown: string[]): Record<string, unknown> {
+function readBySchema(
+  raw: Record<string, unknown>,
+  schema: CompatObjectSchema,
+  prefix: string,
+  unknown: string[],
+): Record<string, unknown> {
   const required = new Set(schema.required ?? []);
   const fields = Object.fromEntries(Object.entries(schema.properties).map(([k, s]) => [k, kindOf(s, required.has(k))]));
   return readObject(raw, fields, prefix, unknown, (key, value) => {

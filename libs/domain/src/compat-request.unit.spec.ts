@@ -283,7 +283,11 @@ describe('readCompatBody: forms within forms, and lists', () => {
 
   it('reads a batch whose items come as JSON text', () => {
     const batchSchema = { properties: { items: { type: 'array' }, merge: { type: 'boolean' } }, required: ['items'] };
-    const read = readCompatBatchBody({ items: '[{"templateId":"t","data":"{\\"n\\":1}","s3_key":""}]', merge: '' }, batchSchema, 'template');
+    const read = readCompatBatchBody(
+      { items: '[{"templateId":"t","data":"{\\"n\\":1}","s3_key":""}]', merge: '' },
+      batchSchema,
+      'template',
+    );
     expect(read).toEqual({ body: { items: [{ templateId: 't', data: { n: 1 } }] }, unknown: [] });
   });
 });
