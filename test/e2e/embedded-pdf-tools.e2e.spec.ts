@@ -16,6 +16,12 @@ const MAX_UPLOAD = 3 * 1024 * 1024;
 let svc: Awaited<ReturnType<typeof startEmbedded>>;
 let sdk: PdfNoodle;
 const hook = new WebhookReceiver();
+/**
+ * Made before the first request: building it blocks this process for seconds under load, longer
+ * than the service's keep-alive, and a pooled connection the service closed meanwhile would be
+ * reused for the next request ("fetch failed").
+ */
+let photo: Uint8Array;
 
 /** What a caller does with get-signed-upload-url: PUT the file, then use the GET link. */
 async function upload(name: string, bytes: Uint8Array): Promise<string> {
@@ -38,6 +44,7 @@ async function fetchPdf(url: string): Promise<Uint8Array> {
 }
 
 beforeAll(async () => {
+  photo = await imagePdf();
   svc = await startEmbedded({ PRESSROOM_TOOL_MAX_INPUT_BYTES: String(MAX_UPLOAD) });
   process.env.PDFNOODLE_BASE_URL = svc.baseUrl;
   sdk = new PdfNoodle(svc.apiKey);
@@ -105,7 +112,7 @@ describe('PDF tools through the official SDK (embedded profile)', () => {
   });
 
   it('compressPdf: a document with a large image really shrinks, its text stays', async () => {
-    const original = await imagePdf();
+    const original = photo;
     const url = await upload('photo.pdf', original);
     const { data, error } = await sdk.tools.compressPdf({ url, compressLevel: 'high' });
     expect(error).toBeNull();
@@ -117,7 +124,7 @@ describe('PDF tools through the official SDK (embedded profile)', () => {
   });
 
   it('reads tool bodies as integration platforms send them: placeholders, JSON strings, unknown fields reported (strict: 400)', async () => {
-    const url = await upload('form.pdf', await imagePdf());
+    const url = await upload('form.pdf', photo);
     // An empty form field is absent (default level), a JSON-typed field may come as text, a typo is reported
     const res = await svc.api.post('/v1/tools/compress-pdf', {
       url,
