@@ -110,6 +110,37 @@ describe('embedded profile: batch rendering (pdf noodle batch endpoints)', () =>
     expect(expires - Date.now() / 1000).toBeLessThanOrEqual(121);
   });
 
+  it('reads a no-code form: items and their JSON-typed fields as JSON text, every empty field as false/null/""', async () => {
+    const res = await svc.api.post('/v1/pdf/batch', {
+      items: JSON.stringify([
+        {
+          templateId: good,
+          data: '{"n":"form"}',
+          pdfParams: '{"format":"a5","margin":{"top":""}}',
+          metadata: '{"title":"Form item"}',
+          convertToImage: false,
+          hasCover: '',
+          s3_bucket: '',
+          s3_key: null,
+          externalId: false,
+          signedUrlExpiresIn: '',
+          debug: false,
+          templateVersion: '',
+        },
+      ]),
+      merge: '',
+      async: 'false',
+      webhook: null,
+      signedUrlExpiresIn: '900',
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(res.headers.get('pressroom-ignored-fields')).toBeNull();
+    expect(res.json).toMatchObject({ status: 'SUCCESS', total: 1, merge: false });
+    const file = await download(res.json.results[0].signedUrl);
+    expect(await pdfPageText(file.bytes, 1)).toContain('Batch item form');
+    expect(await pdfInfo(file.bytes)).toMatchObject({ Title: 'Form item', 'Page size': expect.stringContaining('(A5)') });
+  });
+
   it('refuses 21 items, invalid items (each named) and merge with PNG items, rendering nothing', async () => {
     const many = await svc.api.post('/v1/html-to-pdf/batch', { items: Array.from({ length: 21 }, () => ({ html: '<p>x</p>' })) });
     expect(many.status).toBe(400);

@@ -16,6 +16,12 @@ const MAX_UPLOAD = 3 * 1024 * 1024;
 let svc: Awaited<ReturnType<typeof startEmbedded>>;
 let sdk: PdfNoodle;
 const hook = new WebhookReceiver();
+/**
+ * Made before the first request: building it blocks this process for seconds under load, longer
+ * than the service's keep-alive, and a pooled connection the service closed meanwhile would be
+ * reused for the next request ("fetch failed").
+ */
+let photo: Uint8Array;
 
 /** What a caller does with get-signed-upload-url: PUT the file, then use the GET link. */
 async function upload(name: string, bytes: Uint8Array): Promise<string> {
@@ -38,6 +44,7 @@ async function fetchPdf(url: string): Promise<Uint8Array> {
 }
 
 beforeAll(async () => {
+  photo = await imagePdf();
   svc = await startEmbedded({ PRESSROOM_TOOL_MAX_INPUT_BYTES: String(MAX_UPLOAD) });
   process.env.PDFNOODLE_BASE_URL = svc.baseUrl;
   sdk = new PdfNoodle(svc.apiKey);
@@ -105,7 +112,7 @@ describe('PDF tools through the official SDK (embedded profile)', () => {
   });
 
   it('compressPdf: a document with a large image really shrinks, its text stays', async () => {
-    const original = await imagePdf();
+    const original = photo;
     const url = await upload('photo.pdf', original);
     const { data, error } = await sdk.tools.compressPdf({ url, compressLevel: 'high' });
     expect(error).toBeNull();
@@ -117,7 +124,7 @@ describe('PDF tools through the official SDK (embedded profile)', () => {
   });
 
   it('reads tool bodies as integration platforms send them: placeholders, JSON strings, unknown fields reported (strict: 400)', async () => {
-    const url = await upload('form.pdf', await imagePdf());
+    const url = await upload('form.pdf', photo);
     // An empty form field is absent (default level), a JSON-typed field may come as text, a typo is reported
     const res = await svc.api.post('/v1/tools/compress-pdf', {
       url,
@@ -140,6 +147,76 @@ describe('PDF tools through the official SDK (embedded profile)', () => {
     );
     expect(strict.status).toBe(400);
     expect(strict.json.error.details).toEqual([{ field: 'compresLevel', message: 'is not a known field' }]);
+  });
+
+  it('every tool reads a no-code form as meant: every field sent, empty ones as false/null/"", JSON-typed ones as JSON text', async () => {
+    const empty = { finalFilename: '', expiration: '', async: false, webhook: '' };
+    const merged = await svc.api.post('/v1/tools/merge-pdfs', { urls: JSON.stringify([a, b]), ...empty });
+    expect(merged.status, merged.text).toBe(200);
+    expect((await pdfInfo(await fetchPdf(merged.json.url))).Pages).toBe('3');
+
+    const split = await svc.api.post('/v1/tools/split-pdf', {
+      url: a,
+      splitMode: 'ranges',
+      ranges: '2',
+      interval: '',
+      ...empty,
+      finalFilename: null,
+      async: '',
+    });
+    expect(split.status, split.text).toBe(200);
+    expect(split.json.totalParts).toBe(1);
+    expect(await pdfText(await fetchPdf(split.json.urls[0]))).toContain('Page 2 of A');
+
+    const compressed = await svc.api.post('/v1/tools/compress-pdf', { url: b, compressLevel: null, ...empty });
+    expect(compressed.status, compressed.text).toBe(200);
+
+    const meta = await svc.api.post('/v1/tools/update-pdf-metadata', {
+      url: a,
+      metadata: JSON.stringify({
+        title: 'Form title',
+        author: '',
+        subject: null,
+        keywords: 'x, y',
+        creator: '',
+        producer: '',
+        copyright: '',
+        createDate: '',
+        modDate: '',
+        pdfVersion: '',
+        marked: false,
+        trapped: '',
+      }),
+      ...empty,
+      async: 'false',
+    });
+    expect(meta.status, meta.text).toBe(200);
+    expect(meta.headers.get('pressroom-ignored-fields')).toBeNull();
+    const info = await pdfInfo(await fetchPdf(meta.json.url));
+    expect(info).toMatchObject({ Title: 'Form title', Keywords: 'x, y' });
+    expect(info.Author).toBeUndefined();
+
+    const md = await svc.api.post('/v1/tools/convert-markdown-to-pdf', {
+      markdown: '# Form notes',
+      customCss: '',
+      pdfOptions: JSON.stringify({
+        format: 'a5',
+        landscape: false,
+        scale: '',
+        printBackground: false,
+        pageRanges: '',
+        margin: { top: '', right: null, bottom: '1cm', left: '' },
+      }),
+      ...empty,
+    });
+    expect(md.status, md.text).toBe(200);
+    const notes = await fetchPdf(md.json.url);
+    expect(await pdfText(notes)).toContain('Form notes');
+    expect((await pdfInfo(notes))['Page size']).toContain('(A5)');
+
+    const upload = await svc.api.get('/v1/tools/get-signed-upload-url?fileName=');
+    expect(upload.status, upload.text).toBe(200);
+    expect(upload.json.fileName).toMatch(/^upload-[0-9a-f]{8}\.pdf$/);
   });
 
   it('updatePdfMetadata: every field the SDK names is written', async () => {

@@ -1,17 +1,23 @@
 import { PdfNoodle, type PdfParams } from 'pdfnoodle';
+import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { createServer as createPdfNoodleMcpServer } from 'mcp-server-pdfnoodle/dist/server.js';
+import { client as pdfNoodleMcpHttp } from 'mcp-server-pdfnoodle/dist/client.js';
 import { PDFDocument, PDFName } from 'pdf-lib';
 import { waitFor } from '@pressroom/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { download } from '../support/api-client.ts';
 import { startEmbedded } from '../support/embedded-service.ts';
+import { textPdf } from '../support/pdf-fixtures.ts';
 import { isPdf, isPng, pdfInfo, pdfPageText, pdfText } from '../support/pdf-tools.ts';
 import { WebhookReceiver } from '../support/webhook-receiver.ts';
 
 // Issue 10: the official SDK of the real API (`pdfnoodle` from npm, unmodified) pointed at
 // Pressroom with PDFNOODLE_BASE_URL, for every render and template method it has and every option
 // its types name; then the request shapes integration platforms send (placeholders, JSON strings).
-// Not covered here: the SDK's `tools.*` methods (PDF tools) and batch rendering, which other
-// branches bring.
+// The SDK's `tools.*` methods are run in embedded-pdf-tools.e2e.spec.ts and its batch calls in
+// embedded-batch.e2e.spec.ts; here also the batch's 202 (slower than the sync wait) and the real
+// API's MCP server (`mcp-server-pdfnoodle` from npm), every one of its tools.
 
 type Svc = Awaited<ReturnType<typeof startEmbedded>>;
 
@@ -317,6 +323,178 @@ describe('the official pdfnoodle SDK against Pressroom (embedded profile)', () =
       const long = await svc.api.post('/v1/html-to-pdf/async', { html: '<p>x</p>', webhook: hooks.url('/x'), signedUrlExpiresIn: 604_801 });
       expect(long.status).toBe(400);
       expect(long.json.error.details).toEqual([expect.objectContaining({ field: 'signedUrlExpiresIn' })]);
+    });
+  });
+
+  describe('batch slower than the sync wait', () => {
+    it('answers 202 with the batch status URL, and that URL reaches the finished batch', async () => {
+      const slow = '<script>const end = Date.now() + 4500; while (Date.now() < end) {}</script><p>SLOW ITEM</p>';
+      const res = await sdk.post<{ statusCode: number; batchRequestId: string; statusUrl: string; message: string }>({
+        path: '/v1/html-to-pdf/batch',
+        body: { items: [{ html: slow }, { html: '<p>QUICK ITEM</p>' }], merge: true },
+      });
+      expect(res.error).toBeNull();
+      expect(res.data).toMatchObject({ statusCode: 202, message: expect.stringContaining('statusUrl') });
+      const { batchRequestId, statusUrl } = res.data!;
+      expect(statusUrl).toBe(`${svc.baseUrl}/v1/pdf/batch/status/${batchRequestId}`);
+      const done = await waitFor(
+        async () => {
+          const s = await sdk.get<{ status: string; mergedUrl?: string; results: Array<{ status: string }> }>({
+            path: new URL(statusUrl).pathname,
+          });
+          return s.data?.status === 'SUCCESS' ? s.data : undefined;
+        },
+        { timeoutMs: 60_000, description: 'the slow batch finished' },
+      );
+      expect(done.results).toHaveLength(2);
+      const merged = await fetchFile(done.mergedUrl!);
+      expect(await pdfPageText(merged, 1)).toContain('SLOW ITEM');
+      expect(await pdfPageText(merged, 2)).toContain('QUICK ITEM');
+    });
+  });
+
+  // The real API's own MCP server, unmodified, run in this process over an in-memory MCP transport.
+  // It has no setting for its base URL (api.pdfnoodle.com is built in), so its one HTTP client is
+  // pointed at Pressroom as a hosts entry or proxy would do; every request is its own.
+  describe('the pdf noodle MCP server (mcp-server-pdfnoodle) against Pressroom', () => {
+    let mcp: McpClient;
+
+    type ToolResult = { text: string; isError: boolean };
+    async function call(name: string, args: Record<string, unknown> = {}): Promise<ToolResult> {
+      const res = (await mcp.callTool({ name, arguments: args })) as { content: Array<{ type: string; text: string }>; isError?: boolean };
+      return { text: res.content.map((c) => c.text).join('\n'), isError: res.isError === true };
+    }
+    const line = (text: string, label: string) => new RegExp(`${label}: (\\S+)`).exec(text)?.[1] ?? '';
+    const requestIdOf = (text: string) => line(text, 'Request ID');
+
+    beforeAll(async () => {
+      (pdfNoodleMcpHttp as unknown as { baseUrl: string }).baseUrl = `${svc.baseUrl}/v1/`;
+      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+      await createPdfNoodleMcpServer(svc.apiKey).connect(serverSide);
+      mcp = new McpClient({ name: 'pressroom-e2e', version: '1.0.0' });
+      await mcp.connect(clientSide);
+    });
+    afterAll(async () => {
+      await mcp?.close();
+    });
+
+    it('offers the tools the tests below call', async () => {
+      const { tools } = await mcp.listTools();
+      expect(tools.map((t) => t.name).sort()).toEqual(
+        [
+          'check_pdf_status',
+          'check_tool_status',
+          'compress_pdf',
+          'convert_markdown_to_pdf',
+          'create_template_with_ai',
+          'generate_pdf',
+          'get_template',
+          'get_template_schema',
+          'get_upload_url',
+          'html_to_pdf',
+          'list_templates',
+          'merge_pdfs',
+          'split_pdf',
+          'update_pdf_metadata',
+        ].sort(),
+      );
+    });
+
+    it('templates: list_templates, get_template, get_template_schema; create_template_with_ai shows our 501', async () => {
+      expect((await call('list_templates')).text).toContain(`Invoice (ID: ${templateId})`);
+      const one = await call('get_template', { templateId });
+      expect(one.isError).toBe(false);
+      expect(one.text).toContain(`ID: ${templateId}`);
+      expect(one.text).toContain('Display Name: Invoice');
+      expect((await call('get_template_schema', { templateId })).text).toContain('customer.name');
+      const ai = await call('create_template_with_ai', { displayName: 'x', prompt: 'an invoice' });
+      expect(ai.isError).toBe(true);
+      expect(ai.text).toContain('API Error (501)');
+      expect(ai.text).toContain('not offered by Pressroom');
+    });
+
+    it('generate_pdf and html_to_pdf (JSON-string data, metadata and pdfParams), a queued render and check_pdf_status; async without a webhook is a 400', async () => {
+      const fromTemplate = await call('generate_pdf', {
+        templateId,
+        data: JSON.stringify({ number: 'M-1', customer: { name: 'Mo' } }),
+        metadata: JSON.stringify({ title: 'From the MCP server' }),
+        signedUrlExpiresIn: 600,
+        hasCover: true,
+        debug: true,
+      });
+      expect(fromTemplate.isError, fromTemplate.text).toBe(false);
+      const pdf = await fetchFile(line(fromTemplate.text, 'Download URL'));
+      expect(await pdfText(pdf)).toContain('INVOICE M-1');
+      expect((await pdfInfo(pdf))['Title']).toBe('From the MCP server');
+
+      const fromHtml = await call('html_to_pdf', { html: '<p>MCP HTML</p>', pdfParams: JSON.stringify({ format: 'A5' }) });
+      expect(fromHtml.isError, fromHtml.text).toBe(false);
+      const a5 = await pdfInfo(await fetchFile(line(fromHtml.text, 'Download URL')));
+      expect(Math.abs(pageSize(a5).width - 419.5)).toBeLessThan(1.5);
+
+      // Slower than the sync wait: the MCP server hands the 202's requestId to check_pdf_status.
+      const slow = '<script>const end = Date.now() + 4500; while (Date.now() < end) {}</script><p>MCP SLOW</p>';
+      const queued = await call('html_to_pdf', { html: slow });
+      expect(queued.text).toContain('queued');
+      const ready = await waitFor(
+        async () => {
+          const s = await call('check_pdf_status', { requestId: requestIdOf(queued.text) });
+          return s.text.startsWith('PDF is ready') ? s : undefined;
+        },
+        { timeoutMs: 30_000, description: 'the queued MCP render is ready' },
+      );
+      expect(await pdfText(await fetchFile(line(ready.text, 'Download URL')))).toContain('MCP SLOW');
+
+      // Its `async: true` sends no webhook, which the contract requires on the async endpoints:
+      // the MCP user reads a 400 naming the field (README: what differs).
+      const noHook = await call('generate_pdf', { templateId, data: JSON.stringify({ number: 1, customer: { name: 'x' } }), async: true });
+      expect(noHook.isError).toBe(true);
+      expect(noHook.text).toContain('API Error (400)');
+      expect(noHook.text).toContain('webhook is required');
+    });
+
+    it('PDF tools: get_upload_url, merge, split, compress, update metadata, Markdown, and check_tool_status', async () => {
+      const upload = await call('get_upload_url', { fileName: 'mcp.pdf' });
+      const put = await fetch(line(upload.text, 'Upload URL \\(PUT\\)'), { method: 'PUT', body: Buffer.from(await textPdf('MCP', 2)) });
+      expect(put.status).toBe(200);
+      const input = line(upload.text, 'Download URL \\(GET\\)');
+
+      const merged = await call('merge_pdfs', { urls: [input, input], finalFilename: 'both.pdf' });
+      expect(merged.isError, merged.text).toBe(false);
+      expect((await pdfInfo(await fetchFile(line(merged.text, 'Download URL'))))['Pages']).toBe('4');
+
+      const split = await call('split_pdf', { url: input, splitMode: 'intervals', interval: 1 });
+      expect(split.isError, split.text).toBe(false);
+      expect(split.text).toContain('"totalParts": 2');
+
+      const compressed = await call('compress_pdf', { url: input, compressLevel: 'low' });
+      expect(compressed.isError, compressed.text).toBe(false);
+      expect(compressed.text).toMatch(/Reduction: -?\d/);
+
+      const meta = await call('update_pdf_metadata', {
+        url: input,
+        metadata: JSON.stringify({ title: 'MCP title', keywords: ['a', 'b'] }),
+      });
+      expect(meta.isError, meta.text).toBe(false);
+      expect((await pdfInfo(await fetchFile(line(meta.text, 'Download URL'))))['Title']).toBe('MCP title');
+
+      const md = await call('convert_markdown_to_pdf', { markdown: '# MCP notes', pdfOptions: JSON.stringify({ format: 'Letter' }) });
+      expect(md.isError, md.text).toBe(false);
+      const notes = await fetchFile(line(md.text, 'Download URL'));
+      expect(await pdfText(notes)).toContain('MCP notes');
+      expect((await pdfInfo(notes))['Page size']).toContain('612 x 792');
+
+      // A tool run in the background; the MCP server asks /v1/pdf/status for it.
+      const queued = await call('merge_pdfs', { urls: [input, input], async: true });
+      expect(queued.isError, queued.text).toBe(false);
+      const ready = await waitFor(
+        async () => {
+          const s = await call('check_tool_status', { requestId: requestIdOf(queued.text) });
+          return s.text.startsWith('Tool operation completed') ? s : undefined;
+        },
+        { timeoutMs: 30_000, description: 'the async MCP tool is done' },
+      );
+      expect((await pdfInfo(await fetchFile(line(ready.text, 'Download URL'))))['Pages']).toBe('4');
     });
   });
 });

@@ -26,7 +26,7 @@ export interface CompatRead {
   unknown: string[];
 }
 
-type Kind = 'required' | 'string' | 'boolean' | 'integer' | 'number' | 'object' | 'passthrough';
+type Kind = 'required' | 'string' | 'boolean' | 'integer' | 'number' | 'object' | 'array' | 'passthrough';
 
 const TEMPLATE_FIELDS: Record<string, Kind> = {
   templateId: 'required',
@@ -111,6 +111,19 @@ function readValue(value: unknown, kind: Kind): unknown {
         } catch {
           return value;
         }
+      }
+      return value;
+    case 'array':
+      // A form field holds text: JSON text of a list is that list; any other text is a list of
+      // one (a single URL, keywords typed as "a, b", which a PDF stores as one string anyway).
+      if (typeof value === 'string') {
+        try {
+          const parsed: unknown = JSON.parse(value);
+          if (Array.isArray(parsed)) return parsed;
+        } catch {
+          // not JSON: a list of one, below
+        }
+        return [value];
       }
       return value;
     default:
@@ -215,32 +228,46 @@ function kindOf(schema: unknown, required: boolean): Kind {
     case 'number':
     case 'object':
     case 'string':
+    case 'array':
       return type;
     default:
-      // Unions, enums, arrays: no conversion, but an empty-form placeholder still means absent.
+      // Unions and enums: no conversion, but an empty-form placeholder still means absent.
       return 'string';
   }
+}
+
+const isObjectSchema = (schema: unknown): schema is CompatObjectSchema => isPlainObject(schema) && isPlainObject(schema.properties);
+
+/**
+ * Reads one object by its schema, members within members too (a tool's `metadata`, `pdfOptions`
+ * and its `margin` are forms of their own: every field sent, the empty ones as placeholders).
+ */
+function readBySchema(
+  raw: Record<string, unknown>,
+  schema: CompatObjectSchema,
+  prefix: string,
+  unknown: string[],
+): Record<string, unknown> {
+  const required = new Set(schema.required ?? []);
+  const fields = Object.fromEntries(Object.entries(schema.properties).map(([k, s]) => [k, kindOf(s, required.has(k))]));
+  return readObject(raw, fields, prefix, unknown, (key, value) => {
+    const member = schema.properties[key];
+    // A required member is never a placeholder, but it is still read as meant (JSON text, "3600").
+    const read = required.has(key) && value !== null && value !== '' ? (readValue(value, kindOf(member, false)) ?? value) : value;
+    return isPlainObject(read) && isObjectSchema(member) ? readBySchema(read, member, `${prefix}${key}.`, unknown) : read;
+  });
 }
 
 /**
  * Any other body of this API family (the PDF tools, a batch's own members) read by the same rules
  * as render bodies: placeholders dropped, JSON strings and stringly booleans and numbers read as
- * meant, unknown top-level members dropped and listed. The kinds come from the body's schema.
+ * meant, unknown members dropped and listed, at every level the schema describes (`metadata.typo`).
+ * The kinds come from the body's schema.
  */
 export function readCompatBody(raw: unknown, schema: CompatObjectSchema): CompatRead {
   const unknown: string[] = [];
   if (!isPlainObject(raw)) return { body: raw, unknown };
-  const required = new Set(schema.required ?? []);
-  const fields = Object.fromEntries(Object.entries(schema.properties).map(([k, s]) => [k, kindOf(s, required.has(k))]));
-  // A required member is never a placeholder, but it is still read as meant (JSON text, "3600").
-  return {
-    body: readObject(raw, fields, '', unknown, (key, value) => {
-      if (!required.has(key)) return value;
-      const asType = kindOf(schema.properties[key], false);
-      return value === null || value === '' ? value : (readValue(value, asType) ?? value);
-    }),
-    unknown,
-  };
+  return { body: readBySchema(raw, schema, '', unknown), unknown };
 }
 
 /**

@@ -236,3 +236,58 @@ describe('readCompatBody: required members', () => {
     expect(readCompatBody({ url: '', metadata: false }, schema).body).toEqual({ url: '', metadata: false });
   });
 });
+
+describe('readCompatBody: forms within forms, and lists', () => {
+  const schema = {
+    properties: {
+      urls: { type: 'array' },
+      metadata: {
+        type: 'object',
+        properties: {
+          title: { type: 'string' },
+          keywords: { type: 'array' },
+          pdfVersion: { type: 'number' },
+          marked: { type: 'boolean' },
+          trapped: { anyOf: [{ const: 'True' }, { const: 'False' }] },
+        },
+      },
+      pdfOptions: {
+        type: 'object',
+        properties: { scale: { type: 'number' }, margin: { type: 'object', properties: { top: { anyOf: [] }, left: { anyOf: [] } } } },
+      },
+    },
+    required: ['metadata'],
+  };
+
+  it('reads the members of nested objects by the same rules, and names their unknown members by path', () => {
+    const read = readCompatBody(
+      {
+        metadata: '{"title":"T","keywords":"a, b","pdfVersion":"1.7","marked":false,"trapped":"","author":"x"}',
+        pdfOptions: { scale: '', margin: { top: '', left: 20, inside: 1 } },
+      },
+      schema,
+    );
+    expect(read).toEqual({
+      body: { metadata: { title: 'T', keywords: ['a, b'], pdfVersion: 1.7, marked: false }, pdfOptions: { margin: { left: 20 } } },
+      unknown: ['metadata.author', 'pdfOptions.margin.inside'],
+    });
+  });
+
+  it('reads a list sent as JSON text as that list, other text as a list of one, and drops an empty one', () => {
+    const urls = (value: unknown) => readCompatBody({ metadata: {}, urls: value }, schema).body;
+    expect(urls('["https://a/1.pdf","https://a/2.pdf"]')).toEqual({ metadata: {}, urls: ['https://a/1.pdf', 'https://a/2.pdf'] });
+    expect(urls('https://a/1.pdf')).toEqual({ metadata: {}, urls: ['https://a/1.pdf'] });
+    expect(urls('')).toEqual({ metadata: {} });
+    expect(urls(['x'])).toEqual({ metadata: {}, urls: ['x'] });
+  });
+
+  it('reads a batch whose items come as JSON text', () => {
+    const batchSchema = { properties: { items: { type: 'array' }, merge: { type: 'boolean' } }, required: ['items'] };
+    const read = readCompatBatchBody(
+      { items: '[{"templateId":"t","data":"{\\"n\\":1}","s3_key":""}]', merge: '' },
+      batchSchema,
+      'template',
+    );
+    expect(read).toEqual({ body: { items: [{ templateId: 't', data: { n: 1 } }] }, unknown: [] });
+  });
+});
