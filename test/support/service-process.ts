@@ -20,6 +20,13 @@ export class AppProcess {
     readonly port: number,
   ) {}
 
+  /** The process id of the app's launcher (tsx); the app and its Chromium run under it. */
+  get pid(): number {
+    const pid = this.#child?.pid;
+    if (pid === undefined) throw new Error(`${this.app} is not started`);
+    return pid;
+  }
+
   get url(): string {
     return `http://127.0.0.1:${this.port}`;
   }
