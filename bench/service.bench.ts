@@ -72,7 +72,12 @@ interface Row {
   p50: number;
   p95: number;
   p99: number;
+  /** Whole machine, per render. */
   cpuMsPerRender: number;
+  /** The service's own Node processes (app, renderer host), per render. */
+  serviceCpuMs: number | null;
+  /** Chromium's processes (of the ceiling's browser, or the service's), per render. */
+  chromiumCpuMs: number;
   serviceRssMb: number | null;
   chromiumRssMb: number;
   bytes: number;
@@ -130,6 +135,42 @@ function treeRss(root: number): { chromiumKb: number; otherKb: number } {
   return { chromiumKb, otherKb };
 }
 
+/** CPU ticks (user + system) of each process in the tree of `root`, by pid, and whether it is Chromium. */
+function treeCpu(root: number): Map<number, { ticks: number; chromium: boolean }> {
+  const all = processes();
+  const children = new Map<number, ProcInfo[]>();
+  for (const p of all) children.set(p.ppid, [...(children.get(p.ppid) ?? []), p]);
+  const out = new Map<number, { ticks: number; chromium: boolean }>();
+  const queue = all.filter((p) => p.pid === root);
+  while (queue.length) {
+    const p = queue.pop()!;
+    try {
+      // comm may hold spaces and parentheses: the fields start after the last ')'.
+      const stat = readFileSync(`/proc/${p.pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(p.pid, { ticks: Number(fields[11]) + Number(fields[12]), chromium: /chrom|headless/i.test(p.comm) });
+    } catch {
+      /* gone */
+    }
+    queue.push(...(children.get(p.pid) ?? []));
+  }
+  return out;
+}
+
+/** CPU ms the tree's processes used between two treeCpu snapshots, split into Chromium and the rest. */
+function cpuBetween(before: ReturnType<typeof treeCpu>, after: ReturnType<typeof treeCpu>, includeRoot: boolean, root: number) {
+  let chromium = 0;
+  let other = 0;
+  for (const [pid, a] of after) {
+    const d = a.ticks - (before.get(pid)?.ticks ?? 0);
+    if (process.env.BENCH_CPU_DETAIL && d > 0) console.log(`    pid ${pid} ${a.chromium ? 'chromium' : readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').slice(0, 90)}: ${d * 10} ms`);
+    if (!includeRoot && pid === root) continue;
+    if (a.chromium) chromium += d;
+    else other += d;
+  }
+  return { chromiumMs: (chromium * 1000) / CLK_TCK, otherMs: (other * 1000) / CLK_TCK };
+}
+
 /** Samples the tree's RSS every 100 ms until stopped; answers the peaks. */
 function rssSampler(root: number, countSelf: boolean) {
   let chromium = 0;
@@ -154,13 +195,14 @@ function rssSampler(root: number, countSelf: boolean) {
 
 type RenderOnce = (worker: number) => Promise<number>;
 
-async function measure(concurrency: number, renderOnce: RenderOnce) {
+async function measure(concurrency: number, renderOnce: RenderOnce, root: number, includeRoot: boolean) {
   for (let i = 0; i < WARMUP; i++) await renderOnce(i % concurrency);
   const latencies: number[] = [];
   let bytes = 0;
   let next = 0;
   let failed = 0;
   const cpuBefore = machineBusyJiffies();
+  const treeBefore = treeCpu(root);
   const started = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async (_, worker) => {
@@ -180,6 +222,7 @@ async function measure(concurrency: number, renderOnce: RenderOnce) {
   );
   const seconds = (performance.now() - started) / 1000;
   const cpuMs = ((machineBusyJiffies() - cpuBefore) * 1000) / CLK_TCK;
+  const tree = cpuBetween(treeBefore, treeCpu(root), includeRoot, root);
   latencies.sort((a, b) => a - b);
   const ok = latencies.length;
   return {
@@ -190,6 +233,8 @@ async function measure(concurrency: number, renderOnce: RenderOnce) {
     p95: quantile(latencies, 0.95),
     p99: quantile(latencies, 0.99),
     cpuMsPerRender: cpuMs / Math.max(1, ok),
+    serviceCpuMs: includeRoot ? tree.otherMs / Math.max(1, ok) : null,
+    chromiumCpuMs: tree.chromiumMs / Math.max(1, ok),
     bytes: Math.round(bytes / Math.max(1, ok)),
   };
 }
@@ -210,7 +255,7 @@ async function ceiling(executablePath: string, output: Output, concurrency: numb
       const bytes =
         output === 'pdf' ? await page.pdf({ format: 'A4', printBackground: true }) : await page.screenshot({ type: 'png', fullPage: true });
       return bytes.byteLength;
-    });
+    }, process.pid, false);
     const rss = sampler.stop();
     return { path: 'ceiling', output, concurrency, ...m, serviceRssMb: null, chromiumRssMb: rss.chromiumMb, ratio: null };
   } finally {
@@ -219,10 +264,8 @@ async function ceiling(executablePath: string, output: Output, concurrency: numb
 }
 
 async function embedded(output: Output, concurrencies: number[], ceilings: Row[]): Promise<Row[]> {
-  const profEnv: Record<string, string> = flags['cpu-prof']
-    ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${flags['cpu-prof']}` }
-    : {};
-  const svc = await startEmbedded({ PRESSROOM_LOG_LEVEL: 'warn', ...profEnv, ...serviceEnv });
+  const nodeArgs = flags['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${flags['cpu-prof']}`] : [];
+  const svc = await startEmbedded({ PRESSROOM_LOG_LEVEL: 'warn', ...serviceEnv }, { nodeArgs });
   const pid = svc.app.pid;
   const rows: Row[] = [];
   try {
@@ -241,7 +284,7 @@ async function embedded(output: Output, concurrencies: number[], ceilings: Row[]
     };
     for (const concurrency of concurrencies) {
       const sampler = rssSampler(pid, true);
-      const m = await measure(concurrency, renderOnce);
+      const m = await measure(concurrency, renderOnce, pid, true);
       const rss = sampler.stop();
       const base = ceilings.find((c) => c.output === output && c.concurrency === concurrency);
       const row: Row = {
@@ -264,7 +307,7 @@ async function embedded(output: Output, concurrencies: number[], ceilings: Row[]
 
 // ---- output --------------------------------------------------------------------------------
 
-const HEADER = ['path', 'output', 'conc', 'renders/s', 'p50 ms', 'p95 ms', 'p99 ms', 'CPU ms/render', 'service RSS MB', 'Chromium RSS MB', 'bytes', 'ratio'];
+const HEADER = ['path', 'output', 'conc', 'renders/s', 'p50 ms', 'p95 ms', 'p99 ms', 'CPU ms/render', 'service CPU ms', 'Chromium CPU ms', 'service RSS MB', 'Chromium RSS MB', 'bytes', 'ratio'];
 
 function cells(r: Row): string[] {
   return [
@@ -276,6 +319,8 @@ function cells(r: Row): string[] {
     r.p95.toFixed(0),
     r.p99.toFixed(0),
     r.cpuMsPerRender.toFixed(0),
+    r.serviceCpuMs === null ? '—' : r.serviceCpuMs.toFixed(0),
+    r.chromiumCpuMs.toFixed(0),
     r.serviceRssMb === null ? '—' : r.serviceRssMb.toFixed(0),
     r.chromiumRssMb.toFixed(0),
     String(r.bytes),
@@ -284,7 +329,7 @@ function cells(r: Row): string[] {
 }
 
 function printRow(r: Row): void {
-  const widths = [13, 6, 4, 9, 7, 7, 7, 13, 14, 15, 8, 12];
+  const widths = [13, 6, 4, 9, 7, 7, 7, 13, 14, 15, 14, 15, 8, 12];
   console.log(cells(r).map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' '));
 }
 
@@ -316,7 +361,7 @@ const meta =
   (flags.label ? `, ${flags.label}` : '') +
   (Object.keys(serviceEnv).length ? `, service env ${flags.env.join(' ')}` : '') +
   '. Ceiling = bare warm Playwright page (setContent + pdf/screenshot); ratio = renders/s against the ceiling row of the same output and concurrency. ' +
-  'CPU ms/render counts the whole machine (shared: other work shows up here too).';
+  'CPU ms/render counts the whole machine (shared: other work shows up here too); service CPU (its Node processes) and Chromium CPU (its processes) are per render, from /proc/<pid>/stat.';
 console.log(meta);
 console.log(HEADER.join(' | '));
 

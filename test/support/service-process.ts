@@ -18,6 +18,8 @@ export class AppProcess {
     readonly app: AppName,
     readonly env: Record<string, string>,
     readonly port: number,
+    /** Flags for Node itself (e.g. --cpu-prof, which Node 20 refuses in NODE_OPTIONS). */
+    readonly nodeArgs: string[] = [],
   ) {}
 
   /** The process id of the app's launcher (tsx); the app and its Chromium run under it. */
@@ -34,7 +36,7 @@ export class AppProcess {
   /** Starts the app and waits until `/readyz` (or only `/healthz`, for an app whose dependencies are down) answers 200. */
   async start(opts: { until?: 'readyz' | 'healthz' } = {}): Promise<this> {
     this.output.length = 0;
-    const child = spawn(tsx, [join(root, 'apps', this.app, 'src', 'main.ts')], {
+    const child = spawn(tsx, [...this.nodeArgs, join(root, 'apps', this.app, 'src', 'main.ts')], {
       cwd: root,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...this.env, PORT: String(this.port) },
       stdio: ['ignore', 'pipe', 'pipe'],
