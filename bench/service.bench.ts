@@ -6,7 +6,8 @@
 //   embedded    `npm start`'s embedded profile as its own process (default settings), called over
 //               HTTP: `POST /v1/html-to-pdf/sync` then a GET of the `signedUrl` (what a caller does)
 //
-// For each output (PDF, PNG) and concurrency it prints and writes renders/s, p50/p95/p99 latency,
+// The two take turns (--rounds chunks each per row), so that the load of a shared machine falls
+// on both alike. For each output (PDF, PNG) and concurrency it prints and writes renders/s, p50/p95/p99 latency,
 // CPU ms per render (the whole machine, from /proc/stat: the machine is shared, so compare rows of
 // the same run only), peak RSS of the service's Node process(es) and of Chromium (sum over its
 // processes, sampled from /proc every 100 ms), bytes per output and the ratio to the ceiling row.
@@ -14,6 +15,7 @@
 //   npm run bench                                   # 40 renders per row, PDF and PNG, concurrency 1,2,4
 //   npm run bench -- --n 100 --concurrency 1,2      # more samples, chosen concurrencies
 //   npm run bench -- --outputs pdf                  # PDF only
+//   npm run bench -- --rounds 8                     # turns of ceiling and service per row
 //   npm run bench -- --env PRESSROOM_RENDER_PAGES=4 # a setting of the service under test (repeatable)
 //   npm run bench -- --cpu-prof /tmp/prof           # the service writes a V8 CPU profile there on exit
 //   npm run bench -- --label "after X"              # names the results file
@@ -31,6 +33,7 @@ const { values: flags } = parseArgs({
   options: {
     n: { type: 'string', default: '40' },
     warmup: { type: 'string', default: '5' },
+    rounds: { type: 'string', default: '4' },
     concurrency: { type: 'string', default: '1,2,4' },
     outputs: { type: 'string', default: 'pdf,png' },
     env: { type: 'string', multiple: true, default: [] },
@@ -42,6 +45,7 @@ const { values: flags } = parseArgs({
 
 const N = positiveInt(flags.n, '--n');
 const WARMUP = Number(flags.warmup);
+const ROUNDS = positiveInt(flags.rounds, '--rounds');
 const CONCURRENCY = flags.concurrency.split(',').map((c) => positiveInt(c, '--concurrency'));
 const OUTPUTS = flags.outputs.split(',').map((o) => {
   if (o !== 'pdf' && o !== 'png') throw new Error(`--outputs: pdf and/or png, got ${o}`);
@@ -108,7 +112,14 @@ function processes(): ProcInfo[] {
     if (!/^\d+$/.test(name)) continue;
     try {
       const status = readFileSync(`/proc/${name}/status`, 'utf8');
-      const field = (key: string) => /^(.*)$/m.exec(status.split('\n').find((l) => l.startsWith(key + ':'))?.slice(key.length + 1).trim() ?? '')?.[1] ?? '';
+      const field = (key: string) =>
+        /^(.*)$/m.exec(
+          status
+            .split('\n')
+            .find((l) => l.startsWith(key + ':'))
+            ?.slice(key.length + 1)
+            .trim() ?? '',
+        )?.[1] ?? '';
       out.push({ pid: Number(name), ppid: Number(field('PPid')), comm: field('Name'), rssKb: parseInt(field('VmRSS'), 10) || 0 });
     } catch {
       /* gone meanwhile */
@@ -117,68 +128,71 @@ function processes(): ProcInfo[] {
   return out;
 }
 
-/** RSS (kB) of the descendants of `root` (and root itself), split into Chromium and the rest. */
-function treeRss(root: number): { chromiumKb: number; otherKb: number } {
-  const all = processes();
-  const children = new Map<number, ProcInfo[]>();
-  for (const p of all) children.set(p.ppid, [...(children.get(p.ppid) ?? []), p]);
-  const self = all.find((p) => p.pid === root);
-  const queue = self ? [self] : [];
-  let chromiumKb = 0;
-  let otherKb = 0;
-  while (queue.length) {
-    const p = queue.pop()!;
-    if (/chrom|headless/i.test(p.comm)) chromiumKb += p.rssKb;
-    else otherKb += p.rssKb;
-    queue.push(...(children.get(p.pid) ?? []));
-  }
-  return { chromiumKb, otherKb };
+/** A process tree: `root` and its descendants, without the subtree of `skip`, and without root unless `countRoot`. */
+interface TreeSpec {
+  root: number;
+  skip?: number;
+  countRoot: boolean;
 }
 
-/** CPU ticks (user + system) of each process in the tree of `root`, by pid, and whether it is Chromium. */
-function treeCpu(root: number): Map<number, { ticks: number; chromium: boolean }> {
+function treeMembers(spec: TreeSpec): ProcInfo[] {
   const all = processes();
   const children = new Map<number, ProcInfo[]>();
   for (const p of all) children.set(p.ppid, [...(children.get(p.ppid) ?? []), p]);
-  const out = new Map<number, { ticks: number; chromium: boolean }>();
-  const queue = all.filter((p) => p.pid === root);
+  const out: ProcInfo[] = [];
+  const queue = all.filter((p) => p.pid === spec.root);
   while (queue.length) {
     const p = queue.pop()!;
-    try {
-      // comm may hold spaces and parentheses: the fields start after the last ')'.
-      const stat = readFileSync(`/proc/${p.pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.set(p.pid, { ticks: Number(fields[11]) + Number(fields[12]), chromium: /chrom|headless/i.test(p.comm) });
-    } catch {
-      /* gone */
-    }
+    if (p.pid === spec.skip) continue;
+    if (p.pid !== spec.root || spec.countRoot) out.push(p);
     queue.push(...(children.get(p.pid) ?? []));
   }
   return out;
 }
 
-/** CPU ms the tree's processes used between two treeCpu snapshots, split into Chromium and the rest. */
-function cpuBetween(before: ReturnType<typeof treeCpu>, after: ReturnType<typeof treeCpu>, includeRoot: boolean, root: number) {
+const isChromium = (p: ProcInfo) => /chrom|headless/i.test(p.comm);
+
+/** CPU ticks (user + system) of each process of the tree, by pid, and whether it is Chromium. */
+function treeCpu(spec: TreeSpec): Map<number, { ticks: number; chromium: boolean }> {
+  const out = new Map<number, { ticks: number; chromium: boolean }>();
+  for (const p of treeMembers(spec)) {
+    try {
+      // comm may hold spaces and parentheses: the fields start after the last ')'.
+      const stat = readFileSync(`/proc/${p.pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(p.pid, { ticks: Number(fields[11]) + Number(fields[12]), chromium: isChromium(p) });
+    } catch {
+      /* gone */
+    }
+  }
+  return out;
+}
+
+/** CPU ms the tree's processes used between two snapshots, split into Chromium and the rest. */
+function cpuBetween(before: ReturnType<typeof treeCpu>, after: ReturnType<typeof treeCpu>) {
   let chromium = 0;
   let other = 0;
   for (const [pid, a] of after) {
     const d = a.ticks - (before.get(pid)?.ticks ?? 0);
-    if (process.env.BENCH_CPU_DETAIL && d > 0) console.log(`    pid ${pid} ${a.chromium ? 'chromium' : readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').slice(0, 90)}: ${d * 10} ms`);
-    if (!includeRoot && pid === root) continue;
     if (a.chromium) chromium += d;
     else other += d;
   }
   return { chromiumMs: (chromium * 1000) / CLK_TCK, otherMs: (other * 1000) / CLK_TCK };
 }
 
-/** Samples the tree's RSS every 100 ms until stopped; answers the peaks. */
-function rssSampler(root: number, countSelf: boolean) {
+/** Samples the tree's RSS every 100 ms until stopped; answers the peaks of the sums. */
+function rssSampler(spec: TreeSpec) {
   let chromium = 0;
   let other = 0;
   const sample = () => {
-    const t = treeRss(root);
-    chromium = Math.max(chromium, t.chromiumKb);
-    other = Math.max(other, countSelf ? t.otherKb : 0);
+    let c = 0;
+    let o = 0;
+    for (const p of treeMembers(spec)) {
+      if (isChromium(p)) c += p.rssKb;
+      else o += p.rssKb;
+    }
+    chromium = Math.max(chromium, c);
+    other = Math.max(other, o);
   };
   sample();
   const timer = setInterval(sample, 100);
@@ -195,109 +209,158 @@ function rssSampler(root: number, countSelf: boolean) {
 
 type RenderOnce = (worker: number) => Promise<number>;
 
-async function measure(concurrency: number, renderOnce: RenderOnce, root: number, includeRoot: boolean) {
-  for (let i = 0; i < WARMUP; i++) await renderOnce(i % concurrency);
-  const latencies: number[] = [];
-  let bytes = 0;
+/** What the chunks of one row add up to. */
+class Tally {
+  latencies: number[] = [];
+  bytes = 0;
+  failed = 0;
+  seconds = 0;
+  machineCpuMs = 0;
+  nodeCpuMs = 0;
+  chromiumCpuMs = 0;
+  peakChromiumMb = 0;
+  peakNodeMb = 0;
+
+  result() {
+    const sorted = [...this.latencies].sort((a, b) => a - b);
+    const ok = Math.max(1, sorted.length);
+    return {
+      renders: sorted.length,
+      failed: this.failed,
+      rendersPerSecond: sorted.length / this.seconds,
+      p50: quantile(sorted, 0.5),
+      p95: quantile(sorted, 0.95),
+      p99: quantile(sorted, 0.99),
+      cpuMsPerRender: this.machineCpuMs / ok,
+      chromiumCpuMs: this.chromiumCpuMs / ok,
+      bytes: Math.round(this.bytes / ok),
+    };
+  }
+}
+
+/**
+ * Runs `n` renders over `concurrency` callers and adds them to the tally. CPU and RSS are of the
+ * process tree under `root`, without the subtree of `skip` (the ceiling runs in the bench's own
+ * process, whose children include the service) and, unless `countRoot`, without root itself.
+ */
+async function chunk(tally: Tally, n: number, concurrency: number, renderOnce: RenderOnce, tree: TreeSpec): Promise<void> {
   let next = 0;
-  let failed = 0;
   const cpuBefore = machineBusyJiffies();
-  const treeBefore = treeCpu(root);
+  const treeBefore = treeCpu(tree);
+  const sampler = rssSampler(tree);
   const started = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async (_, worker) => {
-      while (next < N) {
+      while (next < n) {
         next++;
         const t = performance.now();
         try {
           const size = await renderOnce(worker); // not `bytes += await …`: that reads bytes before the wait
-          bytes += size;
-          latencies.push(performance.now() - t);
+          tally.bytes += size;
+          tally.latencies.push(performance.now() - t);
         } catch (err) {
-          failed++;
-          if (failed <= 3) console.warn(`  a render failed: ${(err as Error).message}`);
+          tally.failed++;
+          if (tally.failed <= 3) console.warn(`  a render failed: ${(err as Error).message}`);
         }
       }
     }),
   );
-  const seconds = (performance.now() - started) / 1000;
-  const cpuMs = ((machineBusyJiffies() - cpuBefore) * 1000) / CLK_TCK;
-  const tree = cpuBetween(treeBefore, treeCpu(root), includeRoot, root);
-  latencies.sort((a, b) => a - b);
-  const ok = latencies.length;
-  return {
-    renders: ok,
-    failed,
-    rendersPerSecond: ok / seconds,
-    p50: quantile(latencies, 0.5),
-    p95: quantile(latencies, 0.95),
-    p99: quantile(latencies, 0.99),
-    cpuMsPerRender: cpuMs / Math.max(1, ok),
-    serviceCpuMs: includeRoot ? tree.otherMs / Math.max(1, ok) : null,
-    chromiumCpuMs: tree.chromiumMs / Math.max(1, ok),
-    bytes: Math.round(bytes / Math.max(1, ok)),
-  };
+  tally.seconds += (performance.now() - started) / 1000;
+  tally.machineCpuMs += ((machineBusyJiffies() - cpuBefore) * 1000) / CLK_TCK;
+  const cpu = cpuBetween(treeBefore, treeCpu(tree));
+  tally.nodeCpuMs += cpu.otherMs;
+  tally.chromiumCpuMs += cpu.chromiumMs;
+  const rss = sampler.stop();
+  tally.peakChromiumMb = Math.max(tally.peakChromiumMb, rss.chromiumMb);
+  tally.peakNodeMb = Math.max(tally.peakNodeMb, rss.otherMb);
 }
 
-async function ceiling(executablePath: string, output: Output, concurrency: number): Promise<Row> {
+/** A bare warm page per caller: the ceiling. */
+async function openCeiling(executablePath: string, output: Output, concurrency: number) {
   const browser = await chromium.launch({ executablePath, args: chromiumArgs() });
-  try {
-    const pages: Page[] = [];
-    for (let i = 0; i < concurrency; i++) {
-      const page = await (await browser.newContext({ viewport: A4_VIEWPORT, deviceScaleFactor: 1 })).newPage();
-      await page.emulateMedia({ media: 'print' });
-      pages.push(page);
-    }
-    const sampler = rssSampler(process.pid, false);
-    const m = await measure(concurrency, async (worker) => {
-      const page = pages[worker]!;
-      await page.setContent(invoiceHtml);
-      const bytes =
-        output === 'pdf' ? await page.pdf({ format: 'A4', printBackground: true }) : await page.screenshot({ type: 'png', fullPage: true });
-      return bytes.byteLength;
-    }, process.pid, false);
-    const rss = sampler.stop();
-    return { path: 'ceiling', output, concurrency, ...m, serviceRssMb: null, chromiumRssMb: rss.chromiumMb, ratio: null };
-  } finally {
-    await browser.close();
+  const pages: Page[] = [];
+  for (let i = 0; i < concurrency; i++) {
+    const page = await (await browser.newContext({ viewport: A4_VIEWPORT, deviceScaleFactor: 1 })).newPage();
+    await page.emulateMedia({ media: 'print' });
+    pages.push(page);
   }
+  const renderOnce: RenderOnce = async (worker) => {
+    const page = pages[worker]!;
+    await page.setContent(invoiceHtml);
+    const bytes =
+      output === 'pdf' ? await page.pdf({ format: 'A4', printBackground: true }) : await page.screenshot({ type: 'png', fullPage: true });
+    return bytes.byteLength;
+  };
+  return { renderOnce, close: () => browser.close() };
 }
 
-async function embedded(output: Output, concurrencies: number[], ceilings: Row[]): Promise<Row[]> {
+/**
+ * For one output: the service is started once; for each concurrency the ceiling and the service
+ * take turns, ROUNDS chunks each, so that the load of a shared machine falls on both alike.
+ */
+async function benchOutput(executablePath: string, output: Output): Promise<Row[]> {
   const nodeArgs = flags['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${flags['cpu-prof']}`] : [];
   const svc = await startEmbedded({ PRESSROOM_LOG_LEVEL: 'warn', ...serviceEnv }, { nodeArgs });
-  const pid = svc.app.pid;
+  const servicePid = svc.app.pid;
   const rows: Row[] = [];
+  const body = JSON.stringify({ html: invoiceHtml, ...(output === 'png' ? { convertToImage: true } : {}) });
+  const service: RenderOnce = async () => {
+    const res = await fetch(`${svc.baseUrl}/v1/html-to-pdf/sync`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${svc.apiKey}`, 'content-type': 'application/json' },
+      body,
+    });
+    const json = (await res.json()) as { signedUrl?: string };
+    if (res.status !== 200 || !json.signedUrl) throw new Error(`sync answered ${res.status}: ${JSON.stringify(json).slice(0, 200)}`);
+    const file = await fetch(json.signedUrl);
+    if (file.status !== 200) throw new Error(`the signed URL answered ${file.status}`);
+    return (await file.arrayBuffer()).byteLength;
+  };
   try {
-    const body = JSON.stringify({ html: invoiceHtml, ...(output === 'png' ? { convertToImage: true } : {}) });
-    const renderOnce = async () => {
-      const res = await fetch(`${svc.baseUrl}/v1/html-to-pdf/sync`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${svc.apiKey}`, 'content-type': 'application/json' },
-        body,
-      });
-      const json = (await res.json()) as { signedUrl?: string };
-      if (res.status !== 200 || !json.signedUrl) throw new Error(`sync answered ${res.status}: ${JSON.stringify(json).slice(0, 200)}`);
-      const file = await fetch(json.signedUrl);
-      if (file.status !== 200) throw new Error(`the signed URL answered ${file.status}`);
-      return (await file.arrayBuffer()).byteLength;
-    };
-    for (const concurrency of concurrencies) {
-      const sampler = rssSampler(pid, true);
-      const m = await measure(concurrency, renderOnce, pid, true);
-      const rss = sampler.stop();
-      const base = ceilings.find((c) => c.output === output && c.concurrency === concurrency);
-      const row: Row = {
-        path: 'embedded sync',
-        output,
-        concurrency,
-        ...m,
-        serviceRssMb: rss.otherMb,
-        chromiumRssMb: rss.chromiumMb,
-        ratio: base ? m.rendersPerSecond / base.rendersPerSecond : null,
-      };
-      rows.push(row);
-      printRow(row);
+    for (const concurrency of CONCURRENCY) {
+      const ceiling = await openCeiling(executablePath, output, concurrency);
+      try {
+        for (let i = 0; i < WARMUP; i++) {
+          await ceiling.renderOnce(i % concurrency);
+          await service(i);
+        }
+        const bare = new Tally();
+        const ours = new Tally();
+        const perRound = Math.ceil(N / ROUNDS);
+        for (let round = 0; round < ROUNDS; round++) {
+          const n = Math.min(perRound, N - round * perRound);
+          if (n <= 0) break;
+          await chunk(bare, n, concurrency, ceiling.renderOnce, { root: process.pid, skip: servicePid, countRoot: false });
+          await chunk(ours, n, concurrency, service, { root: servicePid, countRoot: true });
+        }
+        const b = bare.result();
+        const o = ours.result();
+        const ceilingRow: Row = {
+          path: 'ceiling',
+          output,
+          concurrency,
+          ...b,
+          serviceCpuMs: null,
+          serviceRssMb: null,
+          chromiumRssMb: bare.peakChromiumMb,
+          ratio: null,
+        };
+        const serviceRow: Row = {
+          path: 'embedded sync',
+          output,
+          concurrency,
+          ...o,
+          serviceCpuMs: ours.nodeCpuMs / Math.max(1, o.renders),
+          serviceRssMb: ours.peakNodeMb,
+          chromiumRssMb: ours.peakChromiumMb,
+          ratio: o.rendersPerSecond / b.rendersPerSecond,
+        };
+        rows.push(ceilingRow, serviceRow);
+        printRow(ceilingRow);
+        printRow(serviceRow);
+      } finally {
+        await ceiling.close();
+      }
     }
   } finally {
     await svc.app.stop();
@@ -307,7 +370,22 @@ async function embedded(output: Output, concurrencies: number[], ceilings: Row[]
 
 // ---- output --------------------------------------------------------------------------------
 
-const HEADER = ['path', 'output', 'conc', 'renders/s', 'p50 ms', 'p95 ms', 'p99 ms', 'CPU ms/render', 'service CPU ms', 'Chromium CPU ms', 'service RSS MB', 'Chromium RSS MB', 'bytes', 'ratio'];
+const HEADER = [
+  'path',
+  'output',
+  'conc',
+  'renders/s',
+  'p50 ms',
+  'p95 ms',
+  'p99 ms',
+  'CPU ms/render',
+  'service CPU ms',
+  'Chromium CPU ms',
+  'service RSS MB',
+  'Chromium RSS MB',
+  'bytes',
+  'ratio',
+];
 
 function cells(r: Row): string[] {
   return [
@@ -330,7 +408,11 @@ function cells(r: Row): string[] {
 
 function printRow(r: Row): void {
   const widths = [13, 6, 4, 9, 7, 7, 7, 13, 14, 15, 14, 15, 8, 12];
-  console.log(cells(r).map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' '));
+  console.log(
+    cells(r)
+      .map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+      .join(' '),
+  );
 }
 
 function markdown(rows: Row[], meta: string): string {
@@ -356,9 +438,10 @@ const version = probe.version();
 await probe.close();
 const started = new Date();
 const meta =
-  `Invoice fixture (2-page A4), ${N} renders per row after ${WARMUP} warm-up, ${executablePath.split('/').pop()} ${version}, ` +
+  `Invoice fixture (2-page A4), ${N} renders per row after ${WARMUP} warm-up, ceiling and service taking turns in ${ROUNDS} rounds, ${executablePath.split('/').pop()} ${version}, ` +
   `${cpus().length} cores, ${started.toISOString()}` +
   (flags.label ? `, ${flags.label}` : '') +
+  ', service log level warn (its lines are kept by the bench)' +
   (Object.keys(serviceEnv).length ? `, service env ${flags.env.join(' ')}` : '') +
   '. Ceiling = bare warm Playwright page (setContent + pdf/screenshot); ratio = renders/s against the ceiling row of the same output and concurrency. ' +
   'CPU ms/render counts the whole machine (shared: other work shows up here too); service CPU (its Node processes) and Chromium CPU (its processes) are per render, from /proc/<pid>/stat.';
@@ -367,13 +450,7 @@ console.log(HEADER.join(' | '));
 
 const rows: Row[] = [];
 for (const output of OUTPUTS) {
-  const ceilings: Row[] = [];
-  for (const concurrency of CONCURRENCY) {
-    const row = await ceiling(executablePath, output, concurrency);
-    ceilings.push(row);
-    printRow(row);
-  }
-  rows.push(...ceilings, ...(await embedded(output, CONCURRENCY, ceilings)));
+  rows.push(...(await benchOutput(executablePath, output)));
 }
 
 if (!flags['no-write']) {
