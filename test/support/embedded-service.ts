@@ -6,7 +6,7 @@ import { AppProcess, freePort } from './service-process.ts';
 import { apiClient } from './api-client.ts';
 
 /** The embedded profile as `npm start` runs it: one process, state in its data dir. */
-export async function startEmbedded(extraEnv: Record<string, string> = {}, opts: { withApiKey?: boolean } = {}) {
+export async function startEmbedded(extraEnv: Record<string, string> = {}, opts: { withApiKey?: boolean; nodeArgs?: string[] } = {}) {
   const dataDir = await mkdtemp(join(tmpdir(), 'pressroom-e2e-'));
   const port = await freePort();
   const apiKey = `prk_test_${randomBytes(16).toString('hex')}`;
@@ -23,7 +23,7 @@ export async function startEmbedded(extraEnv: Record<string, string> = {}, opts:
     PRESSROOM_LOG_LEVEL: 'info',
     ...extraEnv,
   };
-  const app = await new AppProcess('standalone', env, port).start();
+  const app = await new AppProcess('standalone', env, port, opts.nodeArgs).start();
   return {
     app,
     dataDir,

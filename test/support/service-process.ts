@@ -18,7 +18,16 @@ export class AppProcess {
     readonly app: AppName,
     readonly env: Record<string, string>,
     readonly port: number,
+    /** Flags for Node itself (e.g. --cpu-prof, which Node 20 refuses in NODE_OPTIONS). */
+    readonly nodeArgs: string[] = [],
   ) {}
+
+  /** The process id of the app's launcher (tsx); the app and its Chromium run under it. */
+  get pid(): number {
+    const pid = this.#child?.pid;
+    if (pid === undefined) throw new Error(`${this.app} is not started`);
+    return pid;
+  }
 
   get url(): string {
     return `http://127.0.0.1:${this.port}`;
@@ -27,7 +36,7 @@ export class AppProcess {
   /** Starts the app and waits until `/readyz` (or only `/healthz`, for an app whose dependencies are down) answers 200. */
   async start(opts: { until?: 'readyz' | 'healthz' } = {}): Promise<this> {
     this.output.length = 0;
-    const child = spawn(tsx, [join(root, 'apps', this.app, 'src', 'main.ts')], {
+    const child = spawn(tsx, [...this.nodeArgs, join(root, 'apps', this.app, 'src', 'main.ts')], {
       cwd: root,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...this.env, PORT: String(this.port) },
       stdio: ['ignore', 'pipe', 'pipe'],

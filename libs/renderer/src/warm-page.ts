@@ -139,10 +139,14 @@ async function resetPage(wp: WarmPage, runtimeScript: string): Promise<void> {
  * here: local and session storage, IndexedDB, Cache Storage, file systems and every other kind
  * DevTools knows, and every cookie. Service workers are blocked for the whole context (see
  * openWarmPage); the HTTP cache is never used (Playwright disables it while requests are routed,
- * and assets are served no-store). This costs a few milliseconds per job; a fresh BrowserContext per job would cost
+ * and assets are served no-store). This costs a few milliseconds per job that reached an origin; a fresh BrowserContext per job would cost
  * three to five times the whole reset (bench/reset.bench.ts).
  */
 async function clearStorage(wp: WarmPage): Promise<void> {
+  // No origin answered since the last reset (a self-contained document, most renders): no document
+  // of a real origin existed, so nothing can have been stored, and the DevTools round trips
+  // (a few ms of browser CPU per job) are skipped.
+  if (wp.origins.size === 0) return;
   const origins = [...new Set([ASSET_ORIGIN, ...wp.origins])];
   wp.origins.clear();
   await Promise.all([

@@ -6,8 +6,10 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { eventLogContract, waitFor } from '@pressroom/testing';
 import type { RenderRequested, WebhookDelivered } from '@pressroom/schemas';
 import type { EventLog, Subscription } from '../ports/event-log.ts';
+import { silentLogger } from '../ports/logger.ts';
 import { createFileEventLog, LogLockedError } from './file-event-log.ts';
 import { encodeLine } from './file-event-log-topic.ts';
+import { GroupOffsets } from './file-event-log-groups.ts';
 
 const suiteDir = await mkdtemp(join(tmpdir(), 'pressroom-file-log-contract-'));
 afterAll(() => rm(suiteDir, { recursive: true, force: true }));
@@ -255,5 +257,20 @@ describe('file event log', () => {
     expect(handled.sort()).toEqual([0, 1, 2]);
     const groupFile = JSON.parse(await readFile(join(dir, 'groups', 'wm.json'), 'utf8')) as { offsets: Record<string, string> };
     expect(groupFile.offsets).toEqual({ t: '3' });
+  });
+
+  it('coalesces a burst of commits into one write of the latest positions, which flush puts on disk at once', async () => {
+    const dir = await freshDir();
+    const offsets = await GroupOffsets.load(dir, 'burst', silentLogger);
+    // Given many commits in a burst (a render passes several records through every group)
+    for (let next = 1; next <= 50; next++) offsets.commit('t', next);
+    offsets.commit('u', 7);
+    // When flushed (as close and stop do), without waiting for the coalescing window
+    await offsets.flush();
+    // Then the file holds the latest position of every topic, and a reload reads them
+    const file = JSON.parse(await readFile(join(dir, 'burst.json'), 'utf8')) as { offsets: Record<string, string> };
+    expect(file.offsets).toEqual({ t: '50', u: '7' });
+    const reloaded = await GroupOffsets.load(dir, 'burst', silentLogger);
+    expect([reloaded.get('t'), reloaded.get('u')]).toEqual([50, 7]);
   });
 });
