@@ -107,6 +107,39 @@ const tags = [
   { name: 'Operations', description: 'Health, metrics and this document.' },
 ];
 
+/**
+ * A request schema with its `default`s said in words instead. Generators (openapi-typescript with
+ * its default options) read a default as "always present" and make the field required, so a client
+ * could not send `{templateId, data}` without `convertToImage`; the service applies the defaults.
+ */
+function defaultsInWords(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(defaultsInWords);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const out: Record<string, unknown> = {};
+  const { default: dflt, ...rest } = schema as Record<string, unknown>;
+  // A member named "default" of `properties` is a schema (an object), not the keyword.
+  const isKeyword = 'default' in schema && (typeof dflt !== 'object' || dflt === null || Array.isArray(dflt));
+  for (const [k, v] of Object.entries(isKeyword ? rest : (schema as Record<string, unknown>))) out[k] = defaultsInWords(v);
+  if (isKeyword) {
+    const said = `Default: ${JSON.stringify(dflt)}.`;
+    out.description = typeof out.description === 'string' ? `${out.description} ${said}` : said;
+  }
+  return out;
+}
+
+/** The document's component schemas; those that are request bodies with their defaults in words. */
+function components(): Record<string, unknown> {
+  const requestBodies = new Set(
+    (allRoutes as readonly RouteSpec[]).flatMap((r) => (typeof r.body?.schema === 'string' ? [r.body.schema] : [])),
+  );
+  return Object.fromEntries(
+    Object.entries(componentSchemas).map(([name, schema]) => {
+      const plain: unknown = JSON.parse(JSON.stringify(schema));
+      return [name, requestBodies.has(name) ? defaultsInWords(plain) : plain];
+    }),
+  );
+}
+
 /** The OpenAPI document of the service, generated from the route table (api-routes.ts). */
 export function openApiDocument(serverUrl: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -129,7 +162,7 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
         apiKey: { type: 'http', scheme: 'bearer', description: 'A tenant API key (`prk_…`).' },
         adminToken: { type: 'http', scheme: 'bearer', description: 'PRESSROOM_ADMIN_TOKEN.' },
       },
-      schemas: componentSchemas,
+      schemas: components(),
     },
   };
 }

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { RouteHandler } from './route-table.ts';
+import { sendError } from './error-mapper.ts';
 
 /**
  * GET /docs: the OpenAPI document rendered by Swagger UI, served from node_modules by the service
@@ -59,7 +60,7 @@ export function docsPage(): { page: RouteHandler; asset: RouteHandler } {
         return;
       }
       const type = assetTypes[file];
-      if (!type) return; // 404 in the one error shape (error mapper)
+      if (!type) return sendError(ctx, 404, 'NOT_FOUND', `No docs asset ${file}.`);
       let bytes = cache.get(file);
       if (!bytes) cache.set(file, (bytes = await readFile(join(dist, file))));
       ctx.type = type;
