@@ -1,6 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import openapiTS, { astToString } from 'openapi-typescript';
+import { validate, compileErrors } from '@readme/openapi-parser';
 import { startEmbedded } from '../support/embedded-service.ts';
 import { apiClient, type ApiClient } from '../support/api-client.ts';
+
+const run = promisify(execFile);
+const root = join(import.meta.dirname, '..', '..');
+
+type Operation = { operationId: string; security?: unknown[] };
+type Document = { paths: Record<string, Record<string, Operation>> };
 
 type Svc = Awaited<ReturnType<typeof startEmbedded>>;
 
@@ -9,7 +21,7 @@ function expectErrorShape(json: unknown, code: string): void {
   expect(JSON.stringify(json)).not.toMatch(/\bat .+\.ts:\d+/); // never a stack trace
 }
 
-describe('embedded profile: errors, authentication and tenant isolation', () => {
+describe('embedded profile: errors, authentication, tenant isolation and the API description', () => {
   let svc: Svc;
   let templateId: string;
   let other: ApiClient;
@@ -56,6 +68,129 @@ describe('embedded profile: errors, authentication and tenant isolation', () => 
     );
   });
 
+  // Once more on a socket error: after a long step the pooled keep-alive connection may be closed by
+  // the server just as it is reused ("other side closed"); a fresh one answers.
+  const documentOf = async () => {
+    const get = () => fetch(`${svc.baseUrl}/openapi.json`);
+    const res = await get().catch(get);
+    return (await res.json()) as Document;
+  };
+
+  // The document the running service serves: valid, every documented operation answered by a route
+  // (never the "No such endpoint." of an unrouted path), its docs page working without the network, and
+  // a client generated from it with openapi-typescript compiling and running the README's first calls.
+  it('its OpenAPI document is valid OpenAPI 3.1', async () => {
+    const doc = await documentOf();
+    const result = await validate(structuredClone(doc) as never);
+    expect(result.valid, result.valid ? '' : compileErrors(result)).toBe(true);
+  });
+
+  it('every operation of its OpenAPI document is served, and an undocumented path is not', async () => {
+    const doc = await documentOf();
+    const unserved: string[] = [];
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        const url = svc.baseUrl + path.replace(/\{[^}]+\}/g, 'x');
+        const scheme = JSON.stringify(op.security ?? []);
+        const token = scheme.includes('adminToken') ? svc.adminToken : svc.apiKey;
+        const body = method === 'post' || method === 'put' ? '{}' : undefined;
+        const res = await fetch(url, {
+          method: method.toUpperCase(),
+          headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+          ...(body ? { body } : {}),
+        });
+        const text = await res.text();
+        if (text.includes('No such endpoint.')) unserved.push(`${method.toUpperCase()} ${path} (${op.operationId})`);
+      }
+    }
+    expect(unserved).toEqual([]);
+    const res = await fetch(`${svc.baseUrl}/v1/not-an-endpoint`, { headers: { authorization: `Bearer ${svc.apiKey}` } });
+    expect(res.status).toBe(404);
+    expect(await res.text()).toContain('No such endpoint.');
+  });
+
+  it('serves an API docs page whose scripts and styles come from the service itself', async () => {
+    const res = await fetch(`${svc.baseUrl}/docs`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/html');
+    const html = await res.text();
+    expect(html).not.toMatch(/(src|href)="(https?:)?\/\//);
+    const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1] ?? '');
+    expect(assets.length).toBeGreaterThanOrEqual(3);
+    for (const asset of assets) {
+      const a = await fetch(new URL(asset, `${svc.baseUrl}/docs`));
+      expect(a.status, asset).toBe(200);
+      expect((await a.arrayBuffer()).byteLength, asset).toBeGreaterThan(0);
+    }
+    const init = await (await fetch(`${svc.baseUrl}/docs/assets/init.js`)).text();
+    expect(init).toContain("url: 'openapi.json'");
+    expect(init).toContain('validatorUrl: null'); // no call to the online validator
+    expect((await fetch(`${svc.baseUrl}/docs/assets/nope.js`)).status).toBe(404);
+  });
+
+  it("a client generated with openapi-typescript (default options) compiles and runs the README's first calls", async () => {
+    const types = astToString(await openapiTS(new URL(`${svc.baseUrl}/openapi.json`)));
+    // Under the root node_modules, so the client resolves openapi-fetch like a project would.
+    await mkdir(join(root, 'node_modules', '.cache'), { recursive: true });
+    const dir = await mkdtemp(join(root, 'node_modules', '.cache', 'pressroom-openapi-'));
+    try {
+      await writeFile(join(dir, 'api.d.ts'), types);
+      await writeFile(
+        join(dir, 'client.ts'),
+        `import createClient from 'openapi-fetch';
+import type { paths } from './api.d.ts';
+
+const client = createClient<paths>({ baseUrl: process.env.BASE_URL, headers: { Authorization: \`Bearer \${process.env.KEY}\` } });
+
+// README, "A first render": store a template, render it synchronously.
+const created = await client.POST('/v1/templates', { body: { name: 'hello', content: '<h1>Hello <%= it.name %></h1>' } });
+if (!created.data) throw new Error(JSON.stringify(created.error));
+const templateId: string = created.data.templateId;
+const rendered = await client.POST('/v1/pdf/sync', { body: { templateId, data: { name: 'Ada' } } });
+if (rendered.response.status !== 200 || !rendered.data || !('signedUrl' in rendered.data)) throw new Error(JSON.stringify(rendered.error));
+const signedUrl: string = rendered.data.signedUrl;
+const executionTime: string = rendered.data.metadata.executionTime;
+const status = await client.GET('/v1/pdf/status/{requestId}', { params: { path: { requestId: rendered.response.headers.get('x-request-id') ?? '' } } });
+console.log(JSON.stringify({ signedUrl, executionTime, renderStatus: status.data?.renderStatus }));
+`,
+      );
+      await writeFile(
+        join(dir, 'tsconfig.json'),
+        JSON.stringify({
+          compilerOptions: {
+            strict: true,
+            target: 'ES2022',
+            module: 'NodeNext',
+            moduleResolution: 'NodeNext',
+            allowImportingTsExtensions: true,
+            noEmit: true,
+            skipLibCheck: true,
+            types: ['node'],
+          },
+          files: ['client.ts'],
+        }),
+      );
+      await writeFile(join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
+      const tsc = await run(join(root, 'node_modules', '.bin', 'tsc'), ['-p', join(dir, 'tsconfig.json')]).catch(
+        (e: { stdout: string }) => ({ stdout: e.stdout, failed: true }),
+      );
+      expect(tsc.stdout).toBe('');
+      const out = await run(join(root, 'node_modules', '.bin', 'tsx'), [join(dir, 'client.ts')], {
+        env: { ...process.env, BASE_URL: svc.baseUrl, KEY: svc.apiKey },
+      });
+      const result = JSON.parse(out.stdout) as { signedUrl: string; renderStatus: string };
+      expect(result.renderStatus).toBe('SUCCESS');
+      const pdf = await fetch(result.signedUrl);
+      expect(pdf.status).toBe(200);
+      expect(
+        Buffer.from(await pdf.arrayBuffer())
+          .subarray(0, 5)
+          .toString(),
+      ).toBe('%PDF-');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
   it('401 on the admin API with a tenant key', async () => {
     const res = await svc.api.post('/admin/v1/tenants', { name: 'x', plan: 'high' });
     expect(res.status).toBe(401);

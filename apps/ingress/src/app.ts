@@ -1,5 +1,5 @@
 import Koa from 'koa';
-import Router from '@koa/router';
+import type Router from '@koa/router';
 import type {
   ArtifactStorage,
   AssetStore,
@@ -35,10 +35,13 @@ import { templateRoutes } from './routes/template-routes.ts';
 import { assetRoutes } from './routes/asset-routes.ts';
 import { integrationRoutes } from './routes/integration-routes.ts';
 import { createTemplates } from './templates.ts';
-import { adminRoutes } from './routes/admin-routes.ts';
+import { adminAuthentication, adminRoutes } from './routes/admin-routes.ts';
 import { webhookRoutes } from './routes/webhook-routes.ts';
 import { historyRoutes } from './routes/history-routes.ts';
 import { openApiDocument } from './openapi.ts';
+import { adminApiRoutes, apiRoutes, openRoutes, type ApiOperationId, type OpenOperationId } from './api-routes.ts';
+import { buildRouter, type Handlers } from './http/route-table.ts';
+import { docsPage } from './http/docs-page.ts';
 
 export interface IngressDeps {
   log: EventLog;
@@ -94,28 +97,35 @@ export function buildIngressApp(deps: IngressDeps): Koa {
   app.use(accessLog(deps));
   app.use(errorMapper(deps.logger, { publicUrl: deps.settings.publicUrl }));
 
-  const open = new Router();
-  open.get('/healthz', (ctx) => {
-    ctx.body = { status: 'ok' };
-  });
-  open.get('/readyz', async (ctx) => {
-    const r = await runReadiness(deps.readiness);
-    ctx.status = r.ok ? 200 : 503;
-    ctx.body = { status: r.ok ? 'ready' : 'unavailable', checks: r.checks };
-  });
   const openApi = openApiDocument(deps.settings.publicUrl);
-  open.get('/openapi.json', (ctx) => {
-    ctx.body = openApi;
-  });
+  const docs = docsPage();
   const metricsExposure = deps.settings.metrics;
-  if (metricsExposure?.port === undefined) {
-    open.get('/metrics', async (ctx) => {
+  const openHandlers: Handlers<OpenOperationId> = {
+    health: (ctx) => {
+      ctx.body = { status: 'ok' };
+    },
+    readiness: async (ctx) => {
+      const r = await runReadiness(deps.readiness);
+      ctx.status = r.ok ? 200 : 503;
+      ctx.body = { status: r.ok ? 'ready' : 'unavailable', checks: r.checks };
+    },
+    metrics: async (ctx) => {
       const answer = await metricsAnswer(deps.metrics.registry, metricsExposure?.token, ctx.get('authorization') || undefined);
       ctx.status = answer.status;
       ctx.set(answer.headers);
       ctx.body = answer.body;
-    });
-  }
+    },
+    getOpenApiDocument: (ctx) => {
+      ctx.body = openApi;
+    },
+    getApiDocsPage: docs.page,
+    getApiDocsAsset: docs.asset,
+  };
+  // /metrics moves to a port of its own when one is configured.
+  const open = buildRouter(
+    openRoutes.filter((r) => r.operationId !== 'metrics' || metricsExposure?.port === undefined),
+    openHandlers,
+  );
   app.use(open.routes());
   for (const r of deps.publicRoutes ?? []) app.use(r.routes());
 
@@ -128,12 +138,8 @@ export function buildIngressApp(deps: IngressDeps): Koa {
   app.use((ctx, next) => (isBatchPath(ctx.path) ? batchBody(ctx, next) : body(ctx, next)));
 
   if (deps.settings.adminToken) {
-    const admin = adminRoutes({
-      ...deps,
-      adminToken: deps.settings.adminToken,
-      s3Endpoints: { allowPrivate: deps.settings.allowPrivateS3Endpoints ?? false },
-    });
-    app.use(admin.routes());
+    const admin = adminRoutes({ ...deps, s3Endpoints: { allowPrivate: deps.settings.allowPrivateS3Endpoints ?? false } });
+    app.use(buildRouter(adminApiRoutes, admin, [adminAuthentication(deps.settings.adminToken)]).routes());
   }
 
   const schemas = createSchemaChecker({ timeoutMs: deps.settings.validationTimeoutMs });
@@ -149,41 +155,30 @@ export function buildIngressApp(deps: IngressDeps): Koa {
     idempotencyTtlMs: deps.settings.idempotencyTtlMs,
     webhookTargets: { allowHttp: deps.settings.webhooks.allowHttp, allowedPorts: deps.settings.webhooks.allowedPorts },
   });
-  const api = new Router();
-  const render = renderRoutes({
-    requests,
-    storage: deps.storage,
-    publicUrl: deps.settings.publicUrl,
-    syncTimeoutMs: deps.settings.syncTimeoutMs,
-    metrics: deps.metrics,
-  });
-  const templates = templateRoutes({ templates: templateStore });
-  const assets = assetRoutes({ assets: deps.assets, maxAssetBytes: deps.settings.maxAssetBytes });
-  const integration = integrationRoutes({ templates: templateStore });
-  api.use(render.routes(), render.allowedMethods());
-  const tools = toolRoutes({
-    requests,
-    storage: deps.storage,
-    publicUrl: deps.settings.publicUrl,
-    syncTimeoutMs: deps.settings.syncTimeoutMs,
-    metrics: deps.metrics,
-    clock: deps.clock,
-  });
-  api.use(tools.routes(), tools.allowedMethods());
-  const batches = batchRoutes({
-    requests,
-    storage: deps.storage,
-    publicUrl: deps.settings.publicUrl,
-    syncTimeoutMs: deps.settings.syncTimeoutMs,
-  });
-  api.use(batches.routes(), batches.allowedMethods());
-  api.use(templates.routes(), templates.allowedMethods());
-  api.use(assets.routes(), assets.allowedMethods());
-  api.use(integration.routes(), integration.allowedMethods());
-  const webhooks = webhookRoutes({ ...deps, secretOverlapMs: deps.settings.webhooks.secretOverlapMs });
-  api.use(webhooks.routes(), webhooks.allowedMethods());
-  const history = historyRoutes(deps);
-  api.use(history.routes(), history.allowedMethods());
-  app.use(api.routes());
+  const handlers: Handlers<ApiOperationId> = {
+    ...renderRoutes({
+      requests,
+      storage: deps.storage,
+      publicUrl: deps.settings.publicUrl,
+      syncTimeoutMs: deps.settings.syncTimeoutMs,
+      metrics: deps.metrics,
+    }),
+    ...toolRoutes({
+      requests,
+      storage: deps.storage,
+      publicUrl: deps.settings.publicUrl,
+      syncTimeoutMs: deps.settings.syncTimeoutMs,
+      metrics: deps.metrics,
+      clock: deps.clock,
+    }),
+    ...batchRoutes({ requests, storage: deps.storage, publicUrl: deps.settings.publicUrl, syncTimeoutMs: deps.settings.syncTimeoutMs }),
+    ...templateRoutes({ templates: templateStore }),
+    ...assetRoutes({ assets: deps.assets, maxAssetBytes: deps.settings.maxAssetBytes }),
+    ...integrationRoutes({ templates: templateStore }),
+    ...webhookRoutes({ ...deps, secretOverlapMs: deps.settings.webhooks.secretOverlapMs }),
+    ...historyRoutes(deps),
+  };
+  // Every route of the table, each with its handler (the compiler refuses a missing one).
+  app.use(buildRouter(apiRoutes, handlers).routes());
   return app;
 }

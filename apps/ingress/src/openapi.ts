@@ -1,153 +1,168 @@
-import * as S from '@pressroom/schemas';
-import { webhookPaths, webhookSchemas } from './openapi-webhooks.ts';
-import { historyPaths } from './openapi-history.ts';
-import { templatePaths, templateSchemas } from './openapi-templates.ts';
-import { batchPaths, batchSchemas } from './openapi-batch.ts';
+import { allRoutes, componentSchemas } from './api-routes.ts';
+import type { ResponseSpec, RouteSpec, SchemaRef } from './http/route-table.ts';
 
-const json = (schema: unknown) => ({ 'application/json': { schema } });
-const error = (description: string) => ({ description, content: json({ $ref: '#/components/schemas/ErrorBody' }) });
-const body = (name: string) => ({ required: true, content: json({ $ref: `#/components/schemas/${name}` }) });
-const common = {
-  '400': error('Malformed JSON or invalid fields (`details` names each).'),
-  '401': error('Missing or unknown API key.'),
-  '413': error('Body above the size limit.'),
-  '415': error('Body is not application/json.'),
-  '503': error('The log cannot take the request now; see Retry-After.'),
-};
-const renderErrors = {
-  ...common,
-  '403': error('Custom S3 storage needs the high plan.'),
-  '404': error('Unknown template.'),
-  '409': error('IDEMPOTENCY_KEY_IN_USE: the first request with this Idempotency-Key is still being taken; retry later.'),
-  '503': error(
-    'The log did not take the request in time (see Retry-After), and it proves the request was not taken: it is never ' +
-      'rendered or delivered. Retrying with the same Idempotency-Key is a new attempt.',
-  ),
-};
-const outcomeUnknown =
-  'OUTCOME_UNKNOWN: the request may have reached the log and its withdrawal could not be recorded in time, so it may or ' +
-  'may not run; `details.requestId` and `details.statusUrl` (also X-Request-Id) name it, its status answers 404 once it ' +
-  'is withdrawn (or never written) and the result if it ran. Retrying with the same Idempotency-Key is safe. Retry-After.';
-const idempotencyKey = {
-  name: 'Idempotency-Key',
-  in: 'header',
-  required: false,
-  description:
-    'Makes retries safe. A request with a key the tenant used before (within the window, PRESSROOM_IDEMPOTENCY_TTL_MS, ' +
-    '24 h by default) and the same endpoint and body (member order aside) is not rendered again: it answers the first ' +
-    'request’s requestId and result (header `Idempotency-Replayed: true`), also when both arrive at once or at two ' +
-    'ingress processes. The same key with another body or endpoint: 422 IDEMPOTENCY_KEY_REUSED. Keys are per tenant. ' +
-    'A request answered 503 was not taken and frees its key: the retry is a new attempt. After a 504 OUTCOME_UNKNOWN the ' +
-    'key stays with that request until the log decides it (a retry meanwhile answers 504 again, never starts a second one).',
-  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]([\\x20-\\x7e]*[\\x21-\\x7e])?$' },
-};
+const schemaOf = (s: SchemaRef) => (typeof s === 'string' ? { $ref: `#/components/schemas/${s}` } : s);
+const errorExample = (code: string, message: string) => ({ message, error: { code, message } });
 
-function syncOp(summary: string, bodyName: string) {
-  return {
-    summary,
-    parameters: [idempotencyKey],
-    requestBody: body(bodyName),
-    responses: {
-      '200': { description: 'Rendered within the wait.', content: json({ $ref: '#/components/schemas/SyncSuccessResponse' }) },
-      '202': { description: 'Still rendering: queued; poll statusUrl.', content: json({ $ref: '#/components/schemas/QueuedResponse' }) },
-      '422': error(
-        "The render failed by the request's doing (TEMPLATE_ERROR, NAVIGATION_REFUSED, PAGE_SETUP_INVALID, OUTPUT_TOO_LARGE), or IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was used with another request.",
-      ),
-      '504': error(`The render hit its time limit; or ${outcomeUnknown}`),
-      ...renderErrors,
-    },
-  };
+/**
+ * The errors every route of a kind can answer, in the one error shape: added here from what the
+ * table says of a route (its auth, method, whether it appends to the log), so no route forgets one.
+ */
+function commonErrors(spec: RouteSpec): Record<string, ResponseSpec> {
+  const out: Record<string, ResponseSpec> = {};
+  const error = (description: string, code: string, message: string): ResponseSpec => ({
+    description,
+    schema: 'ErrorBody',
+    example: errorExample(code, message),
+  });
+  if (spec.mount === 'storage') return out;
+  const jsonBody = spec.method === 'post' || spec.method === 'put';
+  if (jsonBody && spec.mount !== 'open') {
+    out['400'] = error('Malformed JSON or invalid fields (`details` names each).', 'VALIDATION_FAILED', 'The request is invalid.');
+    out['413'] = error(
+      'Body above the size limit (PRESSROOM_MAX_BODY_BYTES).',
+      'PAYLOAD_TOO_LARGE',
+      'The request body is larger than this service accepts.',
+    );
+    out['415'] = error('Body is not application/json.', 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json.');
+  }
+  if (spec.auth === 'apiKey') out['401'] = error('Missing or unknown API key.', 'UNAUTHENTICATED', 'The API key is not valid.');
+  if (spec.auth === 'admin') out['401'] = error('Missing or wrong admin token.', 'UNAUTHENTICATED', 'The admin token is not valid.');
+  if (spec.auth === 'apiKey' || spec.auth === 'admin') {
+    out['503'] = spec.appendsToLog
+      ? error(
+          'The log did not take the request in time (see Retry-After), and it proves the request was not taken: it is ' +
+            'never carried out. Retrying with the same Idempotency-Key is a new attempt.',
+          'LOG_UNAVAILABLE',
+          'The event log cannot take the request now.',
+        )
+      : error(
+          'A store this request reads does not answer now (see Retry-After).',
+          'DEPENDENCY_UNAVAILABLE',
+          'A dependency is unavailable.',
+        );
+  }
+  out['500'] = error('A failure on our side.', 'INTERNAL', 'Something went wrong on our side.');
+  return out;
 }
-function asyncOp(summary: string, bodyName: string) {
+
+function response(r: ResponseSpec) {
+  const content = r.content
+    ? r.content
+    : r.schema !== undefined
+      ? { 'application/json': { schema: schemaOf(r.schema), ...(r.example !== undefined ? { example: r.example } : {}) } }
+      : undefined;
+  return { description: r.description, ...(r.headers ? { headers: r.headers } : {}), ...(content ? { content } : {}) };
+}
+
+function operation(spec: RouteSpec) {
+  const pathParams = [...spec.path.matchAll(/\{([A-Za-z0-9_]+)\}/g)].map((m) => ({
+    name: m[1],
+    in: 'path',
+    required: true,
+    ...(spec.pathParams?.[m[1] ?? ''] ? { description: spec.pathParams[m[1] ?? ''] } : {}),
+    schema: { type: 'string' },
+  }));
+  const parameters = [...pathParams, ...(spec.parameters ?? [])];
+  const responses = { ...commonErrors(spec), ...spec.responses };
+  const sorted = Object.fromEntries(
+    Object.entries(responses)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([k, v]) => [k, response(v)]),
+  );
+  const description = [spec.description, spec.conditional].filter(Boolean).join(' ');
+  const body = spec.body;
+  const bodyMedia = spec.mount === 'storage' ? 'application/pdf' : 'application/json';
   return {
-    summary,
-    parameters: [idempotencyKey],
-    requestBody: body(bodyName),
-    responses: {
-      '200': {
-        description: 'Accepted; the result is POSTed to `webhook`.',
-        content: json({ $ref: '#/components/schemas/AsyncAcceptedResponse' }),
-      },
-      '422': error('IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was used with another request.'),
-      '504': error(outcomeUnknown),
-      ...renderErrors,
-    },
-    callbacks: {
-      result: {
-        '{$request.body#/webhook}': {
-          post: {
-            requestBody: body('WebhookBody'),
-            responses: { '200': { description: 'Any 2xx acknowledges the delivery.' } },
+    operationId: spec.operationId,
+    tags: [spec.tag],
+    summary: spec.summary,
+    ...(description ? { description } : {}),
+    ...(parameters.length ? { parameters } : {}),
+    ...(body
+      ? {
+          requestBody: {
+            required: body.required ?? true,
+            content: { [bodyMedia]: { schema: schemaOf(body.schema), ...(body.example !== undefined ? { example: body.example } : {}) } },
           },
-        },
-      },
-    },
+        }
+      : {}),
+    responses: sorted,
+    ...(spec.callbacks ? { callbacks: spec.callbacks } : {}),
+    security: spec.auth === 'apiKey' ? [{ apiKey: [] }] : spec.auth === 'admin' ? [{ adminToken: [] }] : [],
   };
 }
 
-/** The OpenAPI document of the public API, generated from the same TypeBox schemas as the code. */
+const tags = [
+  { name: 'Renders', description: 'Templates and HTML to PDF or PNG: sync (wait for the file) or async (webhook).' },
+  { name: 'Batches', description: 'Up to 20 renders in one request, optionally merged into one PDF.' },
+  { name: 'PDF tools', description: 'Merge, split, compress, metadata, Markdown → PDF, through the same pipeline as renders.' },
+  { name: 'Templates', description: 'Versioned templates (Eta), and previews.' },
+  { name: 'Assets', description: 'Fonts and images your templates use.' },
+  { name: 'Integration', description: 'Endpoints in the shapes clients of the pdf noodle / pdforge API family expect.' },
+  { name: 'Webhooks', description: 'Signing secret, deliveries and replays.' },
+  { name: 'History', description: 'The audit trail of renders, read from the log.' },
+  { name: 'Files', description: 'Signed links to rendered files and uploads (embedded profile).' },
+  { name: 'Admin', description: 'The operator’s API (PRESSROOM_ADMIN_TOKEN).' },
+  { name: 'Operations', description: 'Health, metrics and this document.' },
+];
+
+/**
+ * A request schema with its `default`s said in words instead. Generators (openapi-typescript with
+ * its default options) read a default as "always present" and make the field required, so a client
+ * could not send `{templateId, data}` without `convertToImage`; the service applies the defaults.
+ */
+function defaultsInWords(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(defaultsInWords);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const out: Record<string, unknown> = {};
+  const { default: dflt, ...rest } = schema as Record<string, unknown>;
+  // A member named "default" of `properties` is a schema (an object), not the keyword.
+  const isKeyword = 'default' in schema && (typeof dflt !== 'object' || dflt === null || Array.isArray(dflt));
+  for (const [k, v] of Object.entries(isKeyword ? rest : (schema as Record<string, unknown>))) out[k] = defaultsInWords(v);
+  if (isKeyword) {
+    const said = `Default: ${JSON.stringify(dflt)}.`;
+    out.description = typeof out.description === 'string' ? `${out.description} ${said}` : said;
+  }
+  return out;
+}
+
+/** The document's component schemas; those that are request bodies with their defaults in words. */
+function components(): Record<string, unknown> {
+  const requestBodies = new Set(
+    (allRoutes as readonly RouteSpec[]).flatMap((r) => (typeof r.body?.schema === 'string' ? [r.body.schema] : [])),
+  );
+  return Object.fromEntries(
+    Object.entries(componentSchemas).map(([name, schema]) => {
+      const plain: unknown = JSON.parse(JSON.stringify(schema));
+      return [name, requestBodies.has(name) ? defaultsInWords(plain) : plain];
+    }),
+  );
+}
+
+/** The OpenAPI document of the service, generated from the route table (api-routes.ts). */
 export function openApiDocument(serverUrl: string): Record<string, unknown> {
-  const templateResource = { description: 'The template.', content: json({ $ref: '#/components/schemas/TemplateResource' }) };
-  const notFound = error('Not found (or another tenant’s).');
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const spec of allRoutes as readonly RouteSpec[]) (paths[spec.path] ??= {})[spec.method] = operation(spec);
   return {
     openapi: '3.1.0',
-    info: { title: 'Pressroom', version: '1.0.0', description: 'Render templates and HTML to PDF or PNG.' },
-    servers: [{ url: serverUrl }],
-    security: [{ bearer: [] }],
-    paths: {
-      '/v1/pdf/sync': { post: syncOp('Render a stored template, waiting for the file.', 'TemplateSyncBody') },
-      '/v1/html-to-pdf/sync': { post: syncOp('Render raw HTML, waiting for the file.', 'HtmlSyncBody') },
-      '/v1/pdf/async': { post: asyncOp('Render a stored template; the result goes to the webhook.', 'TemplateAsyncBody') },
-      '/v1/html-to-pdf/async': { post: asyncOp('Render raw HTML; the result goes to the webhook.', 'HtmlAsyncBody') },
-      '/v1/pdf/status/{requestId}': {
-        get: {
-          summary: 'Status of a render.',
-          parameters: [{ name: 'requestId', in: 'path', required: true, schema: { type: 'string' } }],
-          responses: {
-            '200': { description: 'ONGOING, SUCCESS or FAILED.', content: json({ $ref: '#/components/schemas/StatusResponse' }) },
-            '401': common['401'],
-            '404': notFound,
-          },
-        },
-      },
-      '/v1/templates': {
-        get: { summary: 'List your templates.', responses: { '200': { description: 'Templates.' }, '401': common['401'] } },
-        post: { summary: 'Create a template.', requestBody: body('TemplateWriteBody'), responses: { '201': templateResource, ...common } },
-      },
-      '/v1/templates/{templateId}': {
-        parameters: [{ name: 'templateId', in: 'path', required: true, schema: { type: 'string' } }],
-        get: { summary: 'Read a template.', responses: { '200': templateResource, '404': notFound } },
-        put: {
-          summary: 'Revise a template (version + 1).',
-          requestBody: body('TemplateWriteBody'),
-          responses: { '200': templateResource, '404': notFound, ...common },
-        },
-        delete: { summary: 'Delete a template.', responses: { '204': { description: 'Deleted.' }, '404': notFound } },
-      },
-      ...webhookPaths,
-      ...historyPaths,
-      ...templatePaths,
-      ...batchPaths,
+    info: {
+      title: 'Pressroom',
+      version: '1.0.0',
+      description:
+        'Render templates and HTML to PDF or PNG. Every /v1 endpoint needs `Authorization: Bearer <API key>`; ' +
+        'every error is `{message, error: {code, message, details?}}`.',
     },
+    servers: [{ url: serverUrl }],
+    tags,
+    security: [{ apiKey: [] }],
+    paths,
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
-      schemas: {
-        TemplateSyncBody: S.TemplateSyncBody,
-        TemplateAsyncBody: S.TemplateAsyncBody,
-        HtmlSyncBody: S.HtmlSyncBody,
-        HtmlAsyncBody: S.HtmlAsyncBody,
-        SyncSuccessResponse: S.SyncSuccessResponse,
-        QueuedResponse: S.QueuedResponse,
-        AsyncAcceptedResponse: S.AsyncAcceptedResponse,
-        StatusResponse: S.StatusResponse,
-        WebhookBody: S.WebhookBody,
-        ErrorBody: S.ErrorBody,
-        TemplateWriteBody: S.TemplateWriteBody,
-        TemplateResource: S.TemplateResource,
-        ...webhookSchemas,
-        ...templateSchemas,
-        ...batchSchemas,
+      securitySchemes: {
+        apiKey: { type: 'http', scheme: 'bearer', description: 'A tenant API key (`prk_…`).' },
+        adminToken: { type: 'http', scheme: 'bearer', description: 'PRESSROOM_ADMIN_TOKEN.' },
       },
+      schemas: components(),
     },
   };
 }

@@ -1,4 +1,4 @@
-import Router from '@koa/router';
+import type { Handlers, RouteHandler } from '../http/route-table.ts';
 import type { Context, Next } from 'koa';
 import { timingSafeEqual, createHash } from 'node:crypto';
 import { S3ConnectionCreateBody, TenantCreateBody } from '@pressroom/schemas';
@@ -20,6 +20,18 @@ import { createTenant, issueApiKey, registerS3Connection } from '@pressroom/core
 const parseTenant = bodyParser(TenantCreateBody);
 const parseConnection = bodyParser(S3ConnectionCreateBody);
 
+/** The admin token check every admin route runs first (401 in the one error shape). */
+export function adminAuthentication(adminToken: string): RouteHandler {
+  const expected = createHash('sha256').update(adminToken).digest();
+  return async (ctx: Context, next: Next) => {
+    const given = createHash('sha256')
+      .update(bearer(ctx) ?? '')
+      .digest();
+    if (!timingSafeEqual(given, expected)) throw new PressroomError('UNAUTHENTICATED', 'The admin token is not valid.');
+    await next();
+  };
+}
+
 /**
  * Operator-only API under /admin/v1, guarded by PRESSROOM_ADMIN_TOKEN. Absent (404) when
  * no token is configured. Tenants will manage their own S3 connections in a later version.
@@ -32,29 +44,17 @@ export function adminRoutes(deps: {
   secrets: SecretBox;
   log: EventLog;
   topics: TopicNames;
-  adminToken: string;
   /** The address rule for tenant S3 endpoints (see registerS3Connection). */
   s3Endpoints: S3EndpointPolicy;
-}): Router {
-  const router = new Router({ prefix: '/admin/v1' });
-  const expected = createHash('sha256').update(deps.adminToken).digest();
-
-  router.use(async (ctx: Context, next: Next) => {
-    const given = createHash('sha256')
-      .update(bearer(ctx) ?? '')
-      .digest();
-    if (!timingSafeEqual(given, expected)) throw new PressroomError('UNAUTHENTICATED', 'The admin token is not valid.');
-    await next();
-  });
-
-  router.post('/tenants', async (ctx) => {
+}): Handlers<'adminCreateTenant' | 'adminIssueApiKey' | 'adminRegisterS3Connection' | 'adminReadEvents'> {
+  const adminCreateTenant: RouteHandler = async (ctx) => {
     const body = parseTenant(ctx.request.body);
     const tenant = await createTenant(deps, body);
     ctx.status = 201;
     ctx.body = tenant;
-  });
+  };
 
-  router.post('/tenants/:tenantId/keys', async (ctx) => {
+  const adminIssueApiKey: RouteHandler = async (ctx) => {
     const tenant = await deps.catalog.getTenant(ctx.params.tenantId ?? '');
     if (!tenant) throw notFound(`Tenant ${ctx.params.tenantId}`);
     const label =
@@ -64,22 +64,22 @@ export function adminRoutes(deps: {
     const apiKey = await issueApiKey(deps, tenant.tenantId, label);
     ctx.status = 201;
     ctx.body = { tenantId: tenant.tenantId, apiKey, note: 'Store this key now: it is not shown again.' };
-  });
+  };
 
-  router.post('/tenants/:tenantId/s3-connections', async (ctx) => {
+  const adminRegisterS3Connection: RouteHandler = async (ctx) => {
     const tenant = await deps.catalog.getTenant(ctx.params.tenantId ?? '');
     if (!tenant) throw notFound(`Tenant ${ctx.params.tenantId}`);
     const body = parseConnection(ctx.request.body);
     const connection = await registerS3Connection(deps, tenant.tenantId, body);
     ctx.status = 201;
     ctx.body = connection;
-  });
+  };
 
   /**
    * The log, for audit (what `ops events` prints), as JSON lines: `?request=<key>` and `?type=<EventType>`
    * filter it. Lets the embedded CLI read the log while the service holds it.
    */
-  router.get('/events', async (ctx) => {
+  const adminReadEvents: RouteHandler = async (ctx) => {
     const request = typeof ctx.query.request === 'string' ? ctx.query.request : undefined;
     const type = typeof ctx.query.type === 'string' ? ctx.query.type : undefined;
     const t = deps.topics;
@@ -91,7 +91,7 @@ export function adminRoutes(deps: {
     });
     ctx.type = 'application/x-ndjson';
     ctx.body = lines.join('');
-  });
+  };
 
-  return router;
+  return { adminCreateTenant, adminIssueApiKey, adminRegisterS3Connection, adminReadEvents };
 }

@@ -1,4 +1,4 @@
-import Router from '@koa/router';
+import type { Handlers, RouteHandler } from '../http/route-table.ts';
 import { ASSET_ORIGIN, type AssetRecord, type AssetStore } from '@pressroom/core';
 import { AssetUploadBody, type AssetResource } from '@pressroom/schemas';
 import { PressroomError, looksLike, notFound, validationError } from '@pressroom/domain';
@@ -22,10 +22,11 @@ function resource(r: AssetRecord): AssetResource {
  * Per-tenant fonts and images, uploaded once as JSON (`dataBase64`: the API takes JSON only)
  * and referenced from templates as https://assets.pressroom.invalid/<name>.
  */
-export function assetRoutes(deps: { assets: AssetStore; maxAssetBytes: number }): Router {
-  const router = new Router({ prefix: '/v1/assets' });
-
-  router.post('/', async (ctx) => {
+export function assetRoutes(deps: {
+  assets: AssetStore;
+  maxAssetBytes: number;
+}): Handlers<'uploadAsset' | 'listAssets' | 'getAsset' | 'getAssetContent' | 'deleteAsset'> {
+  const uploadAsset: RouteHandler = async (ctx) => {
     const body = parseUpload(ctx.request.body);
     const bytes = new Uint8Array(Buffer.from(body.dataBase64, 'base64'));
     if (bytes.byteLength === 0) throw validationError([{ field: 'dataBase64', message: 'is empty' }]);
@@ -44,30 +45,30 @@ export function assetRoutes(deps: { assets: AssetStore; maxAssetBytes: number })
     ctx.status = existed ? 200 : 201;
     ctx.set('Location', `/v1/assets/${record.name}`);
     ctx.body = resource(record);
-  });
+  };
 
-  router.get('/', async (ctx) => {
+  const listAssets: RouteHandler = async (ctx) => {
     ctx.body = { assets: (await deps.assets.list(tenantOf(ctx).tenantId)).map(resource) };
-  });
+  };
 
-  router.get('/:name', async (ctx) => {
+  const getAsset: RouteHandler = async (ctx) => {
     const record = await deps.assets.get(tenantOf(ctx).tenantId, ctx.params.name ?? '');
     if (!record) throw notFound(`Asset ${ctx.params.name}`);
     ctx.body = resource(record);
-  });
+  };
 
-  router.get('/:name/content', async (ctx) => {
+  const getAssetContent: RouteHandler = async (ctx) => {
     const file = await deps.assets.read(tenantOf(ctx).tenantId, ctx.params.name ?? '');
     if (!file) throw notFound(`Asset ${ctx.params.name}`);
     ctx.type = file.contentType;
     ctx.set('Cache-Control', 'private, no-store');
     ctx.body = Buffer.from(file.bytes);
-  });
+  };
 
-  router.delete('/:name', async (ctx) => {
+  const deleteAsset: RouteHandler = async (ctx) => {
     if (!(await deps.assets.delete(tenantOf(ctx).tenantId, ctx.params.name ?? ''))) throw notFound(`Asset ${ctx.params.name}`);
     ctx.status = 204;
-  });
+  };
 
-  return router;
+  return { uploadAsset, listAssets, getAsset, getAssetContent, deleteAsset };
 }

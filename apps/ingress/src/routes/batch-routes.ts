@@ -1,4 +1,4 @@
-import Router from '@koa/router';
+import type { Handlers, RouteHandler } from '../http/route-table.ts';
 import type { Context } from 'koa';
 import { HtmlBatchBody, TemplateBatchBody, type Http, type StatusViewEntry } from '@pressroom/schemas';
 import { batchBody, batchItemEntries, batchItemsProblems, isTerminal, readCompatBatchBody, validationError } from '@pressroom/domain';
@@ -32,8 +32,7 @@ export function batchRoutes(deps: {
   storage: ArtifactStorage;
   publicUrl: string;
   syncTimeoutMs: number;
-}): Router {
-  const router = new Router();
+}): Handlers<'renderTemplateBatch' | 'renderHtmlBatch' | 'getBatchStatus'> {
   const statusUrl = (id: string) => `${deps.publicUrl}/v1/pdf/batch/status/${id}`;
 
   async function bodyOf(tenant: Tenant, batch: StatusViewEntry, live: Array<StatusViewEntry | undefined>): Promise<Http.BatchResponse> {
@@ -73,13 +72,13 @@ export function batchRoutes(deps: {
     ctx.body = queued;
   }
 
-  router.post('/v1/pdf/batch', (ctx) => submit(ctx, 'template'));
-  router.post('/v1/html-to-pdf/batch', (ctx) => submit(ctx, 'html'));
-  router.get('/v1/pdf/batch/status/:batchRequestId', async (ctx) => {
+  const renderTemplateBatch: RouteHandler = (ctx) => submit(ctx, 'template');
+  const renderHtmlBatch: RouteHandler = (ctx) => submit(ctx, 'html');
+  const getBatchStatus: RouteHandler = async (ctx) => {
     const tenant = tenantOf(ctx);
     const found = await deps.requests.batchStatus(tenant, ctx.params.batchRequestId ?? '');
     if (!found) return sendError(ctx, 404, 'NOT_FOUND', `Batch ${ctx.params.batchRequestId} not found.`);
     ctx.body = await bodyOf(tenant, found.batch, found.items);
-  });
-  return router;
+  };
+  return { renderTemplateBatch, renderHtmlBatch, getBatchStatus };
 }

@@ -1,4 +1,4 @@
-import Router from '@koa/router';
+import type { Handlers, RouteHandler } from '../http/route-table.ts';
 import { notFound, validationError, type FieldProblem } from '@pressroom/domain';
 import type { EventLog, TopicNames, Clock } from '@pressroom/core';
 import { tenantOf } from '../http/auth.ts';
@@ -22,18 +22,17 @@ function single(query: Record<string, string | string[] | undefined>, name: stri
  * the tenant's renders by time range and externalId (`GET /v1/renders`). Tenant-scoped: another
  * tenant's request is a 404 like an unknown one.
  */
-export function historyRoutes(deps: { log: EventLog; topics: TopicNames; clock: Clock }): Router {
-  const router = new Router();
+export function historyRoutes(deps: { log: EventLog; topics: TopicNames; clock: Clock }): Handlers<'getRenderEvents' | 'listRenders'> {
   const history = createHistory(deps);
 
-  router.get('/v1/pdf/:requestId/events', async (ctx) => {
+  const getRenderEvents: RouteHandler = async (ctx) => {
     const requestId = ctx.params.requestId ?? '';
     const found = await history.ofRequest(tenantOf(ctx).tenantId, requestId);
     if (!found) throw notFound(`Render ${requestId}`);
     ctx.body = found;
-  });
+  };
 
-  router.get('/v1/renders', async (ctx) => {
+  const listRenders: RouteHandler = async (ctx) => {
     const problems: FieldProblem[] = [];
     const query = ctx.query;
     for (const name of Object.keys(query)) {
@@ -68,7 +67,7 @@ export function historyRoutes(deps: { log: EventLog; topics: TopicNames; clock: 
       ...(after !== undefined ? { after } : {}),
     });
     ctx.body = { from: new Date(fromMs).toISOString(), to: new Date(toMs).toISOString(), ...page };
-  });
+  };
 
-  return router;
+  return { getRenderEvents, listRenders };
 }

@@ -1,4 +1,4 @@
-import Router from '@koa/router';
+import type { Handlers, RouteHandler } from '../http/route-table.ts';
 import type { Http } from '@pressroom/schemas';
 import { describeVariables } from '@pressroom/domain';
 import { tenantOf } from '../http/auth.ts';
@@ -9,10 +9,10 @@ import { variablesOf, type Templates } from '../templates.ts';
  * Endpoints the clients of this API family (the pdf noodle / pdforge SDK, MCP servers, no-code
  * integrations) call, in that API's shapes, beside our own template API.
  */
-export function integrationRoutes(deps: { templates: Templates }): Router {
-  const router = new Router({ prefix: '/v1/integration/templates' });
-
-  router.get('/', async (ctx) => {
+export function integrationRoutes(deps: {
+  templates: Templates;
+}): Handlers<'listIntegrationTemplates' | 'createIntegrationTemplate' | 'getIntegrationTemplate' | 'getIntegrationTemplateVariables'> {
+  const listIntegrationTemplates: RouteHandler = async (ctx) => {
     const heads = await deps.templates.list(tenantOf(ctx).tenantId);
     const body: Http.IntegrationTemplateList = {
       templates: heads.map((h) => ({
@@ -25,10 +25,10 @@ export function integrationRoutes(deps: { templates: Templates }): Router {
       })),
     };
     ctx.body = body;
-  });
+  };
 
   // AI generation of templates is the real API's, not ours: a clear answer in the one error shape.
-  router.post('/create', (ctx) => {
+  const createIntegrationTemplate: RouteHandler = (ctx) => {
     tenantOf(ctx);
     sendError(
       ctx,
@@ -36,9 +36,9 @@ export function integrationRoutes(deps: { templates: Templates }): Router {
       'NOT_IMPLEMENTED',
       'Creating templates from a prompt (AI generation) is not offered by Pressroom. Create the template with POST /v1/templates {name, content}.',
     );
-  });
+  };
 
-  router.get('/:templateId', async (ctx) => {
+  const getIntegrationTemplate: RouteHandler = async (ctx) => {
     const { head, version: v } = await deps.templates.read(tenantOf(ctx).tenantId, ctx.params.templateId ?? '');
     const p = v.pdfParams ?? {};
     // Chromium-style templates when the template prints them (displayHeaderFooter), else its Eta header and footer.
@@ -62,9 +62,9 @@ export function integrationRoutes(deps: { templates: Templates }): Router {
       },
     };
     ctx.body = body;
-  });
+  };
 
-  router.get('/:templateId/variables', async (ctx) => {
+  const getIntegrationTemplateVariables: RouteHandler = async (ctx) => {
     const { version } = await deps.templates.read(tenantOf(ctx).tenantId, ctx.params.templateId ?? '');
     const variables = variablesOf(version);
     const body: Http.IntegrationTemplateVariables = {
@@ -74,7 +74,7 @@ export function integrationRoutes(deps: { templates: Templates }): Router {
       schema: variables.schema,
     };
     ctx.body = body;
-  });
+  };
 
-  return router;
+  return { listIntegrationTemplates, createIntegrationTemplate, getIntegrationTemplate, getIntegrationTemplateVariables };
 }

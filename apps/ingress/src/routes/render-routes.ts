@@ -1,4 +1,4 @@
-import Router from '@koa/router';
+import type { Handlers, RouteHandler } from '../http/route-table.ts';
 import type { Context } from 'koa';
 import {
   HtmlAsyncBody,
@@ -67,8 +67,15 @@ export function renderRoutes(deps: {
   publicUrl: string;
   syncTimeoutMs: number;
   metrics: Metrics;
-}): Router {
-  const router = new Router();
+}): Handlers<
+  | 'previewUnsavedTemplate'
+  | 'previewTemplate'
+  | 'renderTemplateSync'
+  | 'renderTemplateAsync'
+  | 'renderHtmlSync'
+  | 'renderHtmlAsync'
+  | 'getRenderStatus'
+> {
   const statusUrl = (id: string) => `${deps.publicUrl}/v1/pdf/status/${id}`;
 
   async function sync(ctx: Context, input: RenderInput): Promise<void> {
@@ -139,17 +146,18 @@ export function renderRoutes(deps: {
     );
   }
 
-  router.post('/v1/templates/preview', (ctx) => preview(ctx, { kind: 'unsaved', body: parse.unsaved(ctx.request.body) }));
-  router.post('/v1/templates/:templateId/preview', (ctx) =>
-    preview(ctx, { kind: 'preview', templateId: ctx.params.templateId ?? '', body: parse.preview(ctx.request.body) }),
-  );
+  const previewUnsavedTemplate: RouteHandler = (ctx) => preview(ctx, { kind: 'unsaved', body: parse.unsaved(ctx.request.body) });
+  const previewTemplate: RouteHandler = (ctx) =>
+    preview(ctx, { kind: 'preview', templateId: ctx.params.templateId ?? '', body: parse.preview(ctx.request.body) });
 
-  router.post('/v1/pdf/sync', (ctx) => sync(ctx, { kind: 'template', body: parse.templateSync(compatBody(ctx, 'template-sync')) }));
-  router.post('/v1/pdf/async', (ctx) => async(ctx, { kind: 'template', body: parse.templateAsync(compatBody(ctx, 'template-async')) }));
-  router.post('/v1/html-to-pdf/sync', (ctx) => sync(ctx, { kind: 'html', body: parse.htmlSync(compatBody(ctx, 'html-sync')) }));
-  router.post('/v1/html-to-pdf/async', (ctx) => async(ctx, { kind: 'html', body: parse.htmlAsync(compatBody(ctx, 'html-async')) }));
+  const renderTemplateSync: RouteHandler = (ctx) =>
+    sync(ctx, { kind: 'template', body: parse.templateSync(compatBody(ctx, 'template-sync')) });
+  const renderTemplateAsync: RouteHandler = (ctx) =>
+    async(ctx, { kind: 'template', body: parse.templateAsync(compatBody(ctx, 'template-async')) });
+  const renderHtmlSync: RouteHandler = (ctx) => sync(ctx, { kind: 'html', body: parse.htmlSync(compatBody(ctx, 'html-sync')) });
+  const renderHtmlAsync: RouteHandler = (ctx) => async(ctx, { kind: 'html', body: parse.htmlAsync(compatBody(ctx, 'html-async')) });
 
-  router.get('/v1/pdf/status/:requestId', async (ctx) => {
+  const getRenderStatus: RouteHandler = async (ctx) => {
     const tenant = tenantOf(ctx);
     const entry = await deps.requests.status(tenant, ctx.params.requestId ?? '');
     if (!entry) return sendError(ctx, 404, 'NOT_FOUND', `Render ${ctx.params.requestId} not found.`);
@@ -164,7 +172,15 @@ export function renderRoutes(deps: {
       ctx.set('X-Template-Version', String(entry.template.templateVersion));
     }
     ctx.body = statusBody(entry, signedUrl);
-  });
+  };
 
-  return router;
+  return {
+    previewUnsavedTemplate,
+    previewTemplate,
+    renderTemplateSync,
+    renderTemplateAsync,
+    renderHtmlSync,
+    renderHtmlAsync,
+    getRenderStatus,
+  };
 }

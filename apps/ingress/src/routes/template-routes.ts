@@ -1,4 +1,4 @@
-import Router from '@koa/router';
+import type { Handlers, RouteHandler } from '../http/route-table.ts';
 import { TemplateWriteBody, type Http, type TemplateVersionContent } from '@pressroom/schemas';
 import { notFound, validationError } from '@pressroom/domain';
 import type { Context } from 'koa';
@@ -32,18 +32,20 @@ function ifMatchVersion(ctx: Context): number | undefined {
 }
 
 /** Template management, per tenant; every write is an event, every read comes from the template view. */
-export function templateRoutes(deps: { templates: Templates }): Router {
-  const router = new Router({ prefix: '/v1/templates' });
-
-  router.post('/', async (ctx) => {
+export function templateRoutes(deps: {
+  templates: Templates;
+}): Handlers<
+  'createTemplate' | 'listTemplates' | 'getTemplate' | 'listTemplateVersions' | 'getTemplateVersion' | 'reviseTemplate' | 'deleteTemplate'
+> {
+  const createTemplate: RouteHandler = async (ctx) => {
     const body = parseWrite(ctx.request.body);
     const resource = await deps.templates.create(tenantOf(ctx).tenantId, contentOf(body));
     ctx.status = 201;
     ctx.set('Location', `/v1/templates/${resource.templateId}`);
     ctx.body = resource;
-  });
+  };
 
-  router.get('/', async (ctx) => {
+  const listTemplates: RouteHandler = async (ctx) => {
     const tenantId = tenantOf(ctx).tenantId;
     const heads = await deps.templates.list(tenantId);
     const templates = await Promise.all(
@@ -53,14 +55,14 @@ export function templateRoutes(deps: { templates: Templates }): Router {
       }),
     );
     ctx.body = { templates: templates.filter((t) => t !== undefined) };
-  });
+  };
 
-  router.get('/:templateId', async (ctx) => {
+  const getTemplate: RouteHandler = async (ctx) => {
     const r = await deps.templates.read(tenantOf(ctx).tenantId, ctx.params.templateId ?? '');
     ctx.body = templateResource(r.head, r.version);
-  });
+  };
 
-  router.get('/:templateId/versions', async (ctx) => {
+  const listTemplateVersions: RouteHandler = async (ctx) => {
     const tenantId = tenantOf(ctx).tenantId;
     const { head } = await deps.templates.read(tenantId, ctx.params.templateId ?? '');
     const versions = await deps.templates.versions(tenantId, head.templateId);
@@ -70,22 +72,22 @@ export function templateRoutes(deps: { templates: Templates }): Router {
       versions: versions.map((v) => ({ version: v.version, name: v.name, createdAt: v.createdAt })),
     };
     ctx.body = body;
-  });
+  };
 
-  router.get('/:templateId/versions/:version', async (ctx) => {
+  const getTemplateVersion: RouteHandler = async (ctx) => {
     const r = await deps.templates.read(tenantOf(ctx).tenantId, ctx.params.templateId ?? '', versionParam(ctx.params.version));
     ctx.body = templateResource(r.head, r.version);
-  });
+  };
 
-  router.put('/:templateId', async (ctx) => {
+  const reviseTemplate: RouteHandler = async (ctx) => {
     const body = parseWrite(ctx.request.body);
     ctx.body = await deps.templates.revise(tenantOf(ctx).tenantId, ctx.params.templateId ?? '', contentOf(body), ifMatchVersion(ctx));
-  });
+  };
 
-  router.delete('/:templateId', async (ctx) => {
+  const deleteTemplate: RouteHandler = async (ctx) => {
     await deps.templates.remove(tenantOf(ctx).tenantId, ctx.params.templateId ?? '', ifMatchVersion(ctx));
     ctx.status = 204;
-  });
+  };
 
-  return router;
+  return { createTemplate, listTemplates, getTemplate, listTemplateVersions, getTemplateVersion, reviseTemplate, deleteTemplate };
 }

@@ -1,4 +1,4 @@
-import Router from '@koa/router';
+import type { Handlers, RouteHandler } from '../http/route-table.ts';
 import type { Context } from 'koa';
 import { randomUUID } from 'node:crypto';
 import { Compile } from 'typebox/compile';
@@ -69,8 +69,9 @@ export function toolRoutes(deps: {
   syncTimeoutMs: number;
   metrics: Metrics;
   clock: Clock;
-}): Router {
-  const router = new Router();
+}): Handlers<
+  'mergePdfs' | 'splitPdf' | 'compressPdf' | 'updatePdfMetadata' | 'convertMarkdownToPdf' | 'getSignedUploadUrl' | 'getToolStatus'
+> {
   const statusUrl = (id: string) => `${deps.publicUrl}/v1/tools/status/${id}`;
 
   async function urlProblems(tenantId: string, urls: { field: string; url: string }[]): Promise<FieldProblem[]> {
@@ -117,7 +118,7 @@ export function toolRoutes(deps: {
     };
   }
 
-  router.post('/v1/tools/merge-pdfs', async (ctx) => {
+  const mergePdfs: RouteHandler = async (ctx) => {
     const body = parse.merge(applyUnknownFieldPolicy(ctx, readCompatBody(ctx.request.body, MergePdfsBody)));
     const problems = await urlProblems(
       tenantOf(ctx).tenantId,
@@ -125,9 +126,9 @@ export function toolRoutes(deps: {
     );
     if (problems.length) throw validationError(problems);
     await submit(ctx, 'merge-pdfs', body, () => ({ source: pdfTool({ tool: 'merge-pdfs', urls: body.urls }) }));
-  });
+  };
 
-  router.post('/v1/tools/split-pdf', async (ctx) => {
+  const splitPdf: RouteHandler = async (ctx) => {
     const body = parse.split(applyUnknownFieldPolicy(ctx, readCompatBody(ctx.request.body, SplitPdfBody)));
     const splitMode = body.splitMode ?? 'intervals';
     const problems: FieldProblem[] = [];
@@ -145,18 +146,18 @@ export function toolRoutes(deps: {
         ? { tool: 'split-pdf', url: body.url, splitMode, ranges: body.ranges ?? '' }
         : { tool: 'split-pdf', url: body.url, splitMode, interval: body.interval ?? 1 };
     await submit(ctx, 'split-pdf', body, () => ({ source: pdfTool(op) }));
-  });
+  };
 
-  router.post('/v1/tools/compress-pdf', async (ctx) => {
+  const compressPdf: RouteHandler = async (ctx) => {
     const body = parse.compress(applyUnknownFieldPolicy(ctx, readCompatBody(ctx.request.body, CompressPdfBody)));
     const problems = await urlProblems(tenantOf(ctx).tenantId, [{ field: 'url', url: body.url }]);
     if (problems.length) throw validationError(problems);
     await submit(ctx, 'compress-pdf', body, () => ({
       source: pdfTool({ tool: 'compress-pdf', url: body.url, compressLevel: body.compressLevel ?? 'medium' }),
     }));
-  });
+  };
 
-  router.post('/v1/tools/update-pdf-metadata', async (ctx) => {
+  const updatePdfMetadata: RouteHandler = async (ctx) => {
     const body = parse.metadata(applyUnknownFieldPolicy(ctx, readCompatBody(ctx.request.body, UpdatePdfMetadataBody)));
     const problems = [
       ...toolMetadataProblems(body.metadata),
@@ -166,9 +167,9 @@ export function toolRoutes(deps: {
     await submit(ctx, 'update-pdf-metadata', body, () => ({
       source: pdfTool({ tool: 'update-pdf-metadata', url: body.url, metadata: body.metadata }),
     }));
-  });
+  };
 
-  router.post('/v1/tools/convert-markdown-to-pdf', async (ctx) => {
+  const convertMarkdownToPdf: RouteHandler = async (ctx) => {
     const body = parse.markdown(applyUnknownFieldPolicy(ctx, readCompatBody(ctx.request.body, MarkdownToPdfBody)));
     const setup = markdownPageSetup(body.pdfOptions);
     if ('problem' in setup) throw validationError([setup.problem]);
@@ -186,9 +187,9 @@ export function toolRoutes(deps: {
       source: { kind: 'html', html: markdownDocument(body.markdown, body.customCss) },
       pdfParams: setup.params,
     }));
-  });
+  };
 
-  router.get('/v1/tools/get-signed-upload-url', async (ctx) => {
+  const getSignedUploadUrl: RouteHandler = async (ctx) => {
     const tenant = tenantOf(ctx);
     const raw = typeof ctx.query.fileName === 'string' ? ctx.query.fileName : undefined;
     const fileName = uploadFileName(raw, `upload-${randomUUID().slice(0, 8)}`);
@@ -205,17 +206,17 @@ export function toolRoutes(deps: {
       getUrlValidUntil: new Date(now + UPLOADED_GET_SECONDS * 1000).toISOString(),
     };
     ctx.body = body;
-  });
+  };
 
-  router.get('/v1/tools/status/:requestId', async (ctx) => {
+  const getToolStatus: RouteHandler = async (ctx) => {
     const tenant = tenantOf(ctx);
     const entry = await deps.requests.status(tenant, ctx.params.requestId ?? '');
     // Renders have their own status endpoint; here only tool requests exist.
     if (!entry?.tool) return sendError(ctx, 404, 'NOT_FOUND', `Tool request ${ctx.params.requestId} not found.`);
     ctx.body = await toolStatusBody(entry, deps.storage, deps.clock.now());
-  });
+  };
 
-  return router;
+  return { mergePdfs, splitPdf, compressPdf, updatePdfMetadata, convertMarkdownToPdf, getSignedUploadUrl, getToolStatus };
 }
 
 function pdfTool(operation: ToolOperation) {

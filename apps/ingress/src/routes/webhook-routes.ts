@@ -1,4 +1,4 @@
-import Router from '@koa/router';
+import type { Handlers, RouteHandler } from '../http/route-table.ts';
 import { WebhookReplayBody, type DeliveryView, type WebhookReplayResponse, type WebhookSecretResponse } from '@pressroom/schemas';
 import { foldDelivery, notFound, validationError, webhookIdFor } from '@pressroom/domain';
 import {
@@ -37,22 +37,23 @@ export interface WebhookRoutesDeps {
  * The tenant's webhook tools: its signing secret (created on first use) and rotation, the
  * record of every delivery of a request, and replays from the log.
  */
-export function webhookRoutes(deps: WebhookRoutesDeps): Router {
-  const router = new Router();
+export function webhookRoutes(
+  deps: WebhookRoutesDeps,
+): Handlers<'getWebhookSecret' | 'rotateWebhookSecret' | 'replayWebhooks' | 'getDeliveries'> {
   const shown = (open: OpenWebhookSecrets): WebhookSecretResponse => {
     const previous = open.previous && Date.parse(open.previous.expiresAt) > deps.clock.now().getTime() ? open.previous : undefined;
     return { secret: open.secret, createdAt: open.createdAt, ...(previous ? { previous } : {}) };
   };
 
-  router.get('/v1/webhooks/secret', async (ctx) => {
+  const getWebhookSecret: RouteHandler = async (ctx) => {
     ctx.body = shown(await ensureWebhookSecrets(deps, tenantOf(ctx).tenantId));
-  });
+  };
 
-  router.post('/v1/webhooks/secret/rotate', async (ctx) => {
+  const rotateWebhookSecretHandler: RouteHandler = async (ctx) => {
     ctx.body = shown(await rotateWebhookSecret(deps, tenantOf(ctx).tenantId, deps.secretOverlapMs));
-  });
+  };
 
-  router.post('/v1/webhooks/replay', async (ctx) => {
+  const replayWebhooks: RouteHandler = async (ctx) => {
     const body = parseReplay(ctx.request.body);
     let selector: { requestId: string } | { fromMs: number; toMs: number };
     if ('requestId' in body) selector = { requestId: body.requestId };
@@ -67,9 +68,9 @@ export function webhookRoutes(deps: WebhookRoutesDeps): Router {
     });
     ctx.status = 202;
     ctx.body = result;
-  });
+  };
 
-  router.get('/v1/pdf/:requestId/deliveries', async (ctx) => {
+  const getDeliveries: RouteHandler = async (ctx) => {
     const tenant = tenantOf(ctx);
     const requestId = ctx.params.requestId ?? '';
     const record = await deps.deliveries.get(requestId);
@@ -93,7 +94,7 @@ export function webhookRoutes(deps: WebhookRoutesDeps): Router {
       replays: [],
     };
     ctx.body = empty;
-  });
+  };
 
-  return router;
+  return { getWebhookSecret, rotateWebhookSecret: rotateWebhookSecretHandler, replayWebhooks, getDeliveries };
 }

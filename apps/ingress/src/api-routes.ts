@@ -1,0 +1,997 @@
+import * as S from '@pressroom/schemas';
+import { route, type ParameterSpec, type ResponseSpec } from './http/route-table.ts';
+
+/**
+ * Every route of the service, declared once: the routers are built from this table (app.ts,
+ * http/route-table.ts) and /openapi.json is generated from it (openapi.ts), so neither can have a
+ * route the other lacks (api-routes.unit.spec.ts, openapi.e2e.spec.ts). The common errors (401,
+ * 400/413/415 on bodies, 500, 503) are added by the generator from `auth`, the method and
+ * `appendsToLog`; a route lists only the answers of its own.
+ */
+
+/** Named schemas of the document (`#/components/schemas/<name>`), from the same TypeBox schemas as the code. */
+export const componentSchemas: Record<string, unknown> = {
+  TemplateSyncBody: S.TemplateSyncBody,
+  TemplateAsyncBody: S.TemplateAsyncBody,
+  HtmlSyncBody: S.HtmlSyncBody,
+  HtmlAsyncBody: S.HtmlAsyncBody,
+  SyncSuccessResponse: S.SyncSuccessResponse,
+  QueuedResponse: S.QueuedResponse,
+  AsyncAcceptedResponse: S.AsyncAcceptedResponse,
+  StatusResponse: S.StatusResponse,
+  WebhookBody: S.WebhookBody,
+  ErrorBody: S.ErrorBody,
+  TemplateWriteBody: S.TemplateWriteBody,
+  TemplateResource: S.TemplateResource,
+  TemplateList: {
+    type: 'object',
+    properties: { templates: { type: 'array', items: { $ref: '#/components/schemas/TemplateResource' } } },
+    required: ['templates'],
+  },
+  TemplateVersionList: S.TemplateVersionList,
+  TemplatePreviewBody: S.TemplatePreviewBody,
+  UnsavedPreviewBody: S.UnsavedPreviewBody,
+  AssetUploadBody: S.AssetUploadBody,
+  AssetResource: S.AssetResource,
+  AssetList: {
+    type: 'object',
+    properties: { assets: { type: 'array', items: { $ref: '#/components/schemas/AssetResource' } } },
+    required: ['assets'],
+  },
+  IntegrationTemplateList: S.IntegrationTemplateList,
+  IntegrationTemplate: S.IntegrationTemplate,
+  IntegrationTemplateVariables: S.IntegrationTemplateVariables,
+  WebhookSecretResponse: S.WebhookSecretResponse,
+  WebhookReplayBody: S.WebhookReplayBody,
+  WebhookReplayResponse: S.WebhookReplayResponse,
+  DeliveryView: S.DeliveryView,
+  TemplateBatchBody: S.TemplateBatchBody,
+  HtmlBatchBody: S.HtmlBatchBody,
+  BatchResponse: S.BatchResponse,
+  BatchAcceptedResponse: S.BatchAcceptedResponse,
+  MergePdfsBody: S.MergePdfsBody,
+  SplitPdfBody: S.SplitPdfBody,
+  CompressPdfBody: S.CompressPdfBody,
+  UpdatePdfMetadataBody: S.UpdatePdfMetadataBody,
+  MarkdownToPdfBody: S.MarkdownToPdfBody,
+  ToolSuccessResponse: S.ToolSuccessResponse,
+  SplitPdfResponse: S.SplitPdfResponse,
+  ToolQueuedResponse: S.ToolQueuedResponse,
+  ToolStatusResponse: S.ToolStatusResponse,
+  SignedUploadUrlResponse: S.SignedUploadUrlResponse,
+  TenantCreateBody: S.TenantCreateBody,
+  S3ConnectionCreateBody: S.S3ConnectionCreateBody,
+  RenderHistory: renderHistorySchema(),
+  RenderList: renderListSchema(),
+};
+
+const binary = { type: 'string', format: 'binary' };
+const fileBytes: ResponseSpec = {
+  description: 'The rendered file.',
+  content: { 'application/pdf': { schema: binary }, 'image/png': { schema: binary } },
+};
+const notFound: ResponseSpec = { description: 'Not found (or another tenant’s).', schema: 'ErrorBody' };
+const requestIdHeader = { 'X-Request-Id': { description: 'The render’s requestId.', schema: { type: 'string' } } };
+const idempotencyKey: ParameterSpec = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes retries safe. A request with a key the tenant used before (within the window, PRESSROOM_IDEMPOTENCY_TTL_MS, ' +
+    '24 h by default) and the same endpoint and body (member order aside) is not rendered again: it answers the first ' +
+    'request’s requestId and result (header `Idempotency-Replayed: true`), also when both arrive at once or at two ' +
+    'ingress processes. The same key with another body or endpoint: 422 IDEMPOTENCY_KEY_REUSED. Keys are per tenant. ' +
+    'A request answered 503 was not taken and frees its key: the retry is a new attempt. After a 504 OUTCOME_UNKNOWN the ' +
+    'key stays with that request until the log decides it (a retry meanwhile answers 504 again, never starts a second one).',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]([\\x20-\\x7e]*[\\x21-\\x7e])?$' },
+};
+const ifMatch: ParameterSpec = {
+  name: 'If-Match',
+  in: 'header',
+  required: false,
+  description: 'The template version you replace (`"3"`); another current version answers 409.',
+  schema: { type: 'string' },
+};
+const outcomeUnknown =
+  'OUTCOME_UNKNOWN: the request may have reached the log and its withdrawal could not be recorded in time, so it may or ' +
+  'may not run; `details.requestId` and `details.statusUrl` (also X-Request-Id) name it, its status answers 404 once it ' +
+  'is withdrawn (or never written) and the result if it ran. Retrying with the same Idempotency-Key is safe. Retry-After.';
+const renderRefusals: Record<string, ResponseSpec> = {
+  '403': { description: 'Custom S3 storage needs the high plan.', schema: 'ErrorBody' },
+  '404': { description: 'Unknown template.', schema: 'ErrorBody' },
+  '409': {
+    description: 'IDEMPOTENCY_KEY_IN_USE: the first request with this Idempotency-Key is still being taken; retry later.',
+    schema: 'ErrorBody',
+  },
+};
+const failedByRequest =
+  "The render failed by the request's doing (TEMPLATE_ERROR, NAVIGATION_REFUSED, PAGE_SETUP_INVALID, OUTPUT_TOO_LARGE)";
+const webhookCallback = (schema: string) => ({
+  result: {
+    '{$request.body#/webhook}': {
+      post: {
+        requestBody: { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } } },
+        responses: { '200': { description: 'Any 2xx acknowledges the delivery.' } },
+      },
+    },
+  },
+});
+const exampleTemplateId = 'tpl_0199a1b2c3d4';
+const exampleRequestId = '0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b';
+const successExample = {
+  signedUrl: 'http://localhost:3000/v1/files/default/0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.pdf?expires=1767225600&signature=…',
+  metadata: { executionTime: '0.412 seconds', fileSize: '9.87 kB' },
+};
+const queuedExample = {
+  requestId: exampleRequestId,
+  statusUrl: `http://localhost:3000/v1/pdf/status/${exampleRequestId}`,
+  message: 'The render took longer than 30 seconds, so it was moved to a queue. Check statusUrl for the result.',
+};
+
+function syncRender<const Id extends string>(operationId: Id, path: string, summary: string, body: string, example: unknown) {
+  return {
+    operationId,
+    method: 'post' as const,
+    path,
+    tag: 'Renders',
+    summary,
+    auth: 'apiKey' as const,
+    mount: 'api' as const,
+    parameters: [idempotencyKey],
+    body: { schema: body, example },
+    appendsToLog: true,
+    responses: {
+      '200': { description: 'Rendered within the wait.', schema: 'SyncSuccessResponse', example: successExample, headers: requestIdHeader },
+      '202': {
+        description: 'Still rendering: queued; poll statusUrl.',
+        schema: 'QueuedResponse',
+        example: queuedExample,
+        headers: requestIdHeader,
+      },
+      '422': {
+        description: `${failedByRequest}, or IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was used with another request.`,
+        schema: 'ErrorBody',
+      },
+      '504': { description: `The render hit its time limit; or ${outcomeUnknown}`, schema: 'ErrorBody' },
+      ...renderRefusals,
+    },
+  };
+}
+function asyncRender<const Id extends string>(operationId: Id, path: string, summary: string, body: string, example: unknown) {
+  return {
+    operationId,
+    method: 'post' as const,
+    path,
+    tag: 'Renders',
+    summary,
+    auth: 'apiKey' as const,
+    mount: 'api' as const,
+    parameters: [idempotencyKey],
+    body: { schema: body, example },
+    appendsToLog: true,
+    responses: {
+      '200': {
+        description: 'Accepted; the result is POSTed to `webhook`.',
+        schema: 'AsyncAcceptedResponse',
+        example: { requestId: exampleRequestId },
+        headers: requestIdHeader,
+      },
+      '422': { description: 'IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was used with another request.', schema: 'ErrorBody' },
+      '504': { description: outcomeUnknown, schema: 'ErrorBody' },
+      ...renderRefusals,
+    },
+    callbacks: webhookCallback('WebhookBody'),
+  };
+}
+function batch<const Id extends string>(operationId: Id, path: string, summary: string, body: string, example: unknown) {
+  return {
+    operationId,
+    method: 'post' as const,
+    path,
+    tag: 'Batches',
+    summary,
+    auth: 'apiKey' as const,
+    mount: 'api' as const,
+    body: { schema: body, example },
+    appendsToLog: true,
+    responses: {
+      '200': {
+        description: 'The finished batch (sync), or `{batchRequestId, statusUrl}` at once with `async: true`.',
+        schema: { oneOf: [{ $ref: '#/components/schemas/BatchResponse' }, { $ref: '#/components/schemas/BatchAcceptedResponse' }] },
+      },
+      '202': { description: 'Not finished within the sync wait: poll statusUrl.', schema: 'BatchAcceptedResponse' },
+      '400': {
+        description:
+          'Invalid batch: more than 20 items, merge with PNG items, or invalid items (`details` names each as items.<i>.<field>).',
+        schema: 'ErrorBody',
+      },
+      '403': renderRefusals['403']!,
+      '413': { description: 'Body above 3 MB.', schema: 'ErrorBody' },
+      '504': {
+        description:
+          'OUTCOME_UNKNOWN: the batch may have been taken in part and this could not be settled in time; `details.statusUrl` tells once it is.',
+        schema: 'ErrorBody',
+      },
+    },
+    callbacks: webhookCallback('BatchResponse'),
+  };
+}
+function tool<const Id extends string>(
+  operationId: Id,
+  path: string,
+  summary: string,
+  body: string,
+  example: unknown,
+  success = 'ToolSuccessResponse',
+) {
+  return {
+    operationId,
+    method: 'post' as const,
+    path,
+    tag: 'PDF tools',
+    summary,
+    auth: 'apiKey' as const,
+    mount: 'api' as const,
+    parameters: [idempotencyKey],
+    body: { schema: body, example },
+    appendsToLog: true,
+    responses: {
+      '200': {
+        description: 'The result within the wait, or `{requestId, statusUrl}` at once with `async: true`.',
+        schema: { oneOf: [{ $ref: `#/components/schemas/${success}` }, { $ref: '#/components/schemas/ToolQueuedResponse' }] },
+        headers: requestIdHeader,
+      },
+      '202': { description: 'Still running: poll statusUrl.', schema: 'ToolQueuedResponse', headers: requestIdHeader },
+      '400': {
+        description: 'Invalid fields; URLs that are not http(s), or point at loopback, private or metadata addresses, are refused here.',
+        schema: 'ErrorBody',
+      },
+      '409': renderRefusals['409']!,
+      '422': {
+        description: 'The input is not a usable PDF (or the Markdown cannot be rendered), or IDEMPOTENCY_KEY_REUSED.',
+        schema: 'ErrorBody',
+      },
+      '504': { description: 'The operation hit its time limit.', schema: 'ErrorBody' },
+    },
+    callbacks: webhookCallback('ToolStatusResponse'),
+  };
+}
+const pdfUrl = 'https://example.com/in.pdf';
+
+/** The routes behind a tenant's API key (after authentication and body parsing). */
+export const apiRoutes = [
+  route(
+    syncRender('renderTemplateSync', '/v1/pdf/sync', 'Render a stored template, waiting for the file.', 'TemplateSyncBody', {
+      templateId: exampleTemplateId,
+      data: { name: 'Ada' },
+    }),
+  ),
+  route(
+    asyncRender('renderTemplateAsync', '/v1/pdf/async', 'Render a stored template; the result goes to the webhook.', 'TemplateAsyncBody', {
+      templateId: exampleTemplateId,
+      data: { name: 'Ada' },
+      webhook: 'https://example.com/hooks/pressroom',
+    }),
+  ),
+  route(
+    syncRender('renderHtmlSync', '/v1/html-to-pdf/sync', 'Render raw HTML, waiting for the file.', 'HtmlSyncBody', {
+      html: '<h1>Report</h1>',
+    }),
+  ),
+  route(
+    asyncRender('renderHtmlAsync', '/v1/html-to-pdf/async', 'Render raw HTML; the result goes to the webhook.', 'HtmlAsyncBody', {
+      html: '<h1>Report</h1>',
+      convertToImage: true,
+      webhook: 'https://example.com/hooks/pressroom',
+    }),
+  ),
+  route({
+    operationId: 'getRenderStatus',
+    method: 'get',
+    path: '/v1/pdf/status/{requestId}',
+    tag: 'Renders',
+    summary: 'Status of a render.',
+    auth: 'apiKey',
+    mount: 'api',
+    responses: {
+      '200': {
+        description: 'ONGOING, SUCCESS or FAILED. Headers X-Template-Id / X-Template-Version name the template version used.',
+        schema: 'StatusResponse',
+        example: { requestId: exampleRequestId, renderStatus: 'SUCCESS', ...successExample },
+      },
+      '404': notFound,
+    },
+  }),
+  route({
+    operationId: 'previewUnsavedTemplate',
+    method: 'post',
+    path: '/v1/templates/preview',
+    tag: 'Templates',
+    summary: 'Render unsaved template content and answer the bytes directly.',
+    auth: 'apiKey',
+    mount: 'api',
+    parameters: [idempotencyKey],
+    body: { schema: 'UnsavedPreviewBody', example: { content: '<h1>Hello <%= it.name %></h1>', data: { name: 'Ada' } } },
+    appendsToLog: true,
+    responses: {
+      '200': fileBytes,
+      '422': { description: `${failedByRequest}.`, schema: 'ErrorBody' },
+      '504': {
+        description: 'The preview did not finish within the sync wait (PREVIEW_TIMEOUT) or hit its time limit.',
+        schema: 'ErrorBody',
+      },
+    },
+  }),
+  route({
+    operationId: 'previewTemplate',
+    method: 'post',
+    path: '/v1/templates/{templateId}/preview',
+    tag: 'Templates',
+    summary: 'Render a stored template and answer the bytes directly (for editors).',
+    auth: 'apiKey',
+    mount: 'api',
+    parameters: [idempotencyKey],
+    body: { schema: 'TemplatePreviewBody', example: { data: { name: 'Ada' } } },
+    appendsToLog: true,
+    responses: {
+      '200': fileBytes,
+      '404': notFound,
+      '422': { description: `${failedByRequest}.`, schema: 'ErrorBody' },
+      '504': {
+        description: 'The preview did not finish within the sync wait (PREVIEW_TIMEOUT) or hit its time limit.',
+        schema: 'ErrorBody',
+      },
+    },
+  }),
+  route(
+    tool('mergePdfs', '/v1/tools/merge-pdfs', 'Merge PDFs (by URL) into one.', 'MergePdfsBody', {
+      urls: [pdfUrl, 'https://example.com/b.pdf'],
+    }),
+  ),
+  route(
+    tool(
+      'splitPdf',
+      '/v1/tools/split-pdf',
+      'Split a PDF by page ranges or fixed intervals.',
+      'SplitPdfBody',
+      { url: pdfUrl, splitMode: 'ranges', ranges: '1-2,3' },
+      'SplitPdfResponse',
+    ),
+  ),
+  route(
+    tool('compressPdf', '/v1/tools/compress-pdf', 'Compress a PDF (Ghostscript; levels low, medium, high).', 'CompressPdfBody', {
+      url: pdfUrl,
+      compressLevel: 'medium',
+    }),
+  ),
+  route(
+    tool(
+      'updatePdfMetadata',
+      '/v1/tools/update-pdf-metadata',
+      'Set a PDF’s document information (title, author, …).',
+      'UpdatePdfMetadataBody',
+      { url: pdfUrl, metadata: { title: 'Q3 report' } },
+    ),
+  ),
+  route(
+    tool(
+      'convertMarkdownToPdf',
+      '/v1/tools/convert-markdown-to-pdf',
+      'Render Markdown to PDF through the Chromium pipeline.',
+      'MarkdownToPdfBody',
+      { markdown: '# Hello' },
+    ),
+  ),
+  route({
+    operationId: 'getSignedUploadUrl',
+    method: 'get',
+    path: '/v1/tools/get-signed-upload-url',
+    tag: 'PDF tools',
+    summary: 'A link to upload a PDF to (PUT, 30 minutes) and a link to read it back (60 minutes), for the tools.',
+    auth: 'apiKey',
+    mount: 'api',
+    parameters: [{ name: 'fileName', in: 'query', required: false, schema: { type: 'string' } }],
+    responses: {
+      '200': { description: 'The links.', schema: 'SignedUploadUrlResponse' },
+      '501': { description: 'This storage takes no uploads.', schema: 'ErrorBody' },
+    },
+  }),
+  route({
+    operationId: 'getToolStatus',
+    method: 'get',
+    path: '/v1/tools/status/{requestId}',
+    tag: 'PDF tools',
+    summary: 'Status of a tool request.',
+    auth: 'apiKey',
+    mount: 'api',
+    responses: { '200': { description: 'ONGOING, SUCCESS or FAILED, with the result.', schema: 'ToolStatusResponse' }, '404': notFound },
+  }),
+  route(
+    batch('renderTemplateBatch', '/v1/pdf/batch', 'Render 1 to 20 stored templates, optionally merged into one PDF.', 'TemplateBatchBody', {
+      items: [{ templateId: exampleTemplateId, data: { name: 'Ada' } }],
+      merge: true,
+    }),
+  ),
+  route(
+    batch('renderHtmlBatch', '/v1/html-to-pdf/batch', 'Render 1 to 20 HTML documents, optionally merged into one PDF.', 'HtmlBatchBody', {
+      items: [{ html: '<h1>One</h1>' }, { html: '<h1>Two</h1>' }],
+    }),
+  ),
+  route({
+    operationId: 'getBatchStatus',
+    method: 'get',
+    path: '/v1/pdf/batch/status/{batchRequestId}',
+    tag: 'Batches',
+    summary: 'Status of a batch and of each of its items.',
+    auth: 'apiKey',
+    mount: 'api',
+    responses: { '200': { description: 'ONGOING, SUCCESS, PARTIAL_SUCCESS or FAILED.', schema: 'BatchResponse' }, '404': notFound },
+  }),
+  route({
+    operationId: 'createTemplate',
+    method: 'post',
+    path: '/v1/templates',
+    tag: 'Templates',
+    summary: 'Create a template.',
+    auth: 'apiKey',
+    mount: 'api',
+    body: { schema: 'TemplateWriteBody', example: { name: 'hello', content: '<h1>Hello <%= it.name %></h1>' } },
+    appendsToLog: true,
+    responses: { '201': { description: 'The template (version 1).', schema: 'TemplateResource' } },
+  }),
+  route({
+    operationId: 'listTemplates',
+    method: 'get',
+    path: '/v1/templates',
+    tag: 'Templates',
+    summary: 'List your templates (each at its latest version).',
+    auth: 'apiKey',
+    mount: 'api',
+    responses: { '200': { description: 'Templates.', schema: 'TemplateList' } },
+  }),
+  route({
+    operationId: 'getTemplate',
+    method: 'get',
+    path: '/v1/templates/{templateId}',
+    tag: 'Templates',
+    summary: 'Read a template (its latest version).',
+    auth: 'apiKey',
+    mount: 'api',
+    responses: { '200': { description: 'The template.', schema: 'TemplateResource' }, '404': notFound },
+  }),
+  route({
+    operationId: 'listTemplateVersions',
+    method: 'get',
+    path: '/v1/templates/{templateId}/versions',
+    tag: 'Templates',
+    summary: 'Every version of a template, oldest first.',
+    auth: 'apiKey',
+    mount: 'api',
+    responses: { '200': { description: 'Versions.', schema: 'TemplateVersionList' }, '404': notFound },
+  }),
+  route({
+    operationId: 'getTemplateVersion',
+    method: 'get',
+    path: '/v1/templates/{templateId}/versions/{version}',
+    tag: 'Templates',
+    summary: 'One immutable version of a template.',
+    auth: 'apiKey',
+    mount: 'api',
+    responses: { '200': { description: 'The version.', schema: 'TemplateResource' }, '404': notFound },
+  }),
+  route({
+    operationId: 'reviseTemplate',
+    method: 'put',
+    path: '/v1/templates/{templateId}',
+    tag: 'Templates',
+    summary: 'Revise a template (version + 1).',
+    auth: 'apiKey',
+    mount: 'api',
+    parameters: [ifMatch],
+    body: { schema: 'TemplateWriteBody', example: { name: 'hello', content: '<h1>Hi <%= it.name %></h1>' } },
+    appendsToLog: true,
+    responses: {
+      '200': { description: 'The template at its new version.', schema: 'TemplateResource' },
+      '404': notFound,
+      '409': { description: 'If-Match names a version that is no longer the latest.', schema: 'ErrorBody' },
+    },
+  }),
+  route({
+    operationId: 'deleteTemplate',
+    method: 'delete',
+    path: '/v1/templates/{templateId}',
+    tag: 'Templates',
+    summary: 'Delete a template.',
+    auth: 'apiKey',
+    mount: 'api',
+    parameters: [ifMatch],
+    appendsToLog: true,
+    responses: {
+      '204': { description: 'Deleted.' },
+      '400': { description: 'If-Match is not a version.', schema: 'ErrorBody' },
+      '404': notFound,
+      '409': { description: 'If-Match names a version that is no longer the latest.', schema: 'ErrorBody' },
+    },
+  }),
+  route({
+    operationId: 'uploadAsset',
+    method: 'post',
+    path: '/v1/assets',
+    tag: 'Assets',
+    summary: 'Upload a font or image (base64 in JSON); templates use it as https://assets.pressroom.invalid/<name>.',
+    auth: 'apiKey',
+    mount: 'api',
+    body: { schema: 'AssetUploadBody', example: { name: 'logo.png', contentType: 'image/png', dataBase64: 'iVBORw0KGgo…' } },
+    responses: {
+      '200': { description: 'Replaced.', schema: 'AssetResource' },
+      '201': { description: 'Stored.', schema: 'AssetResource' },
+      '413': { description: 'Asset or body too large.', schema: 'ErrorBody' },
+    },
+  }),
+  route({
+    operationId: 'listAssets',
+    method: 'get',
+    path: '/v1/assets',
+    tag: 'Assets',
+    summary: 'Your fonts and images.',
+    auth: 'apiKey',
+    mount: 'api',
+    responses: { '200': { description: 'Assets.', schema: 'AssetList' } },
+  }),
+  route({
+    operationId: 'getAsset',
+    method: 'get',
+    path: '/v1/assets/{name}',
+    tag: 'Assets',
+    summary: 'An asset’s details.',
+    auth: 'apiKey',
+    mount: 'api',
+    responses: { '200': { description: 'The asset.', schema: 'AssetResource' }, '404': notFound },
+  }),
+  route({
+    operationId: 'getAssetContent',
+    method: 'get',
+    path: '/v1/assets/{name}/content',
+    tag: 'Assets',
+    summary: 'An asset’s bytes.',
+    auth: 'apiKey',
+    mount: 'api',
+    responses: {
+      '200': { description: 'The bytes, with their content type.', content: { 'application/octet-stream': { schema: binary } } },
+      '404': notFound,
+    },
+  }),
+  route({
+    operationId: 'deleteAsset',
+    method: 'delete',
+    path: '/v1/assets/{name}',
+    tag: 'Assets',
+    summary: 'Delete an asset.',
+    auth: 'apiKey',
+    mount: 'api',
+    responses: { '204': { description: 'Deleted.' }, '404': notFound },
+  }),
+  route({
+    operationId: 'listIntegrationTemplates',
+    method: 'get',
+    path: '/v1/integration/templates',
+    tag: 'Integration',
+    summary: 'Your templates in the shape clients of this API family expect: {templates: [{id, displayName, …}]}.',
+    auth: 'apiKey',
+    mount: 'api',
+    responses: { '200': { description: 'Templates.', schema: 'IntegrationTemplateList' } },
+  }),
+  route({
+    operationId: 'createIntegrationTemplate',
+    method: 'post',
+    path: '/v1/integration/templates/create',
+    tag: 'Integration',
+    summary: 'AI generation of a template from a prompt: not offered by Pressroom (501 NOT_IMPLEMENTED).',
+    auth: 'apiKey',
+    mount: 'api',
+    responses: { '501': { description: 'Not offered: create templates with POST /v1/templates.', schema: 'ErrorBody' } },
+  }),
+  route({
+    operationId: 'getIntegrationTemplate',
+    method: 'get',
+    path: '/v1/integration/templates/{templateId}',
+    tag: 'Integration',
+    summary: 'One template (its latest version) in the shape clients of this API family expect.',
+    auth: 'apiKey',
+    mount: 'api',
+    responses: { '200': { description: 'The template.', schema: 'IntegrationTemplate' }, '404': notFound },
+  }),
+  route({
+    operationId: 'getIntegrationTemplateVariables',
+    method: 'get',
+    path: '/v1/integration/templates/{templateId}/variables',
+    tag: 'Integration',
+    summary: 'The variables a template expects.',
+    auth: 'apiKey',
+    mount: 'api',
+    responses: { '200': { description: 'Variables.', schema: 'IntegrationTemplateVariables' }, '404': notFound },
+  }),
+  route({
+    operationId: 'getWebhookSecret',
+    method: 'get',
+    path: '/v1/webhooks/secret',
+    tag: 'Webhooks',
+    summary: 'Your webhook signing secret (created on first use), and the previous one during a rotation overlap.',
+    auth: 'apiKey',
+    mount: 'api',
+    responses: { '200': { description: 'The secret(s).', schema: 'WebhookSecretResponse' } },
+  }),
+  route({
+    operationId: 'rotateWebhookSecret',
+    method: 'post',
+    path: '/v1/webhooks/secret/rotate',
+    tag: 'Webhooks',
+    summary: 'Replace the signing secret; the previous one keeps signing too until `previous.expiresAt`.',
+    auth: 'apiKey',
+    mount: 'api',
+    appendsToLog: true,
+    responses: { '200': { description: 'The new secret(s).', schema: 'WebhookSecretResponse' } },
+  }),
+  route({
+    operationId: 'replayWebhooks',
+    method: 'post',
+    path: '/v1/webhooks/replay',
+    tag: 'Webhooks',
+    summary: 'Deliver results again from the log: one request, or every result completed in [from, to).',
+    auth: 'apiKey',
+    mount: 'api',
+    body: { schema: 'WebhookReplayBody', example: { requestId: exampleRequestId } },
+    appendsToLog: true,
+    responses: {
+      '202': { description: 'Replays requested.', schema: 'WebhookReplayResponse' },
+      '404': { description: 'No such delivery for this tenant.', schema: 'ErrorBody' },
+    },
+  }),
+  route({
+    operationId: 'getDeliveries',
+    method: 'get',
+    path: '/v1/pdf/{requestId}/deliveries',
+    tag: 'Webhooks',
+    summary: 'Every webhook attempt of an async render, and the outcome of each round.',
+    auth: 'apiKey',
+    mount: 'api',
+    responses: { '200': { description: 'The deliveries.', schema: 'DeliveryView' }, '404': notFound },
+  }),
+  route({
+    operationId: 'getRenderEvents',
+    method: 'get',
+    path: '/v1/pdf/{requestId}/events',
+    tag: 'History',
+    summary:
+      'Every event of one of your renders, in order, read from the log, with the template version and the Chromium that rendered it.',
+    auth: 'apiKey',
+    mount: 'api',
+    responses: {
+      '200': { description: 'The history.', schema: 'RenderHistory' },
+      '404': { description: 'Not found (or another tenant’s, or refused with 503).', schema: 'ErrorBody' },
+    },
+  }),
+  route({
+    operationId: 'listRenders',
+    method: 'get',
+    path: '/v1/renders',
+    tag: 'History',
+    summary: 'Your renders requested in [from, to), optionally only those with an externalId, in requestId order.',
+    auth: 'apiKey',
+    mount: 'api',
+    parameters: [
+      { name: 'from', in: 'query', schema: { type: 'string', format: 'date-time' }, description: 'Default: 24 hours before `to`.' },
+      { name: 'to', in: 'query', schema: { type: 'string', format: 'date-time' }, description: 'Default: now.' },
+      { name: 'externalId', in: 'query', schema: { type: 'string', maxLength: 255 } },
+      { name: 'after', in: 'query', schema: { type: 'string' }, description: 'The `next` of the previous page.' },
+      { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 } },
+    ],
+    responses: {
+      '200': { description: 'One page of renders.', schema: 'RenderList' },
+      '400': { description: 'A parameter is invalid or unknown.', schema: 'ErrorBody' },
+    },
+  }),
+];
+
+const adminCondition = 'Served only when PRESSROOM_ADMIN_TOKEN is set (404 otherwise).';
+
+/** The operator's API under /admin/v1, behind PRESSROOM_ADMIN_TOKEN. */
+export const adminApiRoutes = [
+  route({
+    operationId: 'adminCreateTenant',
+    method: 'post',
+    path: '/admin/v1/tenants',
+    tag: 'Admin',
+    summary: 'Create a tenant.',
+    auth: 'admin',
+    mount: 'admin',
+    conditional: adminCondition,
+    body: { schema: 'TenantCreateBody', example: { name: 'Acme', plan: 'high' } },
+    appendsToLog: true,
+    responses: {
+      '201': {
+        description: 'The tenant.',
+        schema: {
+          type: 'object',
+          properties: { tenantId: { type: 'string' }, name: { type: 'string' }, plan: { type: 'string' } },
+          required: ['tenantId'],
+        },
+      },
+    },
+  }),
+  route({
+    operationId: 'adminIssueApiKey',
+    method: 'post',
+    path: '/admin/v1/tenants/{tenantId}/keys',
+    tag: 'Admin',
+    summary: 'Issue an API key for a tenant (shown once).',
+    auth: 'admin',
+    mount: 'admin',
+    conditional: adminCondition,
+    body: { schema: { type: 'object', properties: { label: { type: 'string' } } }, required: false, example: { label: 'ci' } },
+    appendsToLog: true,
+    responses: {
+      '201': {
+        description: 'The key.',
+        schema: {
+          type: 'object',
+          properties: { tenantId: { type: 'string' }, apiKey: { type: 'string' }, note: { type: 'string' } },
+          required: ['tenantId', 'apiKey', 'note'],
+        },
+      },
+      '404': { description: 'Unknown tenant.', schema: 'ErrorBody' },
+    },
+  }),
+  route({
+    operationId: 'adminRegisterS3Connection',
+    method: 'post',
+    path: '/admin/v1/tenants/{tenantId}/s3-connections',
+    tag: 'Admin',
+    summary: 'Register a tenant’s own S3 bucket (credentials stored encrypted).',
+    auth: 'admin',
+    mount: 'admin',
+    conditional: adminCondition,
+    body: { schema: 'S3ConnectionCreateBody' },
+    appendsToLog: true,
+    responses: {
+      '201': {
+        description: 'The connection (without its secret).',
+        schema: {
+          type: 'object',
+          properties: {
+            connectionId: { type: 'string' },
+            bucket: { type: 'string' },
+            region: { type: 'string' },
+            endpoint: { type: 'string' },
+          },
+          required: ['connectionId', 'bucket', 'region'],
+        },
+      },
+      '404': { description: 'Unknown tenant.', schema: 'ErrorBody' },
+    },
+  }),
+  route({
+    operationId: 'adminReadEvents',
+    method: 'get',
+    path: '/admin/v1/events',
+    tag: 'Admin',
+    summary: 'The log, for audit, as JSON lines (what `ops events` prints).',
+    auth: 'admin',
+    mount: 'admin',
+    conditional: adminCondition,
+    parameters: [
+      {
+        name: 'request',
+        in: 'query',
+        description: 'Only the events of this request (or template, batch, tenant) key.',
+        schema: { type: 'string' },
+      },
+      { name: 'type', in: 'query', description: 'Only events of this type.', schema: { type: 'string' } },
+    ],
+    responses: {
+      '200': {
+        description: 'One `{topic, partition, offset, event}` per line.',
+        content: { 'application/x-ndjson': { schema: { type: 'string' } } },
+      },
+    },
+  }),
+];
+
+const bareJson = (description: string, properties: Record<string, unknown>, required: string[]): ResponseSpec => ({
+  description,
+  schema: { type: 'object', properties, required },
+});
+
+/** Served before authentication: health, metrics, this document and its page. */
+export const openRoutes = [
+  route({
+    operationId: 'health',
+    method: 'get',
+    path: '/healthz',
+    tag: 'Operations',
+    summary: 'Liveness: the process answers.',
+    auth: 'none',
+    mount: 'open',
+    responses: { '200': bareJson('Alive.', { status: { type: 'string', enum: ['ok'] } }, ['status']) },
+  }),
+  route({
+    operationId: 'readiness',
+    method: 'get',
+    path: '/readyz',
+    tag: 'Operations',
+    summary: 'Readiness: every dependency this process uses answers.',
+    auth: 'none',
+    mount: 'open',
+    responses: {
+      '200': bareJson('Ready.', { status: { type: 'string', enum: ['ready'] }, checks: { type: 'object' } }, ['status', 'checks']),
+      '503': bareJson(
+        'A dependency does not answer; `checks` says which.',
+        { status: { type: 'string', enum: ['unavailable'] }, checks: { type: 'object' } },
+        ['status', 'checks'],
+      ),
+    },
+  }),
+  route({
+    operationId: 'metrics',
+    method: 'get',
+    path: '/metrics',
+    tag: 'Operations',
+    summary: 'Prometheus metrics (text exposition format).',
+    description: 'With PRESSROOM_METRICS_TOKEN set, needs `Authorization: Bearer <token>`.',
+    auth: 'none',
+    mount: 'open',
+    conditional: 'Served on this port unless PRESSROOM_METRICS_PORT moves it to a port of its own.',
+    responses: {
+      '200': { description: 'The metrics.', content: { 'text/plain': { schema: { type: 'string' } } } },
+      '401': { description: 'PRESSROOM_METRICS_TOKEN is set and the request does not carry it.' },
+    },
+  }),
+  route({
+    operationId: 'getOpenApiDocument',
+    method: 'get',
+    path: '/openapi.json',
+    tag: 'Operations',
+    summary: 'This document.',
+    auth: 'none',
+    mount: 'open',
+    responses: { '200': { description: 'The OpenAPI 3.1 document.', schema: { type: 'object' } } },
+  }),
+  route({
+    operationId: 'getApiDocsPage',
+    method: 'get',
+    path: '/docs',
+    tag: 'Operations',
+    summary: 'This document as a browsable page (served from the service itself; works offline).',
+    auth: 'none',
+    mount: 'open',
+    responses: { '200': { description: 'The page.', content: { 'text/html': { schema: { type: 'string' } } } } },
+  }),
+  route({
+    operationId: 'getApiDocsAsset',
+    method: 'get',
+    path: '/docs/assets/{file}',
+    tag: 'Operations',
+    summary: 'The docs page’s scripts and styles.',
+    auth: 'none',
+    mount: 'open',
+    responses: { '200': { description: 'The file.', content: { 'application/octet-stream': { schema: binary } } }, '404': notFound },
+  }),
+];
+
+/** Served by the embedded profile's local storage (its signed links); S3 serves them in the distributed profile. */
+export const storageRoutes = [
+  route({
+    operationId: 'downloadFile',
+    method: 'get',
+    path: '/v1/files/{key}',
+    tag: 'Files',
+    summary: 'A rendered file, by the signed link a render answered (`signedUrl`).',
+    description:
+      'The embedded profile’s signed links (the distributed profile answers S3 presigned links instead). `key` may contain `/`. ' +
+      'No API key: the signature is the credential. HEAD answers the headers only.',
+    auth: 'signedLink',
+    mount: 'storage',
+    conditional: 'Embedded profile (local storage) only.',
+    parameters: [
+      { name: 'expires', in: 'query', required: true, schema: { type: 'string' } },
+      { name: 'signature', in: 'query', required: true, schema: { type: 'string' } },
+    ],
+    responses: {
+      '200': { description: 'The file.', content: { 'application/pdf': { schema: binary }, 'image/png': { schema: binary } } },
+      '403': { description: 'The link is invalid or has expired.', schema: 'ErrorBody' },
+    },
+  }),
+  route({
+    operationId: 'uploadFile',
+    method: 'put',
+    path: '/v1/tools/uploads/{key}',
+    tag: 'Files',
+    summary: 'Upload a PDF to a link from GET /v1/tools/get-signed-upload-url (raw bytes, not JSON).',
+    description: 'The embedded profile’s counterpart of an S3 presigned PUT. `key` may contain `/`. The signature is the credential.',
+    auth: 'signedLink',
+    mount: 'storage',
+    conditional: 'Embedded profile (local storage) only.',
+    parameters: [
+      { name: 'expires', in: 'query', required: true, schema: { type: 'string' } },
+      { name: 'signature', in: 'query', required: true, schema: { type: 'string' } },
+    ],
+    body: { schema: binary, required: true },
+    responses: {
+      '200': { description: 'Stored.' },
+      '403': { description: 'The link is invalid or has expired.', schema: 'ErrorBody' },
+      '413': { description: 'Above the upload limit.', schema: 'ErrorBody' },
+    },
+  }),
+];
+
+export type ApiOperationId = (typeof apiRoutes)[number]['operationId'];
+export type AdminOperationId = (typeof adminApiRoutes)[number]['operationId'];
+export type OpenOperationId = (typeof openRoutes)[number]['operationId'];
+
+/** Every route, in the order the document lists them. */
+export const allRoutes = [...apiRoutes, ...adminApiRoutes, ...openRoutes, ...storageRoutes];
+
+function renderHistorySchema() {
+  const template = {
+    type: 'object',
+    properties: { templateId: { type: 'string' }, templateVersion: { type: 'integer' } },
+    required: ['templateId', 'templateVersion'],
+  };
+  return {
+    type: 'object',
+    properties: {
+      requestId: { type: 'string' },
+      renderStatus: { type: 'string', enum: ['ONGOING', 'SUCCESS', 'FAILED'] },
+      externalId: { type: 'string' },
+      template,
+      chromium: { type: 'string' },
+      events: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            eventId: { type: 'string' },
+            type: { type: 'string' },
+            occurredAt: { type: 'string', format: 'date-time' },
+            data: { type: 'object' },
+          },
+          required: ['eventId', 'type', 'occurredAt', 'data'],
+        },
+      },
+    },
+    required: ['requestId', 'renderStatus', 'events'],
+  };
+}
+
+function renderListSchema() {
+  return {
+    type: 'object',
+    properties: {
+      from: { type: 'string', format: 'date-time' },
+      to: { type: 'string', format: 'date-time' },
+      next: { type: 'string' },
+      renders: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            requestId: { type: 'string' },
+            requestedAt: { type: 'string', format: 'date-time' },
+            mode: { type: 'string', enum: ['sync', 'async'] },
+            output: { type: 'string', enum: ['pdf', 'png'] },
+            renderStatus: { type: 'string', enum: ['ONGOING', 'SUCCESS', 'FAILED'] },
+            externalId: { type: 'string' },
+            template: {
+              type: 'object',
+              properties: { templateId: { type: 'string' }, templateVersion: { type: 'integer' } },
+              required: ['templateId', 'templateVersion'],
+            },
+            completedAt: { type: 'string', format: 'date-time' },
+          },
+          required: ['requestId', 'requestedAt', 'mode', 'output', 'renderStatus'],
+        },
+      },
+    },
+    required: ['from', 'to', 'renders'],
+  };
+}
