@@ -1,8 +1,6 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { afterAll } from 'vitest';
 import { silentLogger } from '@pressroom/core';
-import type { AppRuntime } from '@pressroom/runtime';
 import type { LogEvent } from '@pressroom/schemas';
 
 /**
@@ -32,45 +30,24 @@ export function runOps(
 
 /**
  * Every event on the log, in the order `ops events` prints them: the same read (`readAll` over the
- * same topics, through the runtime the CLI opens, from the service's configuration), made in this
- * process. A fault test's ledger polls the log many times; spawning the CLI for each read cost
- * ~8 s of start-up (tsx, every runtime part, schema registration) per poll. The CLI itself is
- * exercised by the tests that run `ops events` (embedded-ops-cli, distributed-*).
- *
- * The log opened for an environment is kept for the file's later reads and closed after it.
+ * same topics, through the runtime the CLI opens, from the service's configuration, a fresh
+ * connection each time), made in this process. A fault test's ledger polls the log many times;
+ * spawning the CLI for each read cost ~8 s of start-up (tsx, every runtime part) per poll. The
+ * CLI itself is exercised by the tests that run `ops events` (embedded-ops-cli, distributed-*).
  */
 export async function readLogEvents(env: Record<string, string>): Promise<LogEvent[]> {
   // The embedded service holds its log file (the CLI would go through its admin API instead).
   if (env.PRESSROOM_PROFILE !== 'distributed') throw new Error('readLogEvents reads the distributed log only');
-  const rt = await auditLog(env);
-  const t = rt.topics;
-  const events: LogEvent[] = [];
-  await rt.log.readAll([t.requestedSync, t.requestedAsync, t.completed, t.webhooks, t.templates, t.catalog, t.assets], (r) => {
-    events.push(r.event);
-  });
-  return events;
-}
-
-type AuditRuntime = AppRuntime<'log'>;
-const opened = new Map<string, Promise<AuditRuntime>>();
-
-function auditLog(env: Record<string, string>): Promise<AuditRuntime> {
-  const key = JSON.stringify(env);
-  let rt = opened.get(key);
-  if (!rt) {
-    rt = import('@pressroom/runtime').then(({ loadConfig, openParts }) =>
-      openParts(loadConfig(env), 'ops', ['log'], { logger: silentLogger }),
-    );
-    // A failed open is not kept: the next read tries again.
-    rt.catch(() => opened.delete(key));
-    opened.set(key, rt);
+  const { loadConfig, openParts } = await import('@pressroom/runtime');
+  const rt = await openParts(loadConfig(env), 'ops', ['log'], { logger: silentLogger });
+  try {
+    const t = rt.topics;
+    const events: LogEvent[] = [];
+    await rt.log.readAll([t.requestedSync, t.requestedAsync, t.completed, t.webhooks, t.templates, t.catalog, t.assets], (r) => {
+      events.push(r.event);
+    });
+    return events;
+  } finally {
+    await rt.close();
   }
-  return rt;
 }
-
-// Registered while the importing test file is collected: its logs close when the file ends.
-afterAll(async () => {
-  const all = [...opened.values()];
-  opened.clear();
-  await Promise.allSettled(all.map(async (rt) => (await rt).close()));
-});
