@@ -99,7 +99,9 @@ export async function checkLedger(input: LedgerInput): Promise<LedgerReport> {
   // requestIds per tag, from the RenderRequested events that carry it; first terminal event per request.
   const idsByTag = new Map<string, Set<string>>();
   const firstTerminal = new Map<string, string>();
-  const outcomes = new Map<string, number>();
+  // Distinct outcome events per request: a record written twice (an append retried after its
+  // acknowledgement was lost) is one fact, the same eventId; a second render is a second event.
+  const outcomes = new Map<string, Map<string, string>>();
   const loggedWebhookIds = new Set<string>();
   for (const e of input.events) {
     if (!('requestId' in e)) continue;
@@ -108,7 +110,11 @@ export async function checkLedger(input: LedgerInput): Promise<LedgerReport> {
       for (const tag of byTag.keys()) if (text.includes(tag)) getOr(idsByTag, tag, () => new Set()).add(e.requestId);
     }
     if (TERMINAL.has(e.type) && !firstTerminal.has(e.requestId)) firstTerminal.set(e.requestId, e.type);
-    if (RENDER_OUTCOMES.has(e.type)) outcomes.set(e.requestId, (outcomes.get(e.requestId) ?? 0) + 1);
+    if (RENDER_OUTCOMES.has(e.type))
+      getOr(outcomes, e.requestId, () => new Map<string, string>()).set(
+        e.eventId,
+        `${e.type} by ${'worker' in e.data ? String(e.data.worker) : '?'} at ${e.occurredAt}`,
+      );
     if ((e.type === 'WebhookAttempted' || e.type === 'WebhookDelivered') && e.data.webhookId) loggedWebhookIds.add(e.data.webhookId);
   }
 
@@ -150,8 +156,11 @@ export async function checkLedger(input: LedgerInput): Promise<LedgerReport> {
     // Rule 2, for 504 OUTCOME_UNKNOWN: one story, whichever it is.
     for (const requestId of unknownIds) {
       if (!requestId) continue;
-      const rendered = outcomes.get(requestId) ?? 0;
-      if (rendered > 1) violations.push(`${tag}: 504 ${requestId} has ${rendered} render outcomes on the log`);
+      const rendered = outcomes.get(requestId)?.size ?? 0;
+      if (rendered > 1)
+        violations.push(
+          `${tag}: 504 ${requestId} has ${rendered} render outcomes on the log: ${[...(outcomes.get(requestId)?.values() ?? [])].join('; ')}`,
+        );
       const res = await input.status(requestId);
       if (taken(requestId)) {
         unknownTaken += 1;
@@ -168,10 +177,12 @@ export async function checkLedger(input: LedgerInput): Promise<LedgerReport> {
     // Rule 1.
     for (const requestId of acceptedIds) {
       if (!requestId) continue;
-      const rendered = outcomes.get(requestId) ?? 0;
+      const rendered = outcomes.get(requestId)?.size ?? 0;
       if (rendered === 0) violations.push(`${tag}: accepted ${requestId} has no render outcome on the log`);
       if (rendered > 1)
-        violations.push(`${tag}: accepted ${requestId} has ${rendered} render outcomes on the log (rendered more than once)`);
+        violations.push(
+          `${tag}: accepted ${requestId} has ${rendered} render outcomes on the log (rendered more than once): ${[...(outcomes.get(requestId)?.values() ?? [])].join('; ')}`,
+        );
       if (firstTerminal.get(requestId) === 'RenderWithdrawn') violations.push(`${tag}: accepted ${requestId} was withdrawn`);
       const res = await input.status(requestId);
       if (res.status !== 200 || (res.json?.renderStatus !== 'SUCCESS' && res.json?.renderStatus !== 'FAILED')) {
