@@ -1,16 +1,4 @@
-import type {
-  DataSchema,
-  Http,
-  PdfParams,
-  ReadySignal,
-  RenderFailed,
-  RenderRequested,
-  RenderSource,
-  RenderSucceeded,
-  StatusViewEntry,
-  StorageTarget,
-  ToolRequestInfo,
-} from '@pressroom/schemas';
+import type { Http, RenderFailed, RenderRequested, RenderSucceeded, StatusViewEntry, StorageTarget } from '@pressroom/schemas';
 import { createHash } from 'node:crypto';
 import {
   PressroomError,
@@ -18,13 +6,9 @@ import {
   batchMergeProblems,
   canonicalJson,
   decideKeyedAttempt,
-  dataLimitProblems,
   dataProblems,
-  debugChecks,
-  describeVariables,
   isWithdrawn,
   logUnavailable,
-  mergePdfParams,
   outcomeUnknown,
   type RefusalVerdict,
   pdfParamsProblems,
@@ -46,34 +30,23 @@ import {
 } from '@pressroom/core';
 import { checkWebhookTarget } from '@pressroom/webhooks';
 
-import { templateContentProblems, variablesOf, type Templates } from './templates.ts';
+import { variablesOf, type Templates } from './templates.ts';
+import {
+  UNSAVED_TEMPLATE_ID,
+  assembleRenderRequest,
+  doorProblems,
+  pdfParamsOf,
+  resolveSource,
+  storageWanted,
+  storedTemplateWanted,
+  webhookOf,
+  type RenderInput,
+  type ResolvedSource,
+} from './request-assembly.ts';
 import type { SchemaChecker } from './schema-validation/schema-checker.ts';
 import type { CompletedFloor, Withdrawals } from './withdrawals.ts';
 
-export type RenderInput =
-  | { kind: 'template'; body: Http.TemplateSyncBody | Http.TemplateAsyncBody }
-  | { kind: 'html'; body: Http.HtmlSyncBody | Http.HtmlAsyncBody }
-  /** A preview of a stored template (`POST /v1/templates/{id}/preview`). */
-  | { kind: 'preview'; templateId: string; body: Http.TemplatePreviewBody }
-  /** A preview of unsaved sources (`POST /v1/templates/preview`). */
-  | { kind: 'unsaved'; body: Http.UnsavedPreviewBody }
-  /**
-   * A PDF tool (`/v1/tools/*`), already checked by its route: a `pdf-tool` source, or the HTML
-   * of a Markdown document with its page setup. `body` is what the caller sent (for the
-   * Idempotency-Key fingerprint and the webhook).
-   */
-  | { kind: 'tool'; body: { webhook?: string | undefined }; source: RenderSource; pdfParams?: PdfParams; tool: ToolRequestInfo };
-
-/** The template id a preview of unsaved sources carries in its RenderRequested. */
-export const UNSAVED_TEMPLATE_ID = 'unsaved';
-
-interface ResolvedSource {
-  source: RenderSource;
-  /** The template's declared data schema, when it has one. */
-  dataSchema?: DataSchema;
-  pdfParams?: PdfParams;
-  ready?: ReadySignal;
-}
+export { UNSAVED_TEMPLATE_ID, type RenderInput } from './request-assembly.ts';
 
 export interface RenderRequestsDeps {
   log: EventLog;
@@ -297,63 +270,34 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
       batch?: { batchRequestId: string; index: number };
     } = {},
   ): Promise<RenderRequested> {
-    const body = input.body;
     // Bounded before any work is done on them: the data's size and shape, unsaved sources.
-    const bounds = doorProblems(input);
+    const bounds = doorProblems(input, deps.limits);
     if (bounds.length) throw validationError(bounds);
     // Checked at the door, all at once: the template's variables and the page setup.
     const resolved = await renderSource(tenant, input);
-    // A top-level hasCover (the real API's place for it) is pdfParams.hasCover.
-    const pdfParams =
-      input.kind === 'tool'
-        ? input.pdfParams
-        : mergePdfParams(
-            resolved.pdfParams,
-            'hasCover' in input.body && input.body.hasCover !== undefined
-              ? { ...input.body.pdfParams, hasCover: input.body.hasCover }
-              : input.body.pdfParams,
-          );
+    const pdfParams = pdfParamsOf(input, resolved);
     const problems = [...(await dataProblemsOf(resolved)), ...pdfParamsProblems(pdfParams)];
     if (problems.length) throw validationError(problems);
-    // A preview always goes to our own storage (its bytes are read back at once).
-    const storage =
-      input.kind === 'preview' || input.kind === 'unsaved' || input.kind === 'tool'
-        ? ({ kind: 'default' } as const)
-        : await storageTarget(tenant, input.body.s3_bucket, input.body.s3_key);
-    const webhook = 'webhook' in body ? body.webhook : undefined;
+    const wanted = storageWanted(input);
+    const storage = wanted ? await storageTarget(tenant, wanted.bucket, wanted.key) : ({ kind: 'default' } as const);
+    const webhook = webhookOf(input);
     if (webhook) {
       const problem = await checkWebhookTarget(webhook, { allowPrivate: deps.allowPrivateWebhooks, ...deps.webhookTargets });
       if (problem) throw validationError([problem]);
     }
-    const { source } = resolved;
-    const metadata = input.kind !== 'tool' && 'metadata' in body ? body.metadata : undefined;
-    const preview = input.kind === 'preview' || input.kind === 'unsaved';
-    const extras = renderExtras(input, resolved);
     const requestId = opts.requestId ?? deps.ids.next();
-    const acceptBy = deps.clock.now().getTime() + deps.acceptTimeoutMs;
-    const requested = deps.event(
-      'RenderRequested',
-      { requestId, tenantId: tenant.tenantId },
-      {
-        mode,
-        ...(webhook ? { webhook } : {}),
-        source,
-        output: input.kind !== 'tool' && input.body.convertToImage ? 'png' : 'pdf',
-        ...(metadata ? { pdfMetadata: metadata } : {}),
-        ...(pdfParams ? { pdfParams } : {}),
-        ...(resolved.ready ? { ready: resolved.ready } : {}),
-        ...(preview ? { preview: true } : {}),
-        storage,
-        // Carried on the event so the worker applies the tenant's render cap without a lookup.
-        plan: tenant.plan,
-        acceptBy: new Date(acceptBy).toISOString(),
-        // On the log so the keys can be rebuilt from it (selfRebuildingIdempotencyKeys).
-        ...(opts.idempotency ? { idempotencyKey: opts.idempotency.key, idempotencyFingerprint: opts.idempotency.fingerprint } : {}),
-        ...extras,
-        ...(input.kind === 'tool' ? { tool: input.tool } : {}),
-        ...(opts.batch ? { batch: opts.batch } : {}),
-      },
-    );
+    const acceptBy = new Date(deps.clock.now().getTime() + deps.acceptTimeoutMs).toISOString();
+    const data = assembleRenderRequest(input, {
+      mode,
+      resolved,
+      pdfParams,
+      storage,
+      plan: tenant.plan,
+      acceptBy,
+      idempotency: opts.idempotency,
+      batch: opts.batch,
+    });
+    const requested = deps.event('RenderRequested', { requestId, tenantId: tenant.tenantId }, data);
     return requested;
   }
 
@@ -466,66 +410,12 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
     return { kind: 's3-connection', connectionId: connection.connectionId, ...(key !== undefined ? { key } : {}) };
   }
 
+  /** The source a request renders: a stored template is read (a pinned version, else the latest; 404 for an unknown one). */
   async function renderSource(tenant: Tenant, input: RenderInput): Promise<ResolvedSource> {
-    if (input.kind === 'tool') return { source: input.source };
-    if (input.kind === 'html') return { source: { kind: 'html', html: input.body.html } };
-    if (input.kind === 'unsaved') {
-      const b = input.body;
-      return {
-        source: {
-          kind: 'template',
-          templateId: UNSAVED_TEMPLATE_ID,
-          templateVersion: 1,
-          content: b.content,
-          ...(b.header !== undefined ? { header: b.header } : {}),
-          ...(b.footer !== undefined ? { footer: b.footer } : {}),
-          data: b.data ?? {},
-        },
-        ...(b.ready ? { ready: b.ready } : {}),
-        ...(b.dataSchema ? { dataSchema: b.dataSchema } : {}),
-      };
-    }
-    const templateId = input.kind === 'preview' ? input.templateId : input.body.templateId;
-    // A pinned version, else the latest; 404 for an unknown template or version.
-    const { version: t } = await deps.templates.read(tenant.tenantId, templateId, input.body.templateVersion);
-    return {
-      source: {
-        kind: 'template',
-        templateId: t.templateId,
-        templateVersion: t.version,
-        content: t.content,
-        ...(t.header !== undefined ? { header: t.header } : {}),
-        ...(t.footer !== undefined ? { footer: t.footer } : {}),
-        data: input.body.data ?? {},
-      },
-      ...(t.pdfParams ? { pdfParams: t.pdfParams } : {}),
-      ...(t.ready ? { ready: t.ready } : {}),
-      ...(t.dataSchema ? { dataSchema: t.dataSchema } : {}),
-    };
-  }
-
-  /** The real API's per-render extras: the links' lifetime, the caller's externalId, debug's variable checks. */
-  function renderExtras(input: RenderInput, resolved: ResolvedSource): Partial<RenderRequested['data']> {
-    if (input.kind !== 'template' && input.kind !== 'html') return {};
-    const b = input.body;
-    const extras: Partial<RenderRequested['data']> = {
-      ...(b.signedUrlExpiresIn !== undefined ? { linkTtlSeconds: b.signedUrlExpiresIn } : {}),
-      ...(b.externalId !== undefined ? { externalId: b.externalId } : {}),
-    };
-    if (input.kind === 'template' && input.body.debug === true && resolved.source.kind === 'template') {
-      const { templateId, templateVersion } = resolved.source;
-      const schema = resolved.dataSchema ?? variablesOf(resolved.source, { templateId, version: templateVersion }).schema;
-      extras.debug = debugChecks(describeVariables(schema), resolved.source.data);
-    }
-    return extras;
-  }
-
-  /** Limits on what a request brings: its data, and the sources and schema of an unsaved template. */
-  function doorProblems(input: RenderInput): FieldProblem[] {
-    if (input.kind === 'html' || input.kind === 'tool') return [];
-    const problems = input.body.data === undefined ? [] : dataLimitProblems(input.body.data, deps.limits);
-    if (input.kind === 'unsaved') problems.push(...templateContentProblems(input.body, deps.limits));
-    return problems;
+    const wanted = storedTemplateWanted(input);
+    if (!wanted) return resolveSource(input);
+    const { version } = await deps.templates.read(tenant.tenantId, wanted.templateId, wanted.templateVersion);
+    return resolveSource(input, version);
   }
 
   /**

@@ -1,6 +1,6 @@
-import { keepServingOnFaults, onShutdown, openPdfTools, openRenderer, openRuntime } from '@pressroom/runtime';
+import { keepServingOnFaults, onShutdown, openRuntime } from '@pressroom/runtime';
 import { closeServer, startIngressServer } from '@pressroom/ingress';
-import { renderWorkerSettings, startBatchFinisher, startRenderWorker } from '@pressroom/render-worker';
+import { startRenderSide } from '@pressroom/render-worker';
 import { startAssetProjector, startCatalogProjector, startStatusProjector, startTemplateProjector } from '@pressroom/status-projector';
 import { dispatcherSettings, startWebhookDispatcher } from '@pressroom/webhook-dispatcher';
 import { readConfig } from './config.ts';
@@ -10,23 +10,12 @@ import { readConfig } from './config.ts';
 const config = readConfig();
 const rt = await openRuntime(config, 'standalone');
 keepServingOnFaults(rt.logger, rt.metrics);
-const renderer = await openRenderer(config, rt.logger, rt.metrics);
 // The projector first: with a volatile view it rebuilds from the log before anyone asks.
 const projector = await startStatusProjector({ ...rt, rebuildOnStart: rt.viewIsVolatile });
 const templateProjector = await startTemplateProjector({ ...rt, rebuildOnStart: rt.viewIsVolatile });
 const catalogProjector = await startCatalogProjector(rt);
 const assetProjector = await startAssetProjector(rt);
-const pdfTools = openPdfTools(config, rt.storage);
-const worker = await startRenderWorker({
-  ...rt,
-  renderer,
-  assetsFor: (tenantId) => rt.assets.sourceFor(tenantId),
-  ...renderWorkerSettings(config),
-  view: rt.view,
-  pdfTools,
-});
-// Finishes batches (merge, BatchCompleted) once their last item has an outcome.
-const batchFinisher = await startBatchFinisher({ ...rt, mergePdfs: (pdfs) => pdfTools.toolkit.merge(pdfs) });
+const { renderer, worker, batchFinisher } = await startRenderSide(config, rt);
 const dispatcher = await startWebhookDispatcher({ ...rt, settings: dispatcherSettings(config) });
 const server = await startIngressServer({ ...rt, readiness: [...rt.readiness, { name: 'chromium', check: () => renderer.ping() }] });
 onShutdown(rt.logger, [

@@ -28,6 +28,7 @@ export * from './adapters/memory-asset-index.ts';
 export * from './self-rebuilding-assets.ts';
 export * from './ports/delivery-store.ts';
 export * from './adapters/memory-delivery-store.ts';
+export * from './self-rebuilding.ts';
 export * from './self-rebuilding-views.ts';
 export * from './ports/idempotency-keys.ts';
 export * from './adapters/memory-idempotency-keys.ts';

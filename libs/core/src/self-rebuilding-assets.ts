@@ -4,24 +4,21 @@ import type { AssetEvent } from '@pressroom/schemas';
 import type { AssetIndex, AssetRecord } from './ports/assets.ts';
 import type { Ids } from './ports/clock.ts';
 import type { EventLog, TopicNames } from './ports/event-log.ts';
-import { silentLogger, type Logger } from './ports/logger.ts';
+import { healingRead, isEmpty, rebuilder, replayView, type ViewRebuildDeps } from './self-rebuilding.ts';
 
-export interface AssetIndexRebuildDeps {
-  log: EventLog;
-  topics: TopicNames;
-  logger?: Logger;
-}
+export type AssetIndexRebuildDeps = ViewRebuildDeps;
 
 const isAssetEvent = (e: { type: string }): e is AssetEvent => e.type === 'AssetUploaded' || e.type === 'AssetDeleted';
 
 /** Replays the assets topic into the index (idempotent, order-independent applies; no wipe) and marks it built. */
-export async function replayAssetIndex(index: AssetIndex, deps: AssetIndexRebuildDeps): Promise<number> {
-  const n = await deps.log.readAll([deps.topics.assets], async ({ event }) => {
-    if (isAssetEvent(event)) await index.apply(event);
+export function replayAssetIndex(index: AssetIndex, deps: AssetIndexRebuildDeps): Promise<number> {
+  return replayView(index, deps, {
+    name: 'asset index',
+    topics: [deps.topics.assets],
+    visit: async ({ event }) => {
+      if (isAssetEvent(event)) await index.apply(event);
+    },
   });
-  await index.markBuilt();
-  (deps.logger ?? silentLogger).info('asset index rebuilt from the log', { events: n });
-  return n;
 }
 
 /**
@@ -33,25 +30,11 @@ export async function replayAssetIndex(index: AssetIndex, deps: AssetIndexRebuil
  * a failed one is retried by the next miss.
  */
 export function selfRebuildingAssetIndex(index: AssetIndex, deps: AssetIndexRebuildDeps): AssetIndex {
-  let running: Promise<unknown> | undefined;
-  const ensureBuilt = async (): Promise<boolean> => {
-    if (await index.isBuilt()) return false;
-    running ??= replayAssetIndex(index, deps).finally(() => (running = undefined));
-    await running;
-    return true;
-  };
+  const ensureBuilt = rebuilder(index, () => replayAssetIndex(index, deps));
   return {
     apply: (event) => index.apply(event),
-    async get(tenantId, name) {
-      const found = await index.get(tenantId, name);
-      if (found) return found;
-      return (await ensureBuilt()) ? index.get(tenantId, name) : undefined;
-    },
-    async list(tenantId) {
-      const found = await index.list(tenantId);
-      if (found.length > 0) return found;
-      return (await ensureBuilt()) ? index.list(tenantId) : found;
-    },
+    get: healingRead(ensureBuilt, (tenantId: string, name: string) => index.get(tenantId, name)),
+    list: healingRead(ensureBuilt, (tenantId: string) => index.list(tenantId), isEmpty),
     clear: () => index.clear(),
     isBuilt: () => index.isBuilt(),
     markBuilt: () => index.markBuilt(),

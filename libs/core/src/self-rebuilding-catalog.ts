@@ -1,24 +1,20 @@
 import type { Catalog } from './ports/catalog.ts';
-import type { EventLog, TopicNames } from './ports/event-log.ts';
-import { silentLogger, type Logger } from './ports/logger.ts';
+import { healingRead, rebuilder, replayView, type ViewRebuildDeps } from './self-rebuilding.ts';
 
-export interface SelfRebuildingDeps {
-  log: EventLog;
-  topics: TopicNames;
-  logger?: Logger;
-}
+export type SelfRebuildingDeps = ViewRebuildDeps;
 
 /**
  * Replays the catalog topic into the view (idempotent applies, no wipe, so concurrent writers
  * lose nothing) and marks it built. Resolves with the events applied.
  */
-export async function rebuildCatalog(catalog: Catalog, deps: SelfRebuildingDeps): Promise<number> {
-  const n = await deps.log.readAll([deps.topics.catalog], async (record) => {
-    if ('sequence' in record.event) await catalog.apply(record.event); // catalog events only (they carry a sequence)
+export function rebuildCatalog(catalog: Catalog, deps: SelfRebuildingDeps): Promise<number> {
+  return replayView(catalog, deps, {
+    name: 'catalog view',
+    topics: [deps.topics.catalog],
+    visit: async (record) => {
+      if ('sequence' in record.event) await catalog.apply(record.event); // catalog events only (they carry a sequence)
+    },
   });
-  await catalog.markBuilt();
-  (deps.logger ?? silentLogger).info('catalog view rebuilt from the log', { events: n });
-  return n;
 }
 
 /**
@@ -30,21 +26,8 @@ export async function rebuildCatalog(catalog: Catalog, deps: SelfRebuildingDeps)
  * rebuild at a time per process; a failed one is retried by the next miss.
  */
 export function selfRebuildingCatalog(view: Catalog, deps: SelfRebuildingDeps): Catalog {
-  let rebuilding: Promise<unknown> | undefined;
-  const ensureBuilt = async (): Promise<boolean> => {
-    if (await view.isBuilt()) return false;
-    rebuilding ??= rebuildCatalog(view, deps).finally(() => (rebuilding = undefined));
-    await rebuilding;
-    return true;
-  };
-  /** A read that misses is answered again after a rebuild, if one was needed. */
-  const healing =
-    <A extends unknown[], R>(read: (...args: A) => Promise<R | undefined>) =>
-    async (...args: A): Promise<R | undefined> => {
-      const found = await read(...args);
-      if (found !== undefined) return found;
-      return (await ensureBuilt()) ? read(...args) : undefined;
-    };
+  const ensureBuilt = rebuilder(view, () => rebuildCatalog(view, deps));
+  const healing = <A extends unknown[], R>(read: (...args: A) => Promise<R | undefined>) => healingRead(ensureBuilt, read);
 
   return {
     ...view,

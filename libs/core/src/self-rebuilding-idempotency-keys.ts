@@ -1,8 +1,8 @@
 import { DEFAULT_ACCEPT_CLOCK_SKEW_MS, keysTakenOnLog, logUnavailable, type LoggedKeyedRequest } from '@pressroom/domain';
 import type { Clock } from './ports/clock.ts';
 import type { IdempotencyKeys } from './ports/idempotency-keys.ts';
-import { silentLogger } from './ports/logger.ts';
-import { renderTopics, type ViewRebuildDeps } from './self-rebuilding-views.ts';
+import { rebuilder, replayView, type ViewRebuildDeps } from './self-rebuilding.ts';
+import { renderTopics } from './self-rebuilding-views.ts';
 
 export interface IdempotencyRebuildDeps extends ViewRebuildDeps {
   clock: Clock;
@@ -18,31 +18,35 @@ export interface IdempotencyRebuildDeps extends ViewRebuildDeps {
  * withdrawn) is remembered as accepted for the rest of its window. No wipe first, and a key held
  * already is left alone, so ingress processes claiming meanwhile lose nothing.
  */
-export async function replayIdempotencyKeys(keys: IdempotencyKeys, deps: IdempotencyRebuildDeps): Promise<number> {
+export function replayIdempotencyKeys(keys: IdempotencyKeys, deps: IdempotencyRebuildDeps): Promise<number> {
   const requests: LoggedKeyedRequest[] = [];
   const withdrawn = new Set<string>();
-  const n = await deps.log.readAll(renderTopics(deps.topics), (record) => {
-    const e = record.event;
-    if (e.type === 'RenderWithdrawn') withdrawn.add(e.requestId);
-    if (e.type !== 'RenderRequested' || e.data.idempotencyKey === undefined) return;
-    requests.push({
-      tenantId: e.tenantId,
-      requestId: e.requestId,
-      idempotencyKey: e.data.idempotencyKey,
-      fingerprint: e.data.idempotencyFingerprint,
-      occurredAt: e.occurredAt,
-      acceptBy: e.data.acceptBy,
-      writtenAtMs: record.writtenAt,
-    });
+  return replayView(keys, deps, {
+    name: 'idempotency keys',
+    topics: renderTopics(deps.topics),
+    visit: (record) => {
+      const e = record.event;
+      if (e.type === 'RenderWithdrawn') withdrawn.add(e.requestId);
+      if (e.type !== 'RenderRequested' || e.data.idempotencyKey === undefined) return;
+      requests.push({
+        tenantId: e.tenantId,
+        requestId: e.requestId,
+        idempotencyKey: e.data.idempotencyKey,
+        fingerprint: e.data.idempotencyFingerprint,
+        occurredAt: e.occurredAt,
+        acceptBy: e.data.acceptBy,
+        writtenAtMs: record.writtenAt,
+      });
+    },
+    finish: async () => {
+      const nowMs = deps.clock.now().getTime();
+      const taken = keysTakenOnLog(requests, withdrawn, { nowMs, ttlMs: deps.ttlMs, skewMs: deps.skewMs ?? DEFAULT_ACCEPT_CLOCK_SKEW_MS });
+      for (const k of taken) {
+        await keys.remember(k.tenantId, k.key, { requestId: k.requestId, fingerprint: k.fingerprint }, k.expiresAtMs - nowMs);
+      }
+      return { keys: taken.length };
+    },
   });
-  const nowMs = deps.clock.now().getTime();
-  const taken = keysTakenOnLog(requests, withdrawn, { nowMs, ttlMs: deps.ttlMs, skewMs: deps.skewMs ?? DEFAULT_ACCEPT_CLOCK_SKEW_MS });
-  for (const k of taken) {
-    await keys.remember(k.tenantId, k.key, { requestId: k.requestId, fingerprint: k.fingerprint }, k.expiresAtMs - nowMs);
-  }
-  await keys.markBuilt();
-  (deps.logger ?? silentLogger).info('idempotency keys rebuilt from the log', { events: n, keys: taken.length });
-  return n;
 }
 
 /**
@@ -56,15 +60,8 @@ export async function replayIdempotencyKeys(keys: IdempotencyKeys, deps: Idempot
  * once, or claiming while another replays, agree: a claim still has one winner.
  */
 export function selfRebuildingIdempotencyKeys(keys: IdempotencyKeys, deps: IdempotencyRebuildDeps): IdempotencyKeys {
-  let running: Promise<unknown> | undefined;
-  const ensureBuilt = async (): Promise<void> => {
-    if (await keys.isBuilt()) return;
-    running ??= replayIdempotencyKeys(keys, deps).finally(() => (running = undefined));
-    // A log that cannot be read now: the request is not taken (503), rather than taken twice.
-    await running.catch((err: unknown) => {
-      throw logUnavailable(err);
-    });
-  };
+  // A log that cannot be read now: the request is not taken (503), rather than taken twice.
+  const ensureBuilt = rebuilder(keys, () => replayIdempotencyKeys(keys, deps), logUnavailable);
   return {
     async claim(tenantId, key, attempt, pendingTtlMs) {
       await ensureBuilt();

@@ -10,6 +10,7 @@ export * from './data-validation.ts';
 export * from './template-head.ts';
 export * from './asset-sniff.ts';
 export * from './webhook-retry.ts';
+export * from './webhook-attempt.ts';
 export * from './webhook-target-policy.ts';
 export * from './delivery.ts';
 export * from './door-limits.ts';

@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import { PressroomError } from '@pressroom/domain';
 import { decodeKeyPath } from './object-key.ts';
 import type { LocalObjectStore } from './local-object-store.ts';
 
@@ -7,7 +8,8 @@ const PREFIX = '/v1/files/';
 /**
  * GET (and HEAD) /v1/files/<key>?expires=…&signature=… for links minted by a local object
  * store. Mounted without authentication: the signature is the credential. Every refusal is
- * the same 403 JSON body, with no file bytes.
+ * the same FORBIDDEN error (403 in the one error shape, written by the ingress's error mapper),
+ * with no file bytes.
  */
 export function localFilesRoute(store: LocalObjectStore): Router {
   const router = new Router();
@@ -17,13 +19,8 @@ export function localFilesRoute(store: LocalObjectStore): Router {
     const { expires, signature } = ctx.query;
     const file = key === undefined ? 'forbidden' : await store.openSignedFile(key, expires, signature);
     if (file === 'forbidden') {
-      ctx.status = 403;
       ctx.set('Cache-Control', 'no-store');
-      ctx.body = {
-        message: 'This link is invalid or has expired.',
-        error: { code: 'FORBIDDEN', message: 'This link is invalid or has expired.' },
-      };
-      return;
+      throw new PressroomError('FORBIDDEN', 'This link is invalid or has expired.');
     }
     ctx.status = 200;
     ctx.type = file.contentType;

@@ -6,6 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Koa from 'koa';
 import { describe, expect, it } from 'vitest';
+import { silentLogger } from '@pressroom/core';
+import { errorMapper } from '@pressroom/ingress';
 import { objectStoreContract } from '@pressroom/testing';
 import { createLocalObjectStore, type LocalObjectStore } from './local-object-store.ts';
 import { localFilesRoute } from './local-files-route.ts';
@@ -21,6 +23,7 @@ async function serve(): Promise<{ store: LocalObjectStore; dispose(): Promise<vo
   const { port } = server.address() as AddressInfo;
   const store = createLocalObjectStore({ dir, publicBaseUrl: `http://127.0.0.1:${port}/`, signingSecret: randomBytes(32).toString('hex') });
   const app = new Koa();
+  app.use(errorMapper(silentLogger)); // as the ingress mounts it: refusals in the one error shape
   app.use(localFilesRoute(store).routes());
   const handle = app.callback();
   server.on('request', (req, res) => void handle(req, res));
@@ -72,6 +75,7 @@ describe('localFilesRoute over HTTP', () => {
         const res = await fetch(refused);
         expect(res.status, refused).toBe(403);
         expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+        expect(res.headers.get('cache-control')).toBe('no-store');
         expect(await res.json()).toEqual({
           message: 'This link is invalid or has expired.',
           error: { code: 'FORBIDDEN', message: 'This link is invalid or has expired.' },

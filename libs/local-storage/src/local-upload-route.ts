@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import { PressroomError } from '@pressroom/domain';
 import { decodeKeyPath } from './object-key.ts';
 import { LOCAL_UPLOAD_PREFIX, type LocalObjectStore } from './local-object-store.ts';
 
@@ -7,6 +8,7 @@ import { LOCAL_UPLOAD_PREFIX, type LocalObjectStore } from './local-object-store
  * S3 presigned PUT (GET /v1/tools/get-signed-upload-url hands these out). Mounted without
  * authentication: the signature is the credential, valid for one key until it expires. The body
  * is read up to `maxBytes` (413 above, nothing stored); a refused link is 403 and stores nothing.
+ * Refusals are thrown as PressroomErrors: the ingress's error mapper writes them in the one shape.
  */
 export function localUploadRoute(store: LocalObjectStore, maxBytes: number): Router {
   const router = new Router();
@@ -14,25 +16,17 @@ export function localUploadRoute(store: LocalObjectStore, maxBytes: number): Rou
     const key = decodeKeyPath(ctx.path.slice(LOCAL_UPLOAD_PREFIX.length));
     ctx.set('Cache-Control', 'no-store');
     if (key === undefined || !store.acceptsUpload(key, ctx.query.expires, ctx.query.signature)) {
-      ctx.status = 403;
-      ctx.body = { error: { code: 'FORBIDDEN', message: 'This upload link is invalid or has expired.' } };
-      return;
+      throw new PressroomError('FORBIDDEN', 'This upload link is invalid or has expired.');
     }
     const declared = Number(ctx.get('content-length') || '0');
-    if (declared > maxBytes) {
-      ctx.status = 413;
-      ctx.body = { error: { code: 'PAYLOAD_TOO_LARGE', message: `Uploads are limited to ${maxBytes} bytes.` } };
-      return;
-    }
+    if (declared > maxBytes) throw tooLarge(maxBytes);
     const chunks: Buffer[] = [];
     let size = 0;
     for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
       size += chunk.length;
       if (size > maxBytes) {
-        ctx.status = 413;
         ctx.set('Connection', 'close');
-        ctx.body = { error: { code: 'PAYLOAD_TOO_LARGE', message: `Uploads are limited to ${maxBytes} bytes.` } };
-        return;
+        throw tooLarge(maxBytes);
       }
       chunks.push(chunk);
     }
@@ -43,3 +37,5 @@ export function localUploadRoute(store: LocalObjectStore, maxBytes: number): Rou
   });
   return router;
 }
+
+const tooLarge = (maxBytes: number) => new PressroomError('PAYLOAD_TOO_LARGE', `Uploads are limited to ${maxBytes} bytes.`);

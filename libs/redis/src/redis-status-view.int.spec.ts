@@ -1,35 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { StatusView } from '@pressroom/core';
 import { statusViewContract } from '@pressroom/testing';
 import { createRedisStatusView } from './redis-status-view.ts';
 import { unlinkByPrefix } from './unlink-by-prefix.ts';
+import { redisSpace } from './test-support/redis-space.ts';
 
 const url = inject('REDIS_URL');
 const uniquePrefix = () => `test:${randomUUID()}:`;
 
-// Every space is a fresh key prefix; every open() is a new instance with its own two
-// connections, as another process would have.
-statusViewContract('redis', {
-  async createSpace() {
-    const keyPrefix = uniquePrefix();
-    const views: StatusView[] = [];
-    return {
-      async open() {
-        const view = createRedisStatusView({ url, keyPrefix });
-        views.push(view);
-        return view;
-      },
-      async dispose() {
-        await Promise.all(views.map((v) => v.close()));
-        const admin = new Redis(url);
-        await unlinkByPrefix(admin, keyPrefix);
-        await admin.quit();
-      },
-    };
-  },
-});
+statusViewContract('redis', { createSpace: redisSpace(url, (keyPrefix) => createRedisStatusView({ url, keyPrefix })) });
 
 describe('RedisStatusView specifics', () => {
   let admin: Redis;

@@ -1,10 +1,14 @@
 import {
   batchBody,
+  attemptStarted,
   batchItemEntries,
-  decideAfterAttempt,
+  dueAttempt,
   foldDelivery,
+  goneFailure,
+  recordAttempt,
   webhookBody,
   type AttemptResult,
+  type WebhookEventDraft,
   type DeliveryState,
   type RetryPolicy,
   type WebhookTargetPolicy,
@@ -65,27 +69,18 @@ export interface DispatcherSettings {
  */
 export async function deliverAttempt(deps: AttemptDeps, requestId: string): Promise<void> {
   const record = await deps.deliveries.get(requestId);
-  const state = record ? foldDelivery(record) : undefined;
-  const url = state?.view.url;
-  const renderStatus = state?.view.renderStatus;
-  if (!state || !state.result || !url || !renderStatus || state.view.state !== 'PENDING') {
+  const due = dueAttempt(record ? foldDelivery(record) : undefined);
+  if (!due) {
     await deps.deliveries.unschedule(requestId); // done already, or nothing to deliver
     return;
   }
-  const { view, result, nextAttempt: attempt } = state;
+  const { view, result, attempt } = due;
+  const { url } = due.common;
   const ids = { requestId, tenantId: view.tenantId };
-  const common = { url, renderStatus, webhookId: view.webhookId, round: view.round };
   const log = deps.logger.child({ requestId, tenantId: view.tenantId, webhookId: view.webhookId });
 
   if (await deps.deliveries.isGone(view.tenantId, url)) {
-    await record_(deps, [
-      deps.event('WebhookFailed', ids, {
-        ...common,
-        durationMs: 0,
-        reason: 'gone: this URL answered 410 earlier, so nothing more is sent to it',
-        attempts: attempt - 1,
-      }),
-    ]);
+    await record_(deps, ids, [goneFailure(due)]);
     await deps.deliveries.unschedule(requestId);
     deps.metrics.webhookDeliveriesTotal.inc({ outcome: 'failed' });
     observeDeliveryLatency(deps, result.completedAt, 'failed');
@@ -95,7 +90,7 @@ export async function deliverAttempt(deps: AttemptDeps, requestId: string): Prom
 
   const started = deps.clock.now();
   // On the log before the request leaves: if this fails, nothing was sent (the lease retries).
-  await record_(deps, [deps.event('WebhookAttemptStarted', ids, { ...common, attempt, startedAt: started.toISOString() })]);
+  await record_(deps, ids, [attemptStarted(due, started)]);
   log.info('webhook attempt started', { attempt, round: view.round });
   const t0 = performance.now();
   let outcome: AttemptResult;
@@ -108,30 +103,16 @@ export async function deliverAttempt(deps: AttemptDeps, requestId: string): Prom
     outcome = { kind: 'not-sent', message: (err as Error).message };
   }
   const durationMs = Math.round(performance.now() - t0);
-  const now = deps.clock.now();
-  const decision = decideAfterAttempt({ result: outcome, attempt, policy: deps.settings.retry, now, random: deps.random() });
-  const statusCode = outcome.kind === 'response' ? outcome.statusCode : undefined;
-  const withStatus = statusCode !== undefined ? { statusCode } : {};
-  const nextAttemptAt = decision.outcome === 'retrying' ? new Date(now.getTime() + decision.delayMs) : undefined;
-
-  const events: PressroomEvent[] = [
-    deps.event('WebhookAttempted', ids, {
-      ...common,
-      attempt,
-      startedAt: started.toISOString(),
-      ...withStatus,
-      durationMs,
-      ...(decision.outcome !== 'delivered' ? { error: decision.error } : {}),
-      outcome: decision.outcome,
-      ...(nextAttemptAt ? { nextAttemptAt: nextAttemptAt.toISOString() } : {}),
-    }),
-  ];
-  if (decision.outcome === 'delivered') {
-    events.push(deps.event('WebhookDelivered', ids, { ...common, statusCode: statusCode ?? 200, durationMs, attempts: attempt }));
-  } else if (decision.outcome === 'failed') {
-    events.push(deps.event('WebhookFailed', ids, { ...common, ...withStatus, durationMs, reason: decision.error, attempts: attempt }));
-  }
-  await record_(deps, events);
+  const { decision, events, nextAttemptAt, statusCode } = recordAttempt({
+    due,
+    startedAt: started,
+    result: outcome,
+    durationMs,
+    now: deps.clock.now(),
+    policy: deps.settings.retry,
+    random: deps.random(),
+  });
+  await record_(deps, ids, events);
   if (nextAttemptAt) await deps.deliveries.schedule(requestId, nextAttemptAt.getTime());
   else await deps.deliveries.unschedule(requestId);
   deps.metrics.webhookAttemptsTotal.inc({ outcome: decision.outcome });
@@ -194,7 +175,8 @@ async function batchWebhookBody(deps: AttemptDeps, result: StatusViewEntry): Pro
 }
 
 /** On the log first (the record), then into the view, so the next attempt sees this one. */
-async function record_(deps: AttemptDeps, events: PressroomEvent[]): Promise<void> {
+async function record_(deps: AttemptDeps, ids: { requestId: string; tenantId: string }, drafts: WebhookEventDraft[]): Promise<void> {
+  const events: PressroomEvent[] = drafts.map((d) => deps.event(d.type, ids, d.data));
   await deps.log.append(deps.topics.webhooks, events);
   for (const e of events) await deps.deliveries.apply(e);
 }

@@ -1,6 +1,9 @@
 import { deliversWebhook, deliveryDueAt, foldDelivery, isWebhookEvent, notFound, withdrawsWebhook } from '@pressroom/domain';
 import {
-  silentLogger,
+  healingRead,
+  isEmpty,
+  rebuilder,
+  replayView,
   type DeliveryStore,
   type EventFactory,
   type EventLog,
@@ -42,25 +45,29 @@ export interface DeliveriesRebuildDeps {
  * meanwhile lose nothing and an attempt is not made twice at once because of the rebuild.
  * Returns the events visited.
  */
-export async function replayDeliveries(deliveries: DeliveryStore, deps: DeliveriesRebuildDeps): Promise<number> {
+export function replayDeliveries(deliveries: DeliveryStore, deps: DeliveriesRebuildDeps): Promise<number> {
   const requests = new Set<string>();
-  const n = await deps.log.readAll(deliveryTopics(deps.topics), async ({ event }) => {
-    if (deliversWebhook(event) || withdrawsWebhook(event) || isWebhookEvent(event)) {
-      await deliveries.apply(event);
-      if (deliversWebhook(event) || event.type === 'WebhookReplayRequested') requests.add(event.requestId);
-    }
+  return replayView(deliveries, deps, {
+    name: 'webhook deliveries',
+    topics: deliveryTopics(deps.topics),
+    visit: async ({ event }) => {
+      if (deliversWebhook(event) || withdrawsWebhook(event) || isWebhookEvent(event)) {
+        await deliveries.apply(event);
+        if (deliversWebhook(event) || event.type === 'WebhookReplayRequested') requests.add(event.requestId);
+      }
+    },
+    finish: async () => {
+      let pending = 0;
+      for (const requestId of requests) {
+        const record = await deliveries.get(requestId);
+        const dueAt = record ? deliveryDueAt(foldDelivery(record), deps.inflightLeaseMs) : undefined;
+        if (dueAt === undefined) continue;
+        pending++;
+        await deliveries.schedule(requestId, dueAt, { ifAbsent: true });
+      }
+      return { pending };
+    },
   });
-  let pending = 0;
-  for (const requestId of requests) {
-    const record = await deliveries.get(requestId);
-    const dueAt = record ? deliveryDueAt(foldDelivery(record), deps.inflightLeaseMs) : undefined;
-    if (dueAt === undefined) continue;
-    pending++;
-    await deliveries.schedule(requestId, dueAt, { ifAbsent: true });
-  }
-  await deliveries.markBuilt();
-  (deps.logger ?? silentLogger).info('webhook deliveries rebuilt from the log', { events: n, pending });
-  return n;
 }
 
 /**
@@ -94,25 +101,20 @@ export async function rebuildDeliveries(
  * way. One rebuild at a time per process; a failed one is retried by the next caller.
  */
 export function selfRebuildingDeliveries(store: DeliveryStore, deps: DeliveriesRebuildDeps): DeliveryStore {
-  let running: Promise<unknown> | undefined;
-  const ensureBuilt = async (): Promise<boolean> => {
-    if (await store.isBuilt()) return false;
-    running ??= replayDeliveries(store, deps).finally(() => (running = undefined));
-    await running;
-    return true;
-  };
+  const ensureBuilt = rebuilder(store, () => replayDeliveries(store, deps));
   return {
     apply: (event) => store.apply(event),
-    async get(requestId) {
-      const found = await store.get(requestId);
-      if (found?.completion) return found;
-      return (await ensureBuilt()) ? store.get(requestId) : found;
-    },
-    async listCompleted(tenantId, fromMs, toMs) {
-      const found = await store.listCompleted(tenantId, fromMs, toMs);
-      if (found.length > 0) return found;
-      return (await ensureBuilt()) ? store.listCompleted(tenantId, fromMs, toMs) : found;
-    },
+    // A record without its completion is a miss too: the completion may be what was lost.
+    get: healingRead(
+      ensureBuilt,
+      (requestId: string) => store.get(requestId),
+      (found) => !found?.completion,
+    ),
+    listCompleted: healingRead(
+      ensureBuilt,
+      (tenantId: string, fromMs: number, toMs: number) => store.listCompleted(tenantId, fromMs, toMs),
+      isEmpty,
+    ),
     isGone: (tenantId, url) => store.isGone(tenantId, url),
     schedule: (requestId, dueAtMs, opts) => store.schedule(requestId, dueAtMs, opts),
     async claimDue(nowMs, leaseMs, limit) {

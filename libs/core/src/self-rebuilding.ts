@@ -1,0 +1,88 @@
+import type { EventLog, LogRecord, TopicNames } from './ports/event-log.ts';
+import { silentLogger, type Logger } from './ports/logger.ts';
+
+/**
+ * The self-rebuilding view pattern, written once. Every view of the log (status, templates,
+ * catalog, assets, Idempotency-Keys, webhook deliveries) keeps a "built" marker that lives
+ * exactly as long as its data. When the marker is missing (a fresh or flushed Redis, a Redis
+ * restarted without persistence, an embedded process that just started) the view is replayed
+ * from its topics before it answers: a read that misses, or a write that must see everything
+ * (an Idempotency-Key claim, a claim of due deliveries), waits for the rebuild instead of
+ * answering from half a view. Replays never wipe: applies are idempotent and forward-only, so
+ * writers running meanwhile lose nothing.
+ */
+
+export interface ViewRebuildDeps {
+  log: EventLog;
+  topics: TopicNames;
+  logger?: Logger;
+}
+
+/** What the pattern needs of a view: its marker. */
+export interface BuiltMarker {
+  isBuilt(): Promise<boolean>;
+  markBuilt(): Promise<void>;
+}
+
+/**
+ * Replays `topics` into a view (`visit` applies what concerns it), then runs `finish` (work that
+ * needs the whole replay, e.g. scheduling what is still due), marks the view built and logs
+ * `<name> rebuilt from the log`. Resolves with the records visited.
+ */
+export async function replayView(
+  view: BuiltMarker,
+  deps: ViewRebuildDeps,
+  spec: {
+    name: string;
+    topics: string[];
+    visit: (record: LogRecord) => Promise<void> | void;
+    finish?: () => Promise<Record<string, unknown>>;
+  },
+): Promise<number> {
+  const events = await deps.log.readAll(spec.topics, spec.visit);
+  const more = spec.finish ? await spec.finish() : {};
+  await view.markBuilt();
+  (deps.logger ?? silentLogger).info(`${spec.name} rebuilt from the log`, { events, ...more });
+  return events;
+}
+
+/**
+ * Runs `rebuild` when the view is not built, one rebuild in flight per process (concurrent
+ * callers wait for the same one), and tells whether it ran. A failed rebuild is retried by the
+ * next caller; `rebuildFailed` may turn its error into the caller's (the marker check's own
+ * error is not turned).
+ */
+export function rebuilder(
+  view: Pick<BuiltMarker, 'isBuilt'>,
+  rebuild: () => Promise<unknown>,
+  rebuildFailed: (err: unknown) => unknown = (err) => err,
+): () => Promise<boolean> {
+  let running: Promise<unknown> | undefined;
+  return async () => {
+    if (await view.isBuilt()) return false;
+    running ??= rebuild().finally(() => (running = undefined));
+    await running.catch((err: unknown) => {
+      throw rebuildFailed(err);
+    });
+    return true;
+  };
+}
+
+/**
+ * A read that, when it misses (`missing`: nothing found by default), is answered again after a
+ * rebuild, if one was needed; otherwise the miss stands.
+ */
+export function healingRead<A extends unknown[], R>(
+  ensureBuilt: () => Promise<boolean>,
+  read: (...args: A) => Promise<R>,
+  missing: (found: R) => boolean = (found) => found === undefined,
+): (...args: A) => Promise<R> {
+  return async (...args: A): Promise<R> => {
+    const found = await read(...args);
+    if (!missing(found)) return found;
+    return (await ensureBuilt()) ? read(...args) : found;
+  };
+}
+
+/** A read of a list that misses when the list is empty. */
+export const isEmpty = (found: readonly unknown[]): boolean => found.length === 0;

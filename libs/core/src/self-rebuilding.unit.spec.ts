@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { healingRead, isEmpty, rebuilder } from './self-rebuilding.ts';
+
+/** A view whose data and marker live in memory; `rebuild` counts its runs and can be told to fail once. */
+function fakeView(opts: { failFirst?: boolean } = {}) {
+  let built = false;
+  let data: string[] = [];
+  let runs = 0;
+  let fail = opts.failFirst ?? false;
+  const view = { isBuilt: () => Promise.resolve(built) };
+  const rebuild = async () => {
+    runs++;
+    await new Promise((r) => setTimeout(r, 5));
+    if (fail) {
+      fail = false;
+      throw new Error('log unreadable');
+    }
+    data = ['a'];
+    built = true;
+  };
+  return {
+    view,
+    rebuild,
+    read: (name: string) => Promise.resolve(data.find((d) => d === name)),
+    list: () => Promise.resolve(data),
+    runs: () => runs,
+  };
+}
+
+describe('the self-rebuilding view pattern', () => {
+  it('a miss on a view not built rebuilds it once, however many readers miss at the same time, then answers again', async () => {
+    const v = fakeView();
+    const get = healingRead(rebuilder(v.view, v.rebuild), v.read);
+    expect(await Promise.all([get('a'), get('a'), get('a')])).toEqual(['a', 'a', 'a']);
+    expect(v.runs()).toBe(1);
+  });
+
+  it('a miss on a built view stands: no rebuild', async () => {
+    const v = fakeView();
+    const ensureBuilt = rebuilder(v.view, v.rebuild);
+    await ensureBuilt();
+    expect(await healingRead(ensureBuilt, v.read)('b')).toBeUndefined();
+    expect(await healingRead(ensureBuilt, v.list, isEmpty)()).toEqual(['a']);
+    expect(v.runs()).toBe(1);
+  });
+
+  it('a failed rebuild fails its callers (as rebuildFailed says) and the next miss tries again', async () => {
+    const v = fakeView({ failFirst: true });
+    const get = healingRead(
+      rebuilder(v.view, v.rebuild, (err) => new Error(`unavailable: ${(err as Error).message}`)),
+      v.read,
+    );
+    await expect(get('a')).rejects.toThrow('unavailable: log unreadable');
+    expect(await get('a')).toBe('a');
+    expect(v.runs()).toBe(2);
+  });
+});
