@@ -12,5 +12,5 @@ describe('schemas/json', () => {
       '--check',
     ]);
     expect(stdout).toContain('up to date');
-  });
+  }, 60_000); // starts tsx in a child process: seconds on a busy machine
 });
