@@ -5,6 +5,9 @@ import { startAssetProjector, startCatalogProjector, startStatusProjector, start
 import { dispatcherSettings, startWebhookDispatcher } from '@pressroom/webhook-dispatcher';
 import { readConfig } from './config.ts';
 
+/** `{ [key]: value }` when value is defined, `{}` otherwise (exactOptionalPropertyTypes). */
+const opt = <K extends string, V>(key: K, value: V | undefined) => (value === undefined ? {} : ({ [key]: value } as Record<K, V>));
+
 // All four apps in one process. This is the composition root, the one app that imports the
 // others: each still talks to the rest only through the log and the view.
 const config = readConfig();
@@ -12,8 +15,16 @@ const rt = await openRuntime(config, 'standalone');
 keepServingOnFaults(rt.logger, rt.metrics);
 const renderer = await openRenderer(config, rt.logger, rt.metrics);
 // The projector first: with a volatile view it rebuilds from the log before anyone asks.
-const projector = await startStatusProjector({ ...rt, rebuildOnStart: rt.viewIsVolatile });
-const templateProjector = await startTemplateProjector({ ...rt, rebuildOnStart: rt.viewIsVolatile });
+// With a snapshot, only the log after it is replayed (start-up does not grow with history).
+const snapshots = rt.snapshots;
+const restoreOf = (name: string) => snapshots?.get(name)?.restore;
+const projector = await startStatusProjector({ ...rt, rebuildOnStart: rt.viewIsVolatile, ...opt('restore', restoreOf('status')) });
+const templateProjector = await startTemplateProjector({
+  ...rt,
+  rebuildOnStart: rt.viewIsVolatile,
+  ...opt('restore', restoreOf('templates')),
+});
+snapshots?.every(config.snapshotIntervalMs);
 const catalogProjector = await startCatalogProjector(rt);
 const assetProjector = await startAssetProjector(rt);
 const pdfTools = openPdfTools(config, rt.storage);
@@ -38,6 +49,8 @@ onShutdown(rt.logger, [
   () => templateProjector.stop(),
   () => catalogProjector.stop(),
   () => assetProjector.stop(),
+  // After the projectors: their positions are committed, so the snapshot covers everything they applied.
+  async () => snapshots?.close(),
   () => renderer.close(),
   () => rt.close(),
 ]);

@@ -29,6 +29,7 @@ export * from './self-rebuilding-assets.ts';
 export * from './ports/delivery-store.ts';
 export * from './adapters/memory-delivery-store.ts';
 export * from './self-rebuilding-views.ts';
+export * from './view-snapshots.ts';
 export * from './ports/idempotency-keys.ts';
 export * from './adapters/memory-idempotency-keys.ts';
 export * from './projections/status-projector.ts';

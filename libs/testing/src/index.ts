@@ -7,3 +7,4 @@ export * from './delivery-store-contract.ts';
 export * from './idempotency-keys-contract.ts';
 export * from './fake-renderer.ts';
 export * from './asset-index-contract.ts';
+export * from './past-renders.ts';
