@@ -58,8 +58,11 @@ export interface RestoreResult {
 
 export interface ViewSnapshotter {
   readonly name: string;
-  /** Loads the latest valid snapshot into the view, then replays the log after it, and marks the view built. */
-  restore(): Promise<RestoreResult>;
+  /**
+   * Loads the latest valid snapshot into the view, then replays the log after it, and marks the
+   * view built. `fromScratch`: ignore the snapshot, replay the whole log (a rebuild).
+   */
+  restore(opts?: { fromScratch?: boolean; onRecord?: () => void }): Promise<RestoreResult>;
   /** Writes a snapshot of the view as it stands (no-op when the log has not moved since the last one). */
   save(): Promise<boolean>;
   /** What the last `restore` did (for the tests and the start-up log line). */
@@ -195,8 +198,8 @@ export function createViewSnapshotter<T>(
 
   return {
     name: view.name,
-    async restore() {
-      const snapshot = await load();
+    async restore(opts = {}) {
+      const snapshot = opts.fromScratch ? undefined : await load();
       await view.clear();
       if (snapshot) view.importState(snapshot.items);
       const from = snapshot?.header.positions ?? {};
@@ -206,6 +209,7 @@ export function createViewSnapshotter<T>(
         // Only up to the ends read above: what comes later is the projector's.
         if (Number(record.offset) >= (ends[record.topic] ?? 0)) return;
         replayed++;
+        opts.onRecord?.();
         await view.apply(record);
       });
       await view.markBuilt();
