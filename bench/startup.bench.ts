@@ -31,7 +31,7 @@ const renders = Number(flags.renders);
 const port = Number(flags.port);
 const dataDir = await mkdtemp(join(tmpdir(), 'pressroom-startup-bench-'));
 
-let t = performance.now();
+const t = performance.now();
 const log = await createFileEventLog({ dir: join(dataDir, 'log') });
 await writePastRenders(log, topicNames(), renders);
 await log.close();

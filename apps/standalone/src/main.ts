@@ -17,7 +17,10 @@ const renderer = await openRenderer(config, rt.logger, rt.metrics);
 // The projector first: with a volatile view it rebuilds from the log before anyone asks.
 // With a snapshot, only the log after it is replayed (start-up does not grow with history).
 const snapshots = rt.snapshots;
-const restoreOf = (name: string) => snapshots?.get(name)?.restore;
+const restoreOf = (name: string) => {
+  const snapshotter = snapshots?.get(name);
+  return snapshotter && (() => snapshotter.restore());
+};
 const projector = await startStatusProjector({ ...rt, rebuildOnStart: rt.viewIsVolatile, ...opt('restore', restoreOf('status')) });
 const templateProjector = await startTemplateProjector({
   ...rt,

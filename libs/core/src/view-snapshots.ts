@@ -167,12 +167,13 @@ export function createViewSnapshotter<T>(
         if (trailer) return ignore('lines after the end line');
         if (!header) {
           header = JSON.parse(line) as Header;
-          if (header.format !== view.format || header.view !== view.name) return ignore(`format ${String(header.format)}, expected ${view.format}`);
+          if (header.format !== view.format || header.view !== view.name)
+            return ignore(`format ${String(header.format)}, expected ${view.format}`);
           continue;
         }
         const value = JSON.parse(line) as unknown;
         if (typeof value === 'object' && value !== null && (value as { end?: unknown }).end === true) {
-          trailer = value as Trailer;
+          trailer = value;
           continue;
         }
         if (!view.isItem(value)) return ignore(`invalid item at line ${items.length + 2}`);

@@ -17,7 +17,7 @@ async function start(dataDir: string) {
   const snapshots = rt.snapshots;
   if (!snapshots) throw new Error('the embedded profile has view snapshots');
   const status = snapshots.get('status');
-  const projector = await startStatusProjector({ ...rt, rebuildOnStart: true, ...(status ? { restore: status.restore } : {}) });
+  const projector = await startStatusProjector({ ...rt, rebuildOnStart: true, ...(status ? { restore: () => status.restore() } : {}) });
   const templates = await startTemplateProjector({ ...rt, rebuildOnStart: true });
   return {
     rt,

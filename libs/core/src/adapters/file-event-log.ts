@@ -125,7 +125,7 @@ export async function createFileEventLog(opts: FileEventLogOptions): Promise<Fil
     for (const [i, file] of files.entries()) {
       if (!file) continue;
       const end = ends[i] as number;
-      for (let at = Math.max(0, from[file.topic] ?? 0); at < end; ) {
+      for (let at = Math.max(0, from[file.topic] ?? 0); at < end;) {
         const records = await file.read(at, end);
         for (const r of records) {
           await visit({
