@@ -108,4 +108,24 @@ describe('ops CLI next to a running embedded service', () => {
     expect(noToken.code).toBe(1);
     expect(noToken.stderr).toContain('set PRESSROOM_ADMIN_TOKEN');
   }, 120_000);
+
+  it('rebuilds the embedded status view into the snapshot the next start loads, with a table for humans (service stopped)', async () => {
+    // While the service runs it holds the log: one line saying what to do
+    const running = await runOps(env, ['status', 'rebuild']);
+    expect(running.code).toBe(1);
+    expect(running.stderr.trim()).toMatch(/^error: the service is running and holds .*; stop it to run `status rebuild`/);
+
+    // A render, then a clean shutdown (which writes the view's snapshot)
+    const render = await svc.api.post('/v1/html-to-pdf/async', { html: '<p>rebuild me</p>', webhook: 'http://127.0.0.1:9/unused' });
+    expect(render.status).toBeLessThan(300);
+    await svc.app.stop();
+
+    const rebuilt = await runOps(env, ['status', 'rebuild']);
+    expect(rebuilt.code, rebuilt.stderr).toBe(0);
+    expect(JSON.parse(rebuilt.stdout)).toMatchObject({ requests: 1, snapshotFound: true, differedBefore: 0, verified: true });
+    expect((JSON.parse(rebuilt.stdout) as { eventsApplied: number }).eventsApplied).toBeGreaterThan(0);
+    const human = await runOps(env, ['status', 'rebuild'], { json: false });
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toMatch(/│ verified\s+│ true/);
+  }, 180_000);
 });

@@ -2,6 +2,8 @@
 export { exitOnFaults, openRuntime } from '@pressroom/runtime';
 export {
   createMemoryStatusView,
+  createMemoryTemplateView,
+  embeddedViewSnapshots,
   createTenant,
   eventKey,
   importLegacyAssets,

@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { Command, CommanderError, Option } from 'commander';
 import type { Runtime } from '@pressroom/runtime';
-import type { EventLog } from '@pressroom/core';
+import { join } from 'node:path';
+import type { EventLog, FileEventLog } from '@pressroom/core';
 import type { PressroomConfig } from '@pressroom/runtime';
 import type { LogEvent } from '@pressroom/schemas';
 import type * as DepsModule from './deps.ts';
@@ -249,13 +250,7 @@ program
   .action(async () => {
     const o = out();
     const result = await onService('status rebuild', async (rt) => {
-      if (rt.viewIsVolatile) {
-        // The embedded view lives in the service's memory and is rebuilt from the log at every start.
-        return {
-          eventsApplied: 0,
-          note: 'the embedded status view is rebuilt from the log at every start of the service: nothing to rebuild here',
-        };
-      }
+      if (rt.viewIsVolatile) return rebuildEmbeddedStatus(rt, o);
       const topics = renderTopics(rt);
       const total = await countFor(rt, topics, o);
       // Reference: the log replayed into a fresh view in memory; the live view is compared with it
@@ -311,6 +306,52 @@ program
     o.result(result);
     if ('verified' in result && !result.verified) process.exitCode = 1;
   });
+
+/**
+ * The embedded status view lives in the service's memory, loaded at start from its snapshot
+ * and the log after it. Rebuilding it means: replay the whole log into a fresh view, compare it
+ * with what a start would load (snapshot + tail), and write that fresh view as the snapshot the
+ * next start loads.
+ */
+async function rebuildEmbeddedStatus(rt: Runtime, o: Output) {
+  const snapshots = rt.snapshots;
+  if (!snapshots) throw new OpsError('no view snapshots in this profile');
+  const topics = renderTopics(rt).filter((t) => t !== rt.topics.webhooks);
+  const loaded = await snapshots.get('status')?.restore();
+  const reference = L().createMemoryStatusView();
+  const fresh = L()
+    .embeddedViewSnapshots({
+      dir: join(cfg().dataDir, 'snapshots'),
+      log: rt.log as FileEventLog,
+      status: reference,
+      templates: L().createMemoryTemplateView(),
+      topics: rt.topics,
+    })
+    .get('status');
+  if (!fresh) throw new OpsError('no status view snapshot');
+  const bar = progress('replaying  ', await countFor(rt, topics, o), !o.json);
+  const { replayed } = await fresh.restore({ fromScratch: true, onRecord: () => bar.tick() });
+  bar.stop();
+  const ids = reference.exportState().map((e) => e.requestId);
+  const check = progress('verifying  ', ids.length, !o.json);
+  const differing: string[] = [];
+  for (const id of ids) {
+    check.tick();
+    const [start, want] = await Promise.all([rt.view.get(id), reference.get(id)]);
+    if (L().canonicalJson(start ?? null) !== L().canonicalJson(want ?? null)) differing.push(id);
+  }
+  check.stop();
+  await fresh.save();
+  return {
+    eventsApplied: replayed,
+    requests: ids.length,
+    snapshotFound: loaded?.fromSnapshot ?? false,
+    differedBefore: differing.length,
+    ...(differing.length ? { differentRequestIds: differing.slice(0, 20) } : {}),
+    verified: true,
+    note: 'replayed the whole log into a fresh status view and wrote it as the snapshot the service loads at its next start',
+  };
+}
 
 program
   .command('templates')

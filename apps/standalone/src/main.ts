@@ -5,14 +5,28 @@ import { startAssetProjector, startCatalogProjector, startStatusProjector, start
 import { dispatcherSettings, startWebhookDispatcher } from '@pressroom/webhook-dispatcher';
 import { readConfig } from './config.ts';
 
+/** `{ [key]: value }` when value is defined, `{}` otherwise (exactOptionalPropertyTypes). */
+const opt = <K extends string, V>(key: K, value: V | undefined) => (value === undefined ? {} : ({ [key]: value } as Record<K, V>));
+
 // All four apps in one process. This is the composition root, the one app that imports the
 // others: each still talks to the rest only through the log and the view.
 const config = readConfig();
 const rt = await openRuntime(config, 'standalone');
 keepServingOnFaults(rt.logger, rt.metrics);
 // The projector first: with a volatile view it rebuilds from the log before anyone asks.
-const projector = await startStatusProjector({ ...rt, rebuildOnStart: rt.viewIsVolatile });
-const templateProjector = await startTemplateProjector({ ...rt, rebuildOnStart: rt.viewIsVolatile });
+// With a snapshot, only the log after it is replayed (start-up does not grow with history).
+const snapshots = rt.snapshots;
+const restoreOf = (name: string) => {
+  const snapshotter = snapshots?.get(name);
+  return snapshotter && (() => snapshotter.restore());
+};
+const projector = await startStatusProjector({ ...rt, rebuildOnStart: rt.viewIsVolatile, ...opt('restore', restoreOf('status')) });
+const templateProjector = await startTemplateProjector({
+  ...rt,
+  rebuildOnStart: rt.viewIsVolatile,
+  ...opt('restore', restoreOf('templates')),
+});
+snapshots?.every(config.snapshotIntervalMs);
 const catalogProjector = await startCatalogProjector(rt);
 const assetProjector = await startAssetProjector(rt);
 const { renderer, worker, batchFinisher } = await startRenderSide(config, rt);
@@ -27,6 +41,8 @@ onShutdown(rt.logger, [
   () => templateProjector.stop(),
   () => catalogProjector.stop(),
   () => assetProjector.stop(),
+  // After the projectors: their positions are committed, so the snapshot covers everything they applied.
+  async () => snapshots?.close(),
   () => renderer.close(),
   () => rt.close(),
 ]);

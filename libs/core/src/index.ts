@@ -30,6 +30,7 @@ export * from './ports/delivery-store.ts';
 export * from './adapters/memory-delivery-store.ts';
 export * from './self-rebuilding.ts';
 export * from './self-rebuilding-views.ts';
+export * from './view-snapshots.ts';
 export * from './ports/idempotency-keys.ts';
 export * from './adapters/memory-idempotency-keys.ts';
 export * from './projections/status-projector.ts';

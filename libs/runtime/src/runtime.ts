@@ -42,6 +42,11 @@ import {
   type AssetIndex,
   type StatusView,
   type TopicNames,
+  embeddedViewSnapshots,
+  type FileEventLog,
+  type MemoryStatusView,
+  type MemoryTemplateView,
+  type ViewSnapshots,
 } from '@pressroom/core';
 import type { PressroomConfig } from './config.ts';
 import { deliveryLeaseMs, selfRebuildingDeliveries } from '@pressroom/webhooks';
@@ -81,6 +86,11 @@ export interface Runtime {
   assets: AssetStore;
   /** The index of the tenants' assets: a view of the assets topic that rebuilds itself when it finds itself lost. */
   assetIndex: AssetIndex;
+  /**
+   * The embedded profile's view snapshots (status, templates): restored by the projectors at
+   * start, written periodically and at shutdown. Absent in the distributed profile.
+   */
+  snapshots?: ViewSnapshots;
   /** Routes the ingress mounts without authentication (signed local file links). */
   publicRoutes: Router[];
   readiness: ReadinessCheck[];
@@ -125,6 +135,7 @@ type Base = Pick<
   | 'templateEvent'
   | 'topics'
   | 'viewIsVolatile'
+  | 'snapshots'
   | 'publicRoutes'
   | 'readiness'
   | 'close'
@@ -213,6 +224,7 @@ export async function openParts<K extends Part>(
   if (wanted.has('templates')) parts.templates = await opened.templates();
   if (wanted.has('deliveries')) parts.deliveries = await opened.deliveries();
   if (wanted.has('idempotency')) parts.idempotency = await opened.idempotency();
+  const snapshots = wanted.has('view') && wanted.has('templates') ? await opened.snapshots?.() : undefined;
   closers.push(...opened.closers());
   readiness.push(...opened.readiness());
   publicRoutes.push(...opened.publicRoutes());
@@ -226,6 +238,7 @@ export async function openParts<K extends Part>(
     templateEvent,
     topics,
     viewIsVolatile: config.profile === 'embedded',
+    ...(snapshots ? { snapshots } : {}),
     publicRoutes,
     readiness,
     async close() {
@@ -245,6 +258,8 @@ interface Openers {
   templates(): Promise<TemplateView>;
   deliveries(): Promise<DeliveryStore>;
   idempotency(): Promise<IdempotencyKeys>;
+  /** The view snapshots (embedded only; opens the log, the status view and the template view). */
+  snapshots?(): Promise<ViewSnapshots>;
   /** What was opened, to close (in opening order). */
   closers(): { close(): Promise<void> }[];
   readiness(): ReadinessCheck[];
@@ -269,7 +284,7 @@ function embeddedOpeners(config: PressroomConfig, _app: string, logger: Logger, 
   const routes: Router[] = [];
   const keep = <T extends { close(): Promise<void> }>(c: T) => (closers.push(c), c);
   const secretKey = once(async () => config.secretKey ?? (await embeddedSecretKey(dataDir)));
-  const log = once(async () => {
+  const log = once(async (): Promise<FileEventLog> => {
     const l = keep(await createFileEventLog({ dir: join(dataDir, 'log'), logger }));
     readiness.push({ name: 'log', check: () => l.ping() });
     return l;
@@ -280,9 +295,11 @@ function embeddedOpeners(config: PressroomConfig, _app: string, logger: Logger, 
     readiness.push({ name: 'storage', check: () => f.ping() });
     return f;
   });
+  const view = once(async (): Promise<MemoryStatusView> => keep(createMemoryStatusView()));
+  const templates = once(async (): Promise<MemoryTemplateView> => keep(createMemoryTemplateView()));
   return {
     log,
-    view: once(async () => keep(createMemoryStatusView())),
+    view,
     catalog: once(async () => {
       const l = await log();
       const catalog = keep(selfRebuildingCatalog(createMemoryCatalog(), { log: l, topics, logger }));
@@ -296,7 +313,17 @@ function embeddedOpeners(config: PressroomConfig, _app: string, logger: Logger, 
       await importFileAssetIndexOnce(join(dataDir, 'assets'), { log: l, topics, ids, logger });
       return keep(selfRebuildingAssetIndex(createMemoryAssetIndex(), { log: l, topics, logger }));
     }),
-    templates: once(async () => keep(createMemoryTemplateView())),
+    templates,
+    snapshots: once(async () =>
+      embeddedViewSnapshots({
+        dir: join(dataDir, 'snapshots'),
+        log: await log(),
+        status: await view(),
+        templates: await templates(),
+        topics,
+        logger,
+      }),
+    ),
     // Memory: empty at start, so the first use rebuilds it (no attempt of a previous process is in flight).
     deliveries: once(async () =>
       keep(selfRebuildingDeliveries(createMemoryDeliveryStore(), { log: await log(), topics, logger, inflightLeaseMs: 0 })),

@@ -8,3 +8,4 @@ export * from './idempotency-keys-contract.ts';
 export * from './fake-renderer.ts';
 export * from './asset-index-contract.ts';
 export * from './template-view-contract.ts';
+export * from './past-renders.ts';

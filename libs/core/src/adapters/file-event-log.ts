@@ -44,7 +44,17 @@ export class LogLockedError extends Error {
  *   contiguous-completed watermark; a rejected record is retried after a back-off.
  * - Records appended but never committed by a group are delivered again after a restart.
  */
-export async function createFileEventLog(opts: FileEventLogOptions): Promise<EventLog> {
+/** The embedded log, with what view snapshots need: positions, and reading from them. */
+export interface FileEventLog extends EventLog {
+  /** The records each topic holds now (the next offset to be written). */
+  ends(topics: string[]): Promise<Record<string, number>>;
+  /** The next offset `group` will be given in `topic` (everything below was handled and committed). */
+  committed(group: string, topic: string): Promise<number>;
+  /** As `readAll`, but each topic from `from[topic]` (default 0) on. */
+  readFrom(topics: string[], from: Record<string, number>, visit: (record: LogRecord) => Promise<void> | void): Promise<number>;
+}
+
+export async function createFileEventLog(opts: FileEventLogOptions): Promise<FileEventLog> {
   const dir = resolve(opts.dir);
   const logger = opts.logger ?? silentLogger;
   await mkdir(join(dir, 'topics'), { recursive: true });
@@ -103,6 +113,30 @@ export async function createFileEventLog(opts: FileEventLogOptions): Promise<Eve
 
   function assertOpen(): void {
     if (closed) throw logUnavailable(new Error(`event log at ${dir} is closed`));
+  }
+
+  async function readFrom(
+    names: string[],
+    from: Record<string, number>,
+    visit: (record: LogRecord) => Promise<void> | void,
+  ): Promise<number> {
+    assertOpen();
+    const files = await Promise.all(names.map((t) => existingTopic(t)));
+    const ends = files.map((f) => f?.count ?? 0);
+    let visited = 0;
+    for (const [i, file] of files.entries()) {
+      if (!file) continue;
+      const end = ends[i] as number;
+      for (let at = Math.max(0, from[file.topic] ?? 0); at < end;) {
+        const records = await file.read(at, end);
+        for (const r of records) {
+          await visit(toRecord(file.topic, r));
+        }
+        at += records.length;
+        visited += records.length;
+      }
+    }
+    return visited;
   }
 
   return {
@@ -176,22 +210,21 @@ export async function createFileEventLog(opts: FileEventLogOptions): Promise<Eve
       };
     },
 
-    async readAll(names: string[], visit: (record: LogRecord) => Promise<void> | void): Promise<number> {
+    readAll(names: string[], visit: (record: LogRecord) => Promise<void> | void): Promise<number> {
+      return readFrom(names, {}, visit);
+    },
+
+    readFrom,
+
+    async ends(names: string[]): Promise<Record<string, number>> {
       assertOpen();
       const files = await Promise.all(names.map((t) => existingTopic(t)));
-      const ends = files.map((f) => f?.count ?? 0);
-      let visited = 0;
-      for (const [i, file] of files.entries()) {
-        if (!file) continue;
-        const end = ends[i] as number;
-        for (let from = 0; from < end;) {
-          const records = await file.read(from, end);
-          for (const r of records) await visit(toRecord(file.topic, r));
-          from += records.length;
-          visited += records.length;
-        }
-      }
-      return visited;
+      return Object.fromEntries(names.map((t, i) => [t, files[i]?.count ?? 0]));
+    },
+
+    async committed(group: string, topic: string): Promise<number> {
+      assertOpen();
+      return (await openGroup(group)).get(topic) ?? 0;
     },
 
     async ping(): Promise<void> {

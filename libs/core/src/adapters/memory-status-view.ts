@@ -8,7 +8,14 @@ import type { StatusView } from '../ports/status-view.ts';
  * Waiters listen on an EventEmitter and are woken by the apply that makes an entry terminal.
  * Callers get copies, so nothing they do to a result can change the view.
  */
-export function createMemoryStatusView(): StatusView {
+export interface MemoryStatusView extends StatusView {
+  /** Every entry, for a snapshot (see view-snapshots.ts). */
+  exportState(): StatusViewEntry[];
+  /** Replaces the entries with a snapshot's (no waiter can be waiting yet: done before serving). */
+  importState(entries: StatusViewEntry[]): void;
+}
+
+export function createMemoryStatusView(): MemoryStatusView {
   const entries = new Map<string, StatusViewEntry>();
   const terminal = new EventEmitter();
   terminal.setMaxListeners(0); // one listener per waiting sync request; no leak warning
@@ -48,6 +55,12 @@ export function createMemoryStatusView(): StatusView {
         const timer = setTimeout(finish, Math.max(0, timeoutMs));
         if (isTerminal(entries.get(requestId))) finish();
       });
+    },
+
+    exportState: () => [...entries.values()],
+    importState(state) {
+      entries.clear();
+      for (const entry of state) entries.set(entry.requestId, entry);
     },
 
     isBuilt: async () => built,

@@ -5,7 +5,15 @@ import type { TemplateView } from '../ports/template-view.ts';
  * The embedded profile's template view: in memory, rebuilt from the log at start (the
  * template projector does it before the ingress serves).
  */
-export function createMemoryTemplateView(): TemplateView {
+/** What a snapshot of the template view holds: every head and every version, one item each. */
+export type TemplateViewItem = { head: TemplateHead } | { version: TemplateVersionRecord };
+
+export interface MemoryTemplateView extends TemplateView {
+  exportState(): TemplateViewItem[];
+  importState(items: TemplateViewItem[]): void;
+}
+
+export function createMemoryTemplateView(): MemoryTemplateView {
   const heads = new Map<string, TemplateHead>();
   const versions = new Map<string, Map<number, TemplateVersionRecord>>();
   const keyOf = (tenantId: string, templateId: string) => JSON.stringify([tenantId, templateId]);
@@ -43,6 +51,25 @@ export function createMemoryTemplateView(): TemplateView {
     async list(tenantId) {
       const all = [...heads.values()].filter((h) => h.tenantId === tenantId && !h.deleted);
       return structuredClone(all.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.templateId.localeCompare(b.templateId)));
+    },
+    exportState: () => [
+      ...[...heads.values()].map((head) => ({ head })),
+      ...[...versions.values()].flatMap((byVersion) => [...byVersion.values()].map((version) => ({ version }))),
+    ],
+    importState(items) {
+      heads.clear();
+      versions.clear();
+      for (const item of items) {
+        if ('head' in item) {
+          heads.set(keyOf(item.head.tenantId, item.head.templateId), item.head);
+          continue;
+        }
+        const record = item.version;
+        const key = keyOf(record.tenantId, record.templateId);
+        let byVersion = versions.get(key);
+        if (!byVersion) versions.set(key, (byVersion = new Map<number, TemplateVersionRecord>()));
+        byVersion.set(record.version, record);
+      }
     },
     isBuilt: async () => built,
     async markBuilt() {

@@ -13,6 +13,11 @@ export interface StatusProjectorDeps {
    * from the whole log before following new events.
    */
   rebuildOnStart?: boolean;
+  /**
+   * With `rebuildOnStart`: how to build it instead of replaying the whole log (the embedded
+   * profile loads its snapshot and replays the tail, see view-snapshots.ts).
+   */
+  restore?: () => Promise<unknown>;
 }
 
 const renderTopics = (t: TopicNames) => [t.requestedSync, t.requestedAsync, t.completed];
@@ -22,7 +27,7 @@ const renderTopics = (t: TopicNames) => [t.requestedSync, t.requestedAsync, t.co
  * redelivery, out-of-order topics and a concurrent writer (the ingress) are all harmless.
  */
 export async function startStatusProjector(deps: StatusProjectorDeps): Promise<Subscription> {
-  if (deps.rebuildOnStart) await rebuildStatusView(deps);
+  if (deps.rebuildOnStart) await (deps.restore ? deps.restore() : rebuildStatusView(deps));
   return deps.log.consume({
     group: deps.group ?? `${deps.topics.prefix}.status-projector`,
     topics: renderTopics(deps.topics),

@@ -10,6 +10,11 @@ export interface TemplateProjectorDeps {
   group?: string;
   /** For a view that does not outlive the process: rebuild it from the whole log first. */
   rebuildOnStart?: boolean;
+  /**
+   * With `rebuildOnStart`: how to build it instead of replaying the whole log (the embedded
+   * profile loads its snapshot and replays the tail, see view-snapshots.ts).
+   */
+  restore?: () => Promise<unknown>;
 }
 
 /**
@@ -17,7 +22,7 @@ export interface TemplateProjectorDeps {
  * redelivery and the ingress applying the same events itself are both harmless.
  */
 export async function startTemplateProjector(deps: TemplateProjectorDeps): Promise<Subscription> {
-  if (deps.rebuildOnStart) await rebuildTemplateView(deps);
+  if (deps.rebuildOnStart) await (deps.restore ? deps.restore() : rebuildTemplateView(deps));
   return deps.log.consume({
     group: deps.group ?? `${deps.topics.prefix}.template-projector`,
     topics: [deps.topics.templates],

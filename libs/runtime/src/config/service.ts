@@ -31,6 +31,10 @@ export const serviceSlice = slice({
       'Address the listener of PRESSROOM_METRICS_PORT binds (e.g. 127.0.0.1 for a scraper on the same host).',
       '0.0.0.0',
     ),
+    PRESSROOM_SNAPSHOT_INTERVAL_MS: Int(
+      'Embedded profile: how often the status and template views are snapshotted under the data dir (when the log moved), so a start replays only the log after the latest snapshot. Also written at a clean shutdown. 0: only at shutdown.',
+      300000,
+    ),
     PRESSROOM_METRICS_TOKEN: Str('When set, /metrics answers 401 unless the request carries `Authorization: Bearer <token>`.'),
   },
   read(c) {
@@ -45,6 +49,7 @@ export const serviceSlice = slice({
       secretKey: optional(c.PRESSROOM_SECRET_KEY),
       syncTimeoutMs: Number(c.PRESSROOM_SYNC_TIMEOUT_MS),
       logLevel: c.PRESSROOM_LOG_LEVEL,
+      snapshotIntervalMs: Number(c.PRESSROOM_SNAPSHOT_INTERVAL_MS),
       /** Where /metrics is served (port undefined: on PORT) and the token it asks for. */
       metrics: {
         port: Number(c.PRESSROOM_METRICS_PORT) || undefined,

@@ -1,0 +1,110 @@
+// How long the embedded profile takes from process start to listening, with a long history, with
+// and without view snapshots. The history is written straight to the log (no rendering).
+//
+//   npx tsx bench/startup.bench.ts                 # 100,000 past renders (300,000 records)
+//   npx tsx bench/startup.bench.ts --renders 1000000
+//   npx tsx bench/startup.bench.ts --service       # also time real starts of the service
+//
+// First, in this process, the part of a start that grows with history (log open + view restore),
+// without then with a snapshot. With --service, three starts of `apps/standalone/src/main.ts` against the same data dir, each timed until
+// GET /healthz answers (the ingress listens after the views are restored):
+//   1. no snapshot: the whole log is replayed (then a snapshot is written at once, in the background)
+//   2. with the snapshot written by 1 and stopped cleanly: replays only the tail
+//   3. the snapshot deleted: the whole log again (deleting the snapshot is always safe)
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createFileEventLog, silentLogger, topicNames } from '@pressroom/core';
+import { loadConfig, openParts } from '@pressroom/runtime';
+import { writePastRenders } from '@pressroom/testing';
+
+const { values: flags } = parseArgs({
+  options: {
+    renders: { type: 'string', default: '100000' },
+    port: { type: 'string', default: '38431' },
+    service: { type: 'boolean', default: false },
+  },
+});
+const renders = Number(flags.renders);
+const port = Number(flags.port);
+const dataDir = await mkdtemp(join(tmpdir(), 'pressroom-startup-bench-'));
+
+const t = performance.now();
+const log = await createFileEventLog({ dir: join(dataDir, 'log') });
+await writePastRenders(log, topicNames(), renders);
+await log.close();
+console.log(`history: ${renders} renders (${renders * 3} records) written in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+
+async function startOnce(label: string): Promise<void> {
+  const started = performance.now();
+  // node itself (not npx): SIGTERM must reach the service, not a wrapper that leaves it running.
+  const child = spawn(process.execPath, ['--import', 'tsx', 'apps/standalone/src/main.ts'], {
+    env: { ...process.env, PRESSROOM_PROFILE: 'embedded', PRESSROOM_DATA_DIR: dataDir, PORT: String(port), PRESSROOM_LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  for (;;) {
+    const up = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (up) break;
+    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
+    if (performance.now() - started > 600_000) throw new Error('not listening after 10 min');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const ms = performance.now() - started;
+  console.log(`${label}: listening after ${(ms / 1000).toFixed(2)} s`);
+  // Let the background snapshot of a long replay finish, then stop cleanly (SIGTERM: shutdown snapshot).
+  await new Promise((r) => setTimeout(r, 3000));
+  child.kill('SIGTERM');
+  await new Promise((r) => child.once('exit', r));
+}
+
+/**
+ * The part of a start that depends on history, in this process: open the log (index every topic
+ * file), restore the status and template views (snapshot + tail, or the whole log), as standalone
+ * does before it listens; then a clean shutdown (which writes the snapshots).
+ */
+async function restoreOnce(label: string): Promise<void> {
+  const config = loadConfig({ PRESSROOM_PROFILE: 'embedded', PRESSROOM_DATA_DIR: dataDir });
+  const started = performance.now();
+  const rt = await openParts(config, 'bench', ['log', 'view', 'templates'], { logger: silentLogger });
+  const opened = performance.now();
+  const results = [];
+  for (const s of rt.snapshots?.snapshotters ?? []) results.push({ view: s.name, ...(await s.restore()) });
+  const done = performance.now();
+  const replayed = results.reduce((n, r) => n + r.replayed, 0);
+  console.log(
+    `${label}: log opened in ${((opened - started) / 1000).toFixed(2)} s, views restored in ${((done - opened) / 1000).toFixed(2)} s ` +
+      `(${replayed} records replayed, snapshot: ${results.every((r) => r.fromSnapshot)})`,
+  );
+  await rt.snapshots?.close();
+  await rt.close();
+}
+
+await restoreOnce('in process, no snapshot');
+await restoreOnce('in process, with snapshot');
+if (!flags.service) {
+  await rm(dataDir, { recursive: true, force: true });
+  process.exit(0);
+}
+await rm(join(dataDir, 'snapshots'), { recursive: true, force: true });
+
+// A port someone else listens on would make every start look instant.
+if (
+  await fetch(`http://127.0.0.1:${port}/healthz`).then(
+    () => true,
+    () => false,
+  )
+)
+  throw new Error(`port ${port} is taken`);
+try {
+  await startOnce('no snapshot (whole log replayed)');
+  await startOnce('with snapshot');
+  await rm(join(dataDir, 'snapshots'), { recursive: true, force: true });
+  await startOnce('snapshot deleted (whole log replayed)');
+} finally {
+  await rm(dataDir, { recursive: true, force: true });
+}

@@ -1,0 +1,104 @@
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { silentLogger, startStatusProjector, startTemplateProjector, type StatusView } from '@pressroom/core';
+import { writePastRenders } from '@pressroom/testing';
+import { loadConfig } from './config.ts';
+import { openParts } from './runtime.ts';
+
+const dirs: string[] = [];
+afterAll(() => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
+
+/** One start of the embedded profile's views, as standalone does it: restore, then follow the log. */
+async function start(dataDir: string) {
+  const config = loadConfig({ PRESSROOM_PROFILE: 'embedded', PRESSROOM_DATA_DIR: dataDir });
+  const rt = await openParts(config, 'standalone', ['log', 'view', 'templates'], { logger: silentLogger });
+  const snapshots = rt.snapshots;
+  if (!snapshots) throw new Error('the embedded profile has view snapshots');
+  const status = snapshots.get('status');
+  const projector = await startStatusProjector({ ...rt, rebuildOnStart: true, ...(status ? { restore: () => status.restore() } : {}) });
+  const templates = await startTemplateProjector({ ...rt, rebuildOnStart: true });
+  return {
+    rt,
+    replayed: () => status?.lastRestore(),
+    /** A clean shutdown: projectors stop (positions committed), last snapshot, log closed. */
+    async stop() {
+      await projector.stop();
+      await templates.stop();
+      await snapshots.close();
+      await rt.close();
+    },
+  };
+}
+
+async function states(view: StatusView, ids: string[]) {
+  return Promise.all(ids.map(async (id) => (await view.get(id))?.state));
+}
+
+describe('embedded start-up with view snapshots', () => {
+  it('replays only the log after the latest snapshot, whatever the history, and a deleted snapshot rebuilds the same view', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'pressroom-snapshots-'));
+    dirs.push(dataDir);
+
+    // Given a data dir with 3,000 past renders (9,000 records) written straight to the log
+    const first = await start(dataDir);
+    const past = await writePastRenders(first.rt.log, first.rt.topics, 3_000);
+    await first.rt.close(); // (a crash: no snapshot)
+
+    // When it starts without a snapshot, the whole history is replayed; a clean shutdown snapshots it
+    const second = await start(dataDir);
+    expect(second.replayed()).toEqual({ fromSnapshot: false, replayed: 9_000 });
+    await second.stop();
+    expect(await readdir(join(dataDir, 'snapshots'))).toEqual(expect.arrayContaining(['status.snapshot', 'templates.snapshot']));
+
+    // And 10 more renders happen after the snapshot
+    const third = await start(dataDir);
+    expect(third.replayed()).toEqual({ fromSnapshot: true, replayed: 0 });
+    const recent = await writePastRenders(third.rt.log, third.rt.topics, 10);
+    // (a crash: no clean shutdown, so no new snapshot)
+    await third.rt.close();
+
+    // Then the next start replays only those 30 records, not the 9,030 of the history
+    const fourth = await start(dataDir);
+    expect(fourth.replayed()).toEqual({ fromSnapshot: true, replayed: 30 });
+    const withSnapshot = await states(fourth.rt.view, [...past, ...recent]);
+    expect(withSnapshot.every((s) => s === 'SUCCESS')).toBe(true);
+    await fourth.rt.close();
+
+    // And without the snapshot (deleted: it is only a cache) the start replays everything to the same view
+    await rm(join(dataDir, 'snapshots'), { recursive: true });
+    const fifth = await start(dataDir);
+    expect(fifth.replayed()).toEqual({ fromSnapshot: false, replayed: 9_030 });
+    expect(await states(fifth.rt.view, [...past, ...recent])).toEqual(withSnapshot);
+    expect(await fifth.rt.view.get(past[0] as string)).toEqual(await fourth.rt.view.get(past[0] as string));
+    await fifth.stop();
+  });
+
+  it('ignores a snapshot of an older format, a damaged one and one ahead of the log, and rebuilds from the log', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'pressroom-snapshots-bad-'));
+    dirs.push(dataDir);
+    const first = await start(dataDir);
+    const past = await writePastRenders(first.rt.log, first.rt.topics, 20);
+    await first.rt.close();
+    const second = await start(dataDir);
+    await second.stop();
+    const path = join(dataDir, 'snapshots', 'status.snapshot');
+    const good = await readFile(path, 'utf8');
+    const [header = '', ...rest] = good.split('\n');
+
+    const variants = {
+      olderFormat: [header.replace('"status-view/1"', '"status-view/0"'), ...rest].join('\n'),
+      damaged: good.replace('"SUCCESS"', '"FAILED"'),
+      truncated: good.slice(0, good.length / 2),
+      aheadOfTheLog: [header.replace(/"(pressroom\.render\.completed)":\d+/, '"$1":999999'), ...rest].join('\n'),
+    };
+    for (const [name, text] of Object.entries(variants)) {
+      await writeFile(path, text);
+      const started = await start(dataDir);
+      expect({ name, ...started.replayed() }).toEqual({ name, fromSnapshot: false, replayed: 60 });
+      expect(await states(started.rt.view, past)).toEqual(past.map(() => 'SUCCESS'));
+      await started.rt.close();
+    }
+  });
+});
