@@ -93,12 +93,25 @@ export function createRedisStreamVersionGuard(options: RedisStreamVersionGuardOp
     }
     return pending;
   };
-  const seed = async (topic: string, countOnLog: () => Promise<Map<string, number>>) => {
-    const counts = await countTopic(topic, countOnLog);
-    const batch = redis.pipeline();
-    for (const [key, n] of counts) batch.set(keyOf(topic, key), `${n}|-|0`, 'NX');
-    batch.set(seededKey(topic), String(Date.now()));
-    await guard(batch.exec());
+  /**
+   * One seeding per topic per process at a time, until the marker is written: a writer that finds
+   * the topic unseeded after another's read ended but before its marker landed waits for that
+   * seeding instead of reading the log again.
+   */
+  const seedings = new Map<string, Promise<void>>();
+  const seed = (topic: string, countOnLog: () => Promise<Map<string, number>>): Promise<void> => {
+    let pending = seedings.get(topic);
+    if (!pending) {
+      pending = (async () => {
+        const counts = await countTopic(topic, countOnLog);
+        const batch = redis.pipeline();
+        for (const [key, n] of counts) batch.set(keyOf(topic, key), `${n}|-|0`, 'NX');
+        batch.set(seededKey(topic), String(Date.now()));
+        await guard(batch.exec());
+      })().finally(() => seedings.delete(topic));
+      seedings.set(topic, pending);
+    }
+    return pending;
   };
 
   return {
