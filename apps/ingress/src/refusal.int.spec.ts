@@ -179,6 +179,12 @@ describe('ingress: a request written in time whose acknowledgement was lost, the
     const meanwhile = await t.requests.submit(tenant, 'async', html('unknown'), { idempotencyKey: 'k-b' }).catch((e: unknown) => e);
     expect(meanwhile).toMatchObject({ code: 'OUTCOME_UNKNOWN', facts: { requestId } });
     expect(idsOf(await t.readLog(), 'RenderRequested')).toEqual([requestId]);
+    // ... also once the status view saw the request written (pending, not rendered): its withdrawal
+    // may still come first, so "accepted" would be a lie (seen under load in the broker-outage e2e)
+    const written = (await t.readLog()).find((e) => e.type === 'RenderRequested')!;
+    await t.view.apply(written);
+    const seen = await t.requests.submit(tenant, 'async', html('unknown'), { idempotencyKey: 'k-b' }).catch((e: unknown) => e);
+    expect(seen).toMatchObject({ code: 'OUTCOME_UNKNOWN', facts: { requestId } });
     // When the log takes appends again, the withdrawal lands in the background (first: nothing rendered it)
     t.faults.completedDown = false;
     await waitFor(async () => (await t.readLog()).some((e) => e.type === 'RenderWithdrawn'), {

@@ -7,6 +7,7 @@ import {
   canonicalJson,
   decideKeyedAttempt,
   dataProblems,
+  isTerminal,
   isWithdrawn,
   logUnavailable,
   outcomeUnknown,
@@ -128,7 +129,9 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
           if (err instanceof PressroomError && err.code === 'OUTCOME_UNKNOWN') {
             // It may run: the key answers this request until the log says it was not taken, so a
             // retry never starts a second render of it.
-            await deps.idempotency.accept(tenant.tenantId, key, requestId, deps.idempotencyTtlMs, fingerprint).catch(() => false);
+            await deps.idempotency
+              .accept(tenant.tenantId, key, requestId, deps.idempotencyTtlMs, fingerprint, 'undecided')
+              .catch(() => false);
           } else {
             await release();
           }
@@ -147,6 +150,19 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
             'IDEMPOTENCY_KEY_REUSED',
             'This Idempotency-Key was used with a different request (endpoint or body). Use a new key for a new request.',
           );
+        }
+        if (decision.kind === 'undecided') {
+          // Answered 504 before: taken only once the log put its outcome first (the entry is
+          // terminal and not withdrawn); withdrawn first: never taken, the key is free; until
+          // then 504 again. A pending entry is not enough: its withdrawal may still come first.
+          const entry = await deps.view.get(decision.requestId).catch(() => undefined);
+          if (isWithdrawn(entry)) {
+            await deps.idempotency.release(tenant.tenantId, key, decision.requestId).catch(() => {});
+            break;
+          }
+          if (!isTerminal(entry)) throw outcomeUnknown(decision.requestId, `/v1/pdf/status/${decision.requestId}`);
+          await deps.idempotency.accept(tenant.tenantId, key, decision.requestId, deps.idempotencyTtlMs, fingerprint).catch(() => false);
+          return { requestId: decision.requestId, replayed: true };
         }
         if (decision.kind === 'replay') {
           // The status view knows every request this key answered with 200/202 (the ingress records

@@ -67,7 +67,7 @@ export function selfRebuildingIdempotencyKeys(keys: IdempotencyKeys, deps: Idemp
       await ensureBuilt();
       return keys.claim(tenantId, key, attempt, pendingTtlMs);
     },
-    accept: (tenantId, key, requestId, ttlMs, fingerprint) => keys.accept(tenantId, key, requestId, ttlMs, fingerprint),
+    accept: (tenantId, key, requestId, ttlMs, fingerprint, state) => keys.accept(tenantId, key, requestId, ttlMs, fingerprint, state),
     release: (tenantId, key, requestId) => keys.release(tenantId, key, requestId),
     get: (tenantId, key) => keys.get(tenantId, key),
     remember: (tenantId, key, claim, ttlMs) => keys.remember(tenantId, key, claim, ttlMs),

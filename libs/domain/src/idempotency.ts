@@ -39,14 +39,21 @@ export type KeyedAttemptDecision =
   /** The earlier attempt was taken by the log: answer with it, render nothing new. */
   | { kind: 'replay'; requestId: string }
   /** The earlier attempt is still being appended: wait for its outcome. */
-  | { kind: 'wait' };
+  | { kind: 'wait' }
+  /**
+   * The earlier attempt was answered 504 OUTCOME_UNKNOWN and the log has not decided it yet:
+   * answer it only once its outcome is known (an outcome first: taken; a withdrawal first: the
+   * key is free), else 504 again — never start a second one, never call it accepted early.
+   */
+  | { kind: 'undecided'; requestId: string };
 
 export function decideKeyedAttempt(
-  existing: { requestId: string; fingerprint: string; state: 'pending' | 'accepted' },
+  existing: { requestId: string; fingerprint: string; state: 'pending' | 'accepted' | 'undecided' },
   fingerprint: string,
 ): KeyedAttemptDecision {
   if (existing.fingerprint !== fingerprint) return { kind: 'mismatch' };
   if (existing.state === 'accepted') return { kind: 'replay', requestId: existing.requestId };
+  if (existing.state === 'undecided') return { kind: 'undecided', requestId: existing.requestId };
   return { kind: 'wait' };
 }
 

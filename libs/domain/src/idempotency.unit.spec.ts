@@ -37,6 +37,9 @@ describe('decideKeyedAttempt', () => {
   });
   it('waits while the earlier attempt is being taken', () => {
     expect(decideKeyedAttempt({ ...claim, state: 'pending' }, 'f1')).toEqual({ kind: 'wait' });
+    // Answered 504 OUTCOME_UNKNOWN, not decided by the log yet: never replayed as accepted.
+    expect(decideKeyedAttempt({ ...claim, state: 'undecided' }, 'f1')).toEqual({ kind: 'undecided', requestId: 'r1' });
+    expect(decideKeyedAttempt({ ...claim, state: 'undecided' }, 'f2')).toEqual({ kind: 'mismatch' });
   });
   it('refuses the key with another request, pending or accepted', () => {
     expect(decideKeyedAttempt({ ...claim, state: 'accepted' }, 'f2')).toEqual({ kind: 'mismatch' });

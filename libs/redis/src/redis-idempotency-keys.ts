@@ -12,7 +12,7 @@ export interface RedisIdempotencyKeysOptions {
   logger?: Logger;
 }
 
-/** KEYS[1] claim; ARGV requestId, ttlMs, fingerprint-if-absent. Accepts the holder's claim (or an expired one's place). */
+/** KEYS[1] claim; ARGV requestId, ttlMs, fingerprint-if-absent, state. Accepts the holder's claim (or an expired one's place). */
 const ACCEPT = `
 local v = redis.call('GET', KEYS[1])
 local c
@@ -22,7 +22,7 @@ if v then
 else
   c = { requestId = ARGV[1], fingerprint = ARGV[3] }
 end
-c.state = 'accepted'
+c.state = ARGV[4]
 redis.call('SET', KEYS[1], cjson.encode(c), 'PX', tonumber(ARGV[2]))
 return 1
 `;
@@ -74,8 +74,8 @@ export function createRedisIdempotencyKeys(options: RedisIdempotencyKeysOptions)
       }
       throw new Error(`idempotency key of ${tenantId} kept changing`);
     },
-    async accept(tenantId, key, requestId, ttlMs, fingerprint = '') {
-      return (await guard(scripts.pressroomIdemAccept(keyOf(tenantId, key), requestId, String(ttlMs), fingerprint))) === 1;
+    async accept(tenantId, key, requestId, ttlMs, fingerprint = '', state = 'accepted') {
+      return (await guard(scripts.pressroomIdemAccept(keyOf(tenantId, key), requestId, String(ttlMs), fingerprint, state))) === 1;
     },
     async release(tenantId, key, requestId) {
       await guard(scripts.pressroomIdemRelease(keyOf(tenantId, key), requestId));

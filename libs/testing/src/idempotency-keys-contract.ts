@@ -57,6 +57,17 @@ export function idempotencyKeysContract(name: string, factory: { createSpace(): 
       expect(await b.claim('t1', 'key-2', attempt(), DAY)).toEqual({ won: false, existing: { ...first, state: 'accepted' } });
     });
 
+    it('holds a key answered 504 OUTCOME_UNKNOWN as undecided, for every store, until its holder accepts or releases it', async () => {
+      const s = await space();
+      const [a, b] = [await s.open(), await s.open()];
+      const first = attempt();
+      await a.claim('t1', 'key-u', first, DAY);
+      expect(await a.accept('t1', 'key-u', first.requestId, DAY, first.fingerprint, 'undecided')).toBe(true);
+      expect(await b.claim('t1', 'key-u', attempt(), DAY)).toEqual({ won: false, existing: { ...first, state: 'undecided' } });
+      expect(await b.accept('t1', 'key-u', first.requestId, DAY, first.fingerprint)).toBe(true);
+      expect(await a.get('t1', 'key-u')).toEqual({ ...first, state: 'accepted' });
+    });
+
     it('frees a key on release by its holder only', async () => {
       const s = await space();
       const [a, b] = [await s.open(), await s.open()];

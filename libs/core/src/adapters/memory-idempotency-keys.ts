@@ -41,12 +41,12 @@ export function createMemoryIdempotencyKeys(clock: Clock): IdempotencyKeys {
       claims.set(k, { claim: { ...attempt, state: 'pending' }, expiresAt: now() + pendingTtlMs });
       return { won: true };
     },
-    async accept(tenantId, key, requestId, ttlMs, lostFingerprint = '') {
+    async accept(tenantId, key, requestId, ttlMs, lostFingerprint = '', state = 'accepted') {
       const k = id(tenantId, key);
       const existing = live(k);
       if (existing && existing.requestId !== requestId) return false;
       const fingerprint = existing?.fingerprint ?? lostFingerprint;
-      claims.set(k, { claim: { requestId, fingerprint, state: 'accepted' }, expiresAt: now() + ttlMs });
+      claims.set(k, { claim: { requestId, fingerprint, state }, expiresAt: now() + ttlMs });
       return true;
     },
     async release(tenantId, key, requestId) {

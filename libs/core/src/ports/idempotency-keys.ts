@@ -6,8 +6,12 @@ export interface IdempotencyClaim {
   requestId: string;
   /** Hash of what was asked (endpoint and body): the same key with another request is refused. */
   fingerprint: string;
-  /** `pending` while the attempt is being appended; `accepted` once the log took it. */
-  state: 'pending' | 'accepted';
+  /**
+   * `pending` while the attempt is being appended; `accepted` once the log took it; `undecided`
+   * after it was answered 504 OUTCOME_UNKNOWN, until the log decides it (its outcome or its
+   * withdrawal first): held for the whole window, so a retry never starts a second render.
+   */
+  state: 'pending' | 'accepted' | 'undecided';
 }
 
 export type ClaimResult = { won: true } | { won: false; existing: IdempotencyClaim };
@@ -25,7 +29,15 @@ export interface IdempotencyKeys {
   claim(tenantId: string, key: string, attempt: { requestId: string; fingerprint: string }, pendingTtlMs: number): Promise<ClaimResult>;
   /** False when the claim was no longer this attempt's (expired and taken by another). */
   /** `fingerprint` is the attempt's, for a claim the store lost meanwhile (it is recreated accepted). */
-  accept(tenantId: string, key: string, requestId: string, ttlMs: number, fingerprint?: string): Promise<boolean>;
+  /** `state` `undecided` holds the key for an attempt answered 504 OUTCOME_UNKNOWN. */
+  accept(
+    tenantId: string,
+    key: string,
+    requestId: string,
+    ttlMs: number,
+    fingerprint?: string,
+    state?: 'accepted' | 'undecided',
+  ): Promise<boolean>;
   release(tenantId: string, key: string, requestId: string): Promise<void>;
   get(tenantId: string, key: string): Promise<IdempotencyClaim | undefined>;
   /**
