@@ -12,7 +12,7 @@ const rt = await openRuntime(config, 'standalone');
 keepServingOnFaults(rt.logger, rt.metrics);
 const renderer = await openRenderer(config, rt.logger, rt.metrics);
 // The projector first: with a volatile view it rebuilds from the log before anyone asks.
-const projector = await startStatusProjector({ ...rt, rebuildOnStart: rt.viewIsVolatile });
+const projector = await startStatusProjector({ ...rt, rebuildOnStart: rt.viewIsVolatile, inFlight: rt.quotas.inFlight });
 const templateProjector = await startTemplateProjector({ ...rt, rebuildOnStart: rt.viewIsVolatile });
 const catalogProjector = await startCatalogProjector(rt);
 const assetProjector = await startAssetProjector(rt);

@@ -31,6 +31,8 @@ export * from './adapters/memory-delivery-store.ts';
 export * from './self-rebuilding-views.ts';
 export * from './ports/idempotency-keys.ts';
 export * from './adapters/memory-idempotency-keys.ts';
+export * from './ports/quotas.ts';
+export * from './adapters/memory-quotas.ts';
 export * from './projections/status-projector.ts';
 export * from './projections/template-projector.ts';
 export * from './projections/catalog-projector.ts';
