@@ -19,8 +19,11 @@ function batchOp(summary: string, bodyName: string) {
       ),
       '401': error('Missing or unknown API key.'),
       '403': error('Custom S3 storage needs the high plan.'),
-      '413': error('Body above 3 MB.'),
+      '413': error("Body above 3 MB, or PLAN_LIMIT_EXCEEDED: more items than the plan's batchMaxItems."),
       '415': error('Body is not application/json.'),
+      '429': error(
+        'RATE_LIMITED, CONCURRENCY_LIMITED (each item counts as a render in flight) or, async only, BACKLOG_FULL: nothing was taken; retry after Retry-After.',
+      ),
       '503': error('The log cannot take the batch now, and none of it was taken; see Retry-After.'),
       '504': error(
         'OUTCOME_UNKNOWN: the batch may have been taken in part and this could not be settled in time; `details.statusUrl` tells once it is.',

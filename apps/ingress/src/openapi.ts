@@ -12,6 +12,7 @@ const common = {
   '401': error('Missing or unknown API key.'),
   '413': error('Body above the size limit.'),
   '415': error('Body is not application/json.'),
+  '429': error('RATE_LIMITED: the API key sent more requests than its plan allows; see Retry-After and the RateLimit header.'),
   '503': error('The log cannot take the request now; see Retry-After.'),
 };
 const renderErrors = {
@@ -19,6 +20,10 @@ const renderErrors = {
   '403': error('Custom S3 storage needs the high plan.'),
   '404': error('Unknown template.'),
   '409': error('IDEMPOTENCY_KEY_IN_USE: the first request with this Idempotency-Key is still being taken; retry later.'),
+  '429': error(
+    'RATE_LIMITED (the key’s rate), CONCURRENCY_LIMITED (the tenant’s renders in flight, per plan) or, async only, ' +
+      'BACKLOG_FULL (the async lane’s backlog): nothing was taken; retry after Retry-After.',
+  ),
   '503': error(
     'The log did not take the request in time (see Retry-After), and it proves the request was not taken: it is never ' +
       'rendered or delivered. Retrying with the same Idempotency-Key is a new attempt.',
