@@ -83,7 +83,13 @@ export function createAdmission(deps: AdmissionDeps) {
     const ids = requests.map((r) => r.requestId);
     let admitted: boolean;
     try {
-      ({ admitted } = await deps.inFlight.reserve(first.tenantId, ids, plan.concurrentRenders, deps.admission.renderLeaseMs, deps.clock.now().getTime()));
+      ({ admitted } = await deps.inFlight.reserve(
+        first.tenantId,
+        ids,
+        plan.concurrentRenders,
+        deps.admission.renderLeaseMs,
+        deps.clock.now().getTime(),
+      ));
     } catch (err) {
       deps.metrics.quotaStoreFailuresTotal.inc({ check: 'concurrency' });
       deps.logger.warn('the concurrency limit could not be checked; the request is let through', { err });

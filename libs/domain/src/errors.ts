@@ -114,6 +114,10 @@ export function outcomeUnknown(requestId: string, statusPath: string, cause?: un
 }
 
 /** A quota refusal (429): retryable, after `retryAfterSeconds`. */
-export function quotaRefusal(code: 'RATE_LIMITED' | 'CONCURRENCY_LIMITED' | 'BACKLOG_FULL', message: string, retryAfterSeconds: number): PressroomError {
+export function quotaRefusal(
+  code: 'RATE_LIMITED' | 'CONCURRENCY_LIMITED' | 'BACKLOG_FULL',
+  message: string,
+  retryAfterSeconds: number,
+): PressroomError {
   return new PressroomError(code, message, { retryable: true, retryAfterSeconds });
 }

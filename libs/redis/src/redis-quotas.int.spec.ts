@@ -20,11 +20,14 @@ afterAll(async () => {
 describe('redis quotas', () => {
   it('one token bucket per key across processes: concurrent takes never spend a token twice', async () => {
     const policy = { requestsPerSecond: 0.01, burst: 10 };
-    const takes = await Promise.all(
-      Array.from({ length: 30 }, (_, i) => (i % 2 ? a : b).rateLimiter.take('key-1', policy, Date.now())),
-    );
+    const takes = await Promise.all(Array.from({ length: 30 }, (_, i) => (i % 2 ? a : b).rateLimiter.take('key-1', policy, Date.now())));
     expect(takes.filter((d) => d.allowed)).toHaveLength(10);
-    expect(takes.filter((d) => d.allowed).map((d) => d.remaining).sort((x, y) => x - y)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(
+      takes
+        .filter((d) => d.allowed)
+        .map((d) => d.remaining)
+        .sort((x, y) => x - y),
+    ).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     const refused = takes.find((d) => !d.allowed)!;
     expect(refused).toMatchObject({ remaining: 0, retryAfterSeconds: 100 });
     // another key has its own bucket

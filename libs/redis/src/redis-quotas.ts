@@ -63,7 +63,11 @@ export interface RedisQuotasOptions {
  *
  * Each decision is one Lua script: one round trip, atomic across processes.
  */
-export function createRedisQuotas(options: RedisQuotasOptions): { rateLimiter: RateLimiter; inFlight: InFlightRenders; close(): Promise<void> } {
+export function createRedisQuotas(options: RedisQuotasOptions): {
+  rateLimiter: RateLimiter;
+  inFlight: InFlightRenders;
+  close(): Promise<void>;
+} {
   const logger = options.logger ?? silentLogger;
   const redis = connectRedis({ url: options.url, name: `pressroom-quotas@${options.keyPrefix}`, logger });
   redis.defineCommand('pressroomTake', { numberOfKeys: 1, lua: TAKE });

@@ -28,7 +28,10 @@ export function rateLimit(deps: RateLimitDeps) {
   return async (ctx: Context, next: Next): Promise<void> => {
     const { tenant, keyHash } = ctx.state as AuthState;
     const plan = deps.plans[tenant.plan];
-    if (!plan) return next();
+    if (!plan) {
+      await next();
+      return;
+    }
     const policy = { requestsPerSecond: plan.requestsPerSecond, burst: plan.burst };
     let decision;
     try {
@@ -39,7 +42,8 @@ export function rateLimit(deps: RateLimitDeps) {
         lastLogged = Date.now();
         deps.logger.warn('the rate limit could not be checked; the request is let through', { err });
       }
-      return next();
+      await next();
+      return;
     }
     ctx.set(rateLimitHeaders(policy, decision));
     if (!decision.allowed) {

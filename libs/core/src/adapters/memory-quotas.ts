@@ -10,7 +10,8 @@ export function createMemoryRateLimiter(): RateLimiter {
       buckets.set(bucket, decision.next);
       if (buckets.size > 10_000) {
         // Bounded memory: a bucket full again holds nothing a new one would not.
-        for (const [k, s] of buckets) if (s.tokens + ((nowMs - s.atMs) * policy.requestsPerSecond) / 1000 >= policy.burst) buckets.delete(k);
+        for (const [k, s] of buckets)
+          if (s.tokens + ((nowMs - s.atMs) * policy.requestsPerSecond) / 1000 >= policy.burst) buckets.delete(k);
       }
       return decision;
     },

@@ -18,7 +18,13 @@ export interface RateLimiter {
  */
 export interface InFlightRenders {
   /** Admits all `requestIds` (decided by `admitsConcurrent`) and leases them, or none. */
-  reserve(tenantId: string, requestIds: string[], cap: number, leaseMs: number, nowMs: number): Promise<{ admitted: boolean; inFlight: number }>;
+  reserve(
+    tenantId: string,
+    requestIds: string[],
+    cap: number,
+    leaseMs: number,
+    nowMs: number,
+  ): Promise<{ admitted: boolean; inFlight: number }>;
   release(tenantId: string, requestIds: string[]): Promise<void>;
   close(): Promise<void>;
 }

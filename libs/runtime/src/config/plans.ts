@@ -40,11 +40,19 @@ const PlanOverride = Type.Object(
   },
   { additionalProperties: false },
 );
-const PlansOverride = Type.Object({ standard: Type.Optional(PlanOverride), high: Type.Optional(PlanOverride) }, { additionalProperties: false });
+const PlansOverride = Type.Object(
+  { standard: Type.Optional(PlanOverride), high: Type.Optional(PlanOverride) },
+  { additionalProperties: false },
+);
 const checkPlans = Compile(PlansOverride);
 
 const defaultsText = (['standard', 'high'] as const)
-  .map((p) => `${p}: ${Object.entries(DEFAULT_PLANS[p]).map(([k, v]) => `${k}=${v}`).join(', ')}`)
+  .map(
+    (p) =>
+      `${p}: ${Object.entries(DEFAULT_PLANS[p])
+        .map(([k, v]) => `${k}=${v}`)
+        .join(', ')}`,
+  )
   .join('; ');
 
 /** Plans as configuration: the quotas of each plan, and the async lane's back-pressure. */
@@ -62,7 +70,11 @@ export const plansSlice = slice({
       10_000,
       0,
     ),
-    PRESSROOM_BACKLOG_REFRESH_MS: Int('How often the ingress reads the async lane’s backlog (in the background; requests read the last value).', 1000, 50),
+    PRESSROOM_BACKLOG_REFRESH_MS: Int(
+      'How often the ingress reads the async lane’s backlog (in the background; requests read the last value).',
+      1000,
+      50,
+    ),
     PRESSROOM_RENDER_LEASE_MS: Int(
       'How long a render counts against its tenant’s concurrentRenders when its outcome is never seen (a crashed process): the count heals itself after it.',
       15 * 60_000,
@@ -106,7 +118,7 @@ export function plansFrom(text: string): Record<'standard' | 'high', PlanLimits>
     const problems = [...checkPlans.Errors(parsed)].map((e) => `${e.instancePath || '(root)'} ${e.message}`);
     throw new Error(`PRESSROOM_PLANS: ${problems.join('; ')}`);
   }
-  const over = parsed as { standard?: Partial<PlanLimits>; high?: Partial<PlanLimits> };
+  const over = parsed;
   return {
     standard: { ...DEFAULT_PLANS.standard, ...over.standard },
     high: { ...DEFAULT_PLANS.high, ...over.high },
