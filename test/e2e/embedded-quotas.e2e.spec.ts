@@ -45,7 +45,7 @@ describe('embedded profile: plan quotas answer 429 and recover', () => {
     webhook = receiver.url('/quotas');
     svc = await startEmbedded({
       PRESSROOM_PLANS: JSON.stringify({
-        standard: { requestsPerSecond: 1, burst: 4, concurrentRenders: 1, batchMaxItems: 2 },
+        standard: { requestsPerSecond: 1, burst: 4, concurrentRenders: 1, batchMaxItems: 2, pngMaxPixels: 500_000 },
         high: { concurrentRenders: 4 },
       }),
       PRESSROOM_ASYNC_BACKLOG_MAX: '3',
@@ -128,6 +128,18 @@ describe('embedded profile: plan quotas answer 429 and recover', () => {
     expect(res.json.error.details).toEqual([{ field: 'items', message: "has 3 items; your plan's batchMaxItems is 2" }]);
   });
 
+  it("caps a PNG at the plan's pngMaxPixels: the standard tenant's A4 PNG fails OUTPUT_TOO_LARGE naming the limit, the high tenant's renders", async () => {
+    const small = await key('small');
+    const big = await key('big');
+    const refused = await small.post('/v1/html-to-pdf/sync', { html: '<p>png</p>', convertToImage: true });
+    expect(refused.status).toBe(422);
+    expect(refused.json.error.code).toBe('OUTPUT_TOO_LARGE');
+    expect(refused.json.error.message).toMatch(/500,000/);
+    const rendered = await big.post('/v1/html-to-pdf/sync', { html: '<p>png</p>', convertToImage: true });
+    expect(rendered.status).toBe(200);
+    expect(new URL(rendered.json.signedUrl).pathname).toMatch(/\.PNG$/);
+  });
+
   it('back-pressure: past the async backlog, async requests get 429 BACKLOG_FULL while sync ones still answer', async () => {
     const big = await key('big');
     const probe = await key('probe');
@@ -150,7 +162,7 @@ describe('embedded profile: plan quotas answer 429 and recover', () => {
     // while a sync request, on its own lane, is rendered
     const sync = await probe.call('POST', '/v1/html-to-pdf/sync', { html: '<p>sync lane</p>' });
     expect(sync.status).toBe(200);
-    const file = await fetch(sync.json.signedUrl ?? sync.json.url ?? sync.json.pdfUrl);
+    const file = await fetch(sync.json.signedUrl);
     expect(isPdf(new Uint8Array(await file.arrayBuffer()))).toBe(true);
 
     // And once the backlog drained, async requests are taken again

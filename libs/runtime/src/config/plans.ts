@@ -63,7 +63,7 @@ export const plansSlice = slice({
       description:
         'Quotas per plan, as JSON overriding the defaults member by member, e.g. `{"standard":{"requestsPerSecond":5,"burst":10}}`. ' +
         'Members: requestsPerSecond and burst (token bucket per API key; 429 RATE_LIMITED), concurrentRenders (renders accepted and not finished per tenant, sync and async, over every ingress; 429 CONCURRENCY_LIMITED), ' +
-        `batchMaxItems (at most ${BATCH_MAX_ITEMS}; 413 PLAN_LIMIT_EXCEEDED above), and, declared for the render and retention work: pngMaxPixels, pngMaxPages, retentionDays (0: forever). Defaults: ${defaultsText}.`,
+        `batchMaxItems (at most ${BATCH_MAX_ITEMS}; 413 PLAN_LIMIT_EXCEEDED above), pngMaxPixels (a larger PNG fails OUTPUT_TOO_LARGE; PRESSROOM_RENDER_MAX_PNG_PIXELS still caps every plan), and, declared for later work: pngMaxPages, retentionDays (0: forever). Defaults: ${defaultsText}.`,
     }),
     PRESSROOM_ASYNC_BACKLOG_MAX: Int(
       'Async render requests waiting (not yet taken by the render workers) above which new async requests get 429 BACKLOG_FULL; 0: never. Sync requests are never refused for it.',
