@@ -2,6 +2,7 @@ import { asyncLaneOpen, BUSY_RETRY_AFTER_SECONDS, quotaRefusal, type PlanLimits 
 import type { Clock, EventLog, InFlightRenders, Logger, TopicNames } from '@pressroom/core';
 import type { Metrics } from '@pressroom/observability';
 import type { RenderRequested } from '@pressroom/schemas';
+import { bounded, QUOTA_CHECK_TIMEOUT_MS } from './http/bounded.ts';
 
 export interface AdmissionSettings {
   /** Async backlog at which async requests get 429 BACKLOG_FULL (0: never). */
@@ -44,6 +45,7 @@ export function createAdmission(deps: AdmissionDeps) {
   let backlog: number | undefined;
   let readAt = -Infinity;
   let reading = false;
+  let lastLogged = 0;
 
   function refreshBacklog(): void {
     const now = deps.clock.now().getTime();
@@ -83,17 +85,22 @@ export function createAdmission(deps: AdmissionDeps) {
     const ids = requests.map((r) => r.requestId);
     let admitted: boolean;
     try {
-      ({ admitted } = await deps.inFlight.reserve(
+      const reserving = deps.inFlight.reserve(
         first.tenantId,
         ids,
         plan.concurrentRenders,
         deps.admission.renderLeaseMs,
         deps.clock.now().getTime(),
-      ));
+      );
+      ({ admitted } = await bounded(reserving, QUOTA_CHECK_TIMEOUT_MS));
     } catch (err) {
       deps.metrics.quotaStoreFailuresTotal.inc({ check: 'concurrency' });
-      deps.logger.warn('the concurrency limit could not be checked; the request is let through', { err });
-      return { release: async () => {} };
+      if (Date.now() - lastLogged > 1000) {
+        lastLogged = Date.now();
+        deps.logger.warn('the concurrency limit could not be checked; the request is let through', { err });
+      }
+      // A late reservation may still land: a refusal later ends it all the same.
+      return { release: () => deps.inFlight.release(first.tenantId, ids).catch(() => {}) };
     }
     if (!admitted) {
       deps.metrics.quotaRefusalsTotal.inc({ rule: 'concurrency' });

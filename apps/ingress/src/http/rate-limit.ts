@@ -3,6 +3,7 @@ import { quotaRefusal, rateLimitHeaders, type PlanLimits } from '@pressroom/doma
 import type { Clock, Logger, RateLimiter } from '@pressroom/core';
 import type { Metrics } from '@pressroom/observability';
 import type { AuthState } from './auth.ts';
+import { bounded, QUOTA_CHECK_TIMEOUT_MS } from './bounded.ts';
 
 export interface RateLimitDeps {
   rateLimiter: RateLimiter;
@@ -18,7 +19,7 @@ export interface RateLimitDeps {
  * not, carries the RateLimit-Policy and RateLimit header fields. Past the burst: 429
  * RATE_LIMITED with Retry-After.
  *
- * Fail-open: when the store cannot answer (Redis down), the request goes on without headers and
+ * Fail-open: when the store cannot answer (Redis down, or no answer within QUOTA_CHECK_TIMEOUT_MS), the request goes on without headers and
  * the fault is counted (pressroom_quota_store_failures_total{check="rate"}) and logged. A quota
  * store outage must never refuse a valid request, and Redis is not on the path that proves a
  * request was taken (the log is).
@@ -35,7 +36,7 @@ export function rateLimit(deps: RateLimitDeps) {
     const policy = { requestsPerSecond: plan.requestsPerSecond, burst: plan.burst };
     let decision;
     try {
-      decision = await deps.rateLimiter.take(keyHash, policy, deps.clock.now().getTime());
+      decision = await bounded(deps.rateLimiter.take(keyHash, policy, deps.clock.now().getTime()), QUOTA_CHECK_TIMEOUT_MS);
     } catch (err) {
       deps.metrics.quotaStoreFailuresTotal.inc({ check: 'rate' });
       if (Date.now() - lastLogged > 1000) {
