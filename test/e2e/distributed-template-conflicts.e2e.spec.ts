@@ -18,7 +18,10 @@ describe('distributed profile: concurrent template revisions through two ingress
   let b: ApiClient;
 
   beforeAll(async () => {
-    env = await distributedEnv();
+    // The standard plan tiny, for the quota cases below (the default tenant is on high).
+    env = await distributedEnv({
+      PRESSROOM_PLANS: JSON.stringify({ standard: { requestsPerSecond: 0.05, burst: 5, concurrentRenders: 2 } }),
+    });
     await env.start('ingress', env.ingressPort);
     second = await env.start('ingress');
     a = env.api;
@@ -87,5 +90,41 @@ describe('distributed profile: concurrent template revisions through two ingress
     for (const r of answers.filter((x) => x.status === 200)) {
       expect((await a.get(`/v1/templates/${id}/versions/${r.json.version}`)).json.content).toBe(r.json.content);
     }
+  });
+
+  /**
+   * Issue 11 point 3: limits hold across ingress processes (Redis). A standard tenant (5 requests
+   * per key at once, 2 renders in flight) spends them alternately through both processes.
+   */
+  describe('plan quotas shared by both ingress processes', () => {
+    let small: { a: ApiClient; b: ApiClient };
+    beforeAll(async () => {
+      expect((await env.admin.post('/admin/v1/tenants', { tenantId: 'small', name: 'small', plan: 'standard' })).status).toBe(201);
+      const keyOf = async () => (await env.admin.post('/admin/v1/tenants/small/keys', { label: 'e2e' })).json.apiKey as string;
+      const k = await keyOf();
+      small = { a: apiClient(`http://127.0.0.1:${env.ingressPort}`, k), b: apiClient(second.url, k) };
+    });
+
+    it('one rate bucket per key: the burst is shared, the RateLimit header counts down across processes, then 429', async () => {
+      const answers = [];
+      for (let i = 0; i < 6; i++) answers.push(await (i % 2 ? small.b : small.a).get('/v1/templates'));
+      expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 429]);
+      expect(answers.map((r) => /r=(\d+)/.exec(r.headers.get('ratelimit') ?? '')?.[1])).toEqual(['4', '3', '2', '1', '0', '0']);
+      expect(answers[5]!.json.error.code).toBe('RATE_LIMITED');
+      expect(Number(answers[5]!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    });
+
+    it('renders in flight per tenant are counted over both processes: the third gets 429 CONCURRENCY_LIMITED', async () => {
+      // (no render worker runs here: accepted renders stay in flight)
+      const k = (await env.admin.post('/admin/v1/tenants/small/keys', { label: 'e2e-2' })).json.apiKey as string;
+      const a = apiClient(`http://127.0.0.1:${env.ingressPort}`, k);
+      const b = apiClient(second.url, k);
+      const webhook = 'http://127.0.0.1:9/never-called';
+      expect((await a.post('/v1/html-to-pdf/async', { html: '<p>1</p>', webhook })).status).toBe(200);
+      expect((await b.post('/v1/html-to-pdf/async', { html: '<p>2</p>', webhook })).status).toBe(200);
+      const third = await a.post('/v1/html-to-pdf/async', { html: '<p>3</p>', webhook });
+      expect(third.status).toBe(429);
+      expect(third.json.error.code).toBe('CONCURRENCY_LIMITED');
+    });
   });
 });

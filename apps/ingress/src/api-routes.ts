@@ -103,6 +103,12 @@ const renderRefusals: Record<string, ResponseSpec> = {
     description: 'IDEMPOTENCY_KEY_IN_USE: the first request with this Idempotency-Key is still being taken; retry later.',
     schema: 'ErrorBody',
   },
+  '429': {
+    description:
+      'RATE_LIMITED (the key’s rate), CONCURRENCY_LIMITED (the tenant’s renders in flight, per plan) or, async only, ' +
+      'BACKLOG_FULL (the async lane’s backlog): nothing was taken; retry after Retry-After.',
+    schema: 'ErrorBody',
+  },
 };
 const failedByRequest =
   "The render failed by the request's doing (TEMPLATE_ERROR, NAVIGATION_REFUSED, PAGE_SETUP_INVALID, OUTPUT_TOO_LARGE)";
@@ -206,7 +212,12 @@ function batch<const Id extends string>(operationId: Id, path: string, summary: 
         schema: 'ErrorBody',
       },
       '403': renderRefusals['403']!,
-      '413': { description: 'Body above 3 MB.', schema: 'ErrorBody' },
+      '413': { description: "Body above 3 MB, or PLAN_LIMIT_EXCEEDED: more items than the plan's batchMaxItems.", schema: 'ErrorBody' },
+      '429': {
+        description:
+          'RATE_LIMITED, CONCURRENCY_LIMITED (each item counts as a render in flight) or, async only, BACKLOG_FULL: nothing was taken; retry after Retry-After.',
+        schema: 'ErrorBody',
+      },
       '504': {
         description:
           'OUTCOME_UNKNOWN: the batch may have been taken in part and this could not be settled in time; `details.statusUrl` tells once it is.',

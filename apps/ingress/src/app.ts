@@ -13,19 +13,22 @@ import type {
   EventLog,
   IdempotencyKeys,
   Ids,
+  Quotas,
   Logger,
   SecretBox,
   StatusView,
   TopicNames,
 } from '@pressroom/core';
 import { metricsAnswer, runReadiness, type Metrics, type MetricsExposure, type ReadinessCheck } from '@pressroom/observability';
-import { BATCH_MAX_BODY_BYTES, type DoorLimits } from '@pressroom/domain';
+import { BATCH_MAX_BODY_BYTES, type DoorLimits, type PlanLimits } from '@pressroom/domain';
 import { createSchemaChecker } from './schema-validation/schema-checker.ts';
 import { errorMapper } from './http/error-mapper.ts';
 import { accessLog } from './http/access-log.ts';
 import { jsonOnly } from './http/json-only.ts';
 import { jsonBody } from './http/json-body.ts';
 import { requireApiKey } from './http/auth.ts';
+import { rateLimit } from './http/rate-limit.ts';
+import { createAdmission, type AdmissionSettings } from './admission.ts';
 import { createRenderRequests } from './render-requests.ts';
 import { createWithdrawals } from './withdrawals.ts';
 import { renderRoutes } from './routes/render-routes.ts';
@@ -61,6 +64,8 @@ export interface IngressDeps {
   logger: Logger;
   metrics: Metrics;
   idempotency: IdempotencyKeys;
+  /** Rate buckets and in-flight renders; without it (tests of other concerns) nothing is limited. */
+  quotas?: Quotas;
   readiness: ReadinessCheck[];
   /** Routes mounted before authentication (the embedded profile's signed file links). */
   publicRoutes?: Router[];
@@ -85,6 +90,10 @@ export interface IngressDeps {
     webhooks: { allowHttp: boolean; allowedPorts: number[]; secretOverlapMs: number };
     /** Where /metrics is served and its token; default: on this port, open (what tests and `npm start` expect). */
     metrics?: MetricsExposure;
+    /** Each plan's quotas (rate, concurrency, batch size, PNG caps). */
+    plans?: Record<string, PlanLimits>;
+    /** Back-pressure on the async lane and the lease of an in-flight render. */
+    admission?: AdmissionSettings;
   };
 }
 
@@ -131,6 +140,11 @@ export function buildIngressApp(deps: IngressDeps): Koa {
 
   const authenticate = requireApiKey(deps.catalog);
   app.use((ctx, next) => (ctx.path.startsWith('/v1/') ? authenticate(ctx, next) : next()));
+  const plans = deps.settings.plans;
+  if (deps.quotas && plans) {
+    const limit = rateLimit({ ...deps, rateLimiter: deps.quotas.rateLimiter, plans });
+    app.use((ctx, next) => (ctx.path.startsWith('/v1/') ? limit(ctx, next) : next()));
+  }
   app.use(jsonOnly);
   const body = jsonBody({ maxBodyBytes: deps.settings.maxBodyBytes, limits: deps.settings.limits });
   // The batch endpoints take at most 3 MB, as the API they come from documents (413 above).
@@ -153,6 +167,10 @@ export function buildIngressApp(deps: IngressDeps): Koa {
     withdrawals: createWithdrawals(deps),
     acceptTimeoutMs: deps.settings.acceptTimeoutMs,
     idempotencyTtlMs: deps.settings.idempotencyTtlMs,
+    ...(plans ? { plans } : {}),
+    ...(deps.quotas && plans && deps.settings.admission
+      ? { admission: createAdmission({ ...deps, inFlight: deps.quotas.inFlight, plans, admission: deps.settings.admission }) }
+      : {}),
     webhookTargets: { allowHttp: deps.settings.webhooks.allowHttp, allowedPorts: deps.settings.webhooks.allowedPorts },
   });
   const handlers: Handlers<ApiOperationId> = {

@@ -27,6 +27,13 @@ function commonErrors(spec: RouteSpec): Record<string, ResponseSpec> {
     out['415'] = error('Body is not application/json.', 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json.');
   }
   if (spec.auth === 'apiKey') out['401'] = error('Missing or unknown API key.', 'UNAUTHENTICATED', 'The API key is not valid.');
+  if (spec.auth === 'apiKey') {
+    out['429'] = error(
+      'RATE_LIMITED: the API key sent more requests than its plan allows; see Retry-After and the RateLimit header.',
+      'RATE_LIMITED',
+      'Too many requests for this API key; retry after the time in Retry-After.',
+    );
+  }
   if (spec.auth === 'admin') out['401'] = error('Missing or wrong admin token.', 'UNAUTHENTICATED', 'The admin token is not valid.');
   if (spec.auth === 'apiKey' || spec.auth === 'admin') {
     out['503'] = spec.appendsToLog

@@ -15,6 +15,7 @@ import {
   pdfParamsProblems,
   validationError,
   type DoorLimits,
+  type PlanLimits,
   type FieldProblem,
 } from '@pressroom/domain';
 import {
@@ -46,6 +47,8 @@ import {
 } from './request-assembly.ts';
 import type { SchemaChecker } from './schema-validation/schema-checker.ts';
 import type { CompletedFloor, Withdrawals } from './withdrawals.ts';
+import type { Admission } from './admission.ts';
+import { batchPlanRefusal } from './plan-limits.ts';
 
 export { UNSAVED_TEMPLATE_ID, type RenderInput } from './request-assembly.ts';
 
@@ -69,6 +72,10 @@ export interface RenderRequestsDeps {
   acceptTimeoutMs: number;
   /** How long an Idempotency-Key is remembered. */
   idempotencyTtlMs: number;
+  /** Back-pressure and per-tenant concurrency (429s), decided before anything is appended. */
+  admission?: Admission;
+  /** Each plan's quotas (the batch size here). */
+  plans?: Record<string, PlanLimits>;
 }
 
 export interface Submitted {
@@ -213,6 +220,8 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
     body: Http.TemplateBatchBody | Http.HtmlBatchBody,
   ): Promise<{ batchRequestId: string }> {
     const mode = body.async ? 'async' : 'sync';
+    const refusal = batchPlanRefusal(body.items.length, deps.plans?.[tenant.plan]);
+    if (refusal) throw refusal;
     const problems: FieldProblem[] = [...batchMergeProblems(body)];
     if (body.webhook) {
       const problem = await checkWebhookTarget(body.webhook, { allowPrivate: deps.allowPrivateWebhooks, ...deps.webhookTargets });
@@ -334,6 +343,8 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
     const acceptBy = Math.min(
       ...requests.map((r) => Date.parse(r.data.acceptBy ?? '') || deps.clock.now().getTime() + deps.acceptTimeoutMs),
     );
+    // 429s come first: nothing of a refused request reaches the log.
+    const admitted = await deps.admission?.admit(requests);
     // Taken before the send: the outcome of any of these requests lies past it.
     const floor = deps.withdrawals.floor();
     const appended = deps.log.append(topic, requests);
@@ -342,7 +353,10 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
       await settledBy(appended, acceptBy);
     } catch (err) {
       const refusal = err instanceof PressroomError ? err : logUnavailable(err);
-      if (appendNeverSent(err) || (await neverSent(appended))) throw refusal;
+      if (appendNeverSent(err) || (await neverSent(appended))) {
+        await admitted?.release();
+        throw refusal;
+      }
       const verdicts = await Promise.all(
         requests.map((requested) =>
           refuseTruthfully(requested, floor, (v) => {
@@ -350,7 +364,10 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
           }),
         ),
       );
-      if (verdicts.every((v) => v.kind === 'not-taken')) throw refusal;
+      if (verdicts.every((v) => v.kind === 'not-taken')) {
+        await admitted?.release();
+        throw refusal;
+      }
       if (!verdicts.every((v) => v.kind === 'taken')) throw outcomeUnknown(opts.unknownId, opts.statusPath, err);
       outcomes = verdicts.flatMap((v) => (v.kind === 'taken' ? [v.outcome] : []));
       deps.logger.warn('a request the ingress gave up on was rendered first: answered as accepted', {

@@ -39,6 +39,8 @@ export async function startIngressServer(rt: Runtime): Promise<Server> {
         secretOverlapMs: config.webhooks.secretOverlapMs,
       },
       metrics: config.metrics,
+      plans: config.plans,
+      admission: config.admission,
     },
   });
   const handle = app.callback();

@@ -59,6 +59,8 @@ export interface RenderWorkerDeps {
    * exceeds `concurrency - 1` (`tenantRenderCap`); without it, that is the cap of every tenant.
    */
   capForPlan?: (plan: string | undefined) => number;
+  /** The PNG pixel cap of a plan (PRESSROOM_PLANS pngMaxPixels); none: the renderer's own limit. */
+  pngMaxPixelsForPlan?: (plan: string | undefined) => number | undefined;
   renderTimeoutMs: number;
   group?: string;
   workerId?: string;
@@ -452,8 +454,12 @@ async function renderWithRetries(
  * The job for a request: its source (the template's header and footer included), output, page
  * setup and readiness signal as requested, this tenant's assets, and the worker's time limit.
  */
-export function renderJobFor(requested: RenderRequested, deps: Pick<RenderWorkerDeps, 'renderTimeoutMs' | 'assetsFor'>): RenderJob {
+export function renderJobFor(
+  requested: RenderRequested,
+  deps: Pick<RenderWorkerDeps, 'renderTimeoutMs' | 'assetsFor' | 'pngMaxPixelsForPlan'>,
+): RenderJob {
   const { data } = requested;
+  const pngCap = data.output === 'png' ? deps.pngMaxPixelsForPlan?.(data.plan) : undefined;
   return {
     source: data.source,
     output: data.output,
@@ -464,6 +470,7 @@ export function renderJobFor(requested: RenderRequested, deps: Pick<RenderWorker
     ...(data.pdfMetadata ? { pdfMetadata: data.pdfMetadata } : {}),
     ...(data.pdfParams ? { pdfParams: data.pdfParams } : {}),
     ...(data.ready ? { ready: data.ready } : {}),
+    ...(pngCap !== undefined ? { maxPngPixels: pngCap } : {}),
     ...(deps.assetsFor ? { assets: deps.assetsFor(requested.tenantId) } : {}),
   };
 }

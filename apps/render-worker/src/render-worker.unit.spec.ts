@@ -71,6 +71,14 @@ describe('renderJobFor', () => {
     expect(askedFor).toEqual(['tenant-a']);
   });
 
+  it("carries the PNG pixel cap of the request's plan, for PNG output only", () => {
+    const pngMaxPixelsForPlan = (plan: string | undefined) => (plan === 'standard' ? 1_000_000 : undefined);
+    const deps = { renderTimeoutMs: 5_000, pngMaxPixelsForPlan };
+    expect(renderJobFor(requested({ output: 'png', plan: 'standard' }), deps).maxPngPixels).toBe(1_000_000);
+    expect(renderJobFor(requested({ output: 'pdf', plan: 'standard' }), deps)).not.toHaveProperty('maxPngPixels');
+    expect(renderJobFor(requested({ output: 'png', plan: 'other' }), deps)).not.toHaveProperty('maxPngPixels');
+  });
+
   it('leaves out what the request does not have, and assets when the worker has no store', () => {
     const job = renderJobFor(requested({ mode: 'sync' }), { renderTimeoutMs: 5_000 });
     expect(job).toEqual({ source: { kind: 'html', html: '<p>hi</p>' }, output: 'pdf', timeoutMs: 5_000, lane: 'sync' });

@@ -5,11 +5,15 @@ import type { RenderWorkerDeps } from './render-worker.ts';
 /** The worker's settings from the render slice of the configuration (this app's main and standalone). */
 export function renderWorkerSettings(
   config: PressroomConfig,
-): Pick<RenderWorkerDeps, 'concurrency' | 'readAhead' | 'capForPlan' | 'renderTimeoutMs' | 'retry' | 'acceptClockSkewMs' | 'crashRetry'> {
+): Pick<
+  RenderWorkerDeps,
+  'concurrency' | 'readAhead' | 'capForPlan' | 'pngMaxPixelsForPlan' | 'renderTimeoutMs' | 'retry' | 'acceptClockSkewMs' | 'crashRetry'
+> {
   return {
     concurrency: config.render.pages,
     readAhead: config.render.readAhead,
     capForPlan: (plan) => planRenderCap(config.render.tenantCaps, plan),
+    pngMaxPixelsForPlan: (plan) => (plan === 'standard' || plan === 'high' ? config.plans[plan].pngMaxPixels : undefined),
     renderTimeoutMs: config.render.timeoutMs,
     retry: config.render.retry,
     acceptClockSkewMs: config.acceptClockSkewMs,

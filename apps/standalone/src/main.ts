@@ -20,7 +20,12 @@ const restoreOf = (name: string) => {
   const snapshotter = snapshots?.get(name);
   return snapshotter && (() => snapshotter.restore());
 };
-const projector = await startStatusProjector({ ...rt, rebuildOnStart: rt.viewIsVolatile, ...opt('restore', restoreOf('status')) });
+const projector = await startStatusProjector({
+  ...rt,
+  rebuildOnStart: rt.viewIsVolatile,
+  inFlight: rt.quotas.inFlight,
+  ...opt('restore', restoreOf('status')),
+});
 const templateProjector = await startTemplateProjector({
   ...rt,
   rebuildOnStart: rt.viewIsVolatile,

@@ -33,6 +33,8 @@ export * from './self-rebuilding-views.ts';
 export * from './view-snapshots.ts';
 export * from './ports/idempotency-keys.ts';
 export * from './adapters/memory-idempotency-keys.ts';
+export * from './ports/quotas.ts';
+export * from './adapters/memory-quotas.ts';
 export * from './projections/status-projector.ts';
 export * from './projections/template-projector.ts';
 export * from './projections/catalog-projector.ts';

@@ -19,6 +19,14 @@ export type ErrorCode =
   /** The ingress gave up on a request and cannot tell whether the log took it (it may or may not run). */
   | 'OUTCOME_UNKNOWN'
   | 'DEPENDENCY_UNAVAILABLE'
+  /** The API key sent more requests than its plan's rate (token bucket per key). */
+  | 'RATE_LIMITED'
+  /** The tenant has as many renders accepted and unfinished as its plan allows. */
+  | 'CONCURRENCY_LIMITED'
+  /** The async lane's backlog is past its configured depth (back-pressure). */
+  | 'BACKLOG_FULL'
+  /** A request beyond a quota of the tenant's plan (batch size, PNG size). */
+  | 'PLAN_LIMIT_EXCEEDED'
   | 'INTERNAL';
 
 export interface FieldProblem {
@@ -32,11 +40,19 @@ export class PressroomError extends Error {
   readonly details: FieldProblem[] | undefined;
   /** Named facts for the caller (e.g. the `requestId` of an OUTCOME_UNKNOWN), when there are no field problems. */
   readonly facts: Record<string, string> | undefined;
+  /** When to try again, in seconds (the edge sends it as Retry-After). */
+  readonly retryAfterSeconds: number | undefined;
 
   constructor(
     code: ErrorCode,
     message: string,
-    opts: { retryable?: boolean; details?: FieldProblem[]; facts?: Record<string, string>; cause?: unknown } = {},
+    opts: {
+      retryable?: boolean;
+      details?: FieldProblem[];
+      facts?: Record<string, string>;
+      cause?: unknown;
+      retryAfterSeconds?: number;
+    } = {},
   ) {
     super(message, { cause: opts.cause });
     this.name = 'PressroomError';
@@ -44,6 +60,7 @@ export class PressroomError extends Error {
     this.retryable = opts.retryable ?? false;
     this.details = opts.details;
     this.facts = opts.facts;
+    this.retryAfterSeconds = opts.retryAfterSeconds;
   }
 }
 
@@ -94,4 +111,13 @@ export function outcomeUnknown(requestId: string, statusPath: string, cause?: un
     'The service could not confirm whether your request was taken: it may or may not run. Check its status URL (404 means it was not taken), or retry with the same Idempotency-Key, which is safe.',
     { retryable: true, facts: { requestId, statusPath }, cause },
   );
+}
+
+/** A quota refusal (429): retryable, after `retryAfterSeconds`. */
+export function quotaRefusal(
+  code: 'RATE_LIMITED' | 'CONCURRENCY_LIMITED' | 'BACKLOG_FULL',
+  message: string,
+  retryAfterSeconds: number,
+): PressroomError {
+  return new PressroomError(code, message, { retryable: true, retryAfterSeconds });
 }

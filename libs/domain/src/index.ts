@@ -31,3 +31,4 @@ export * from './debug-checks.ts';
 export * from './pdf-tools.ts';
 export * from './batch.ts';
 export * from './asset-index.ts';
+export * from './quotas.ts';

@@ -51,6 +51,7 @@ export interface KafkaEventLog extends EventLog {
   ensureTopics(names: string[], partitions?: number): Promise<void>;
   /** End offset minus committed offset, per group and partition, read from the brokers (admin API). */
   lag(): Promise<ConsumerLag[]>;
+  groupLag(group: string, topics: string[]): Promise<number>;
 }
 
 const PING_TIMEOUT_MS = 5_000;
@@ -271,6 +272,21 @@ export async function createKafkaEventLog(opts: KafkaEventLogOptions): Promise<K
         }
       }
       return out;
+    },
+
+    async groupLag(group, topics) {
+      const admin = await topicAdmin.admin();
+      let total = 0n;
+      for (const { topic, partitions } of await admin.fetchOffsets({ groupId: group, topics })) {
+        const ends = await admin.fetchTopicOffsets(topic);
+        for (const { partition, offset } of partitions) {
+          const end = ends.find((e) => e.partition === partition);
+          if (!end) continue;
+          const from = offset === '-1' ? BigInt(end.low) : BigInt(offset);
+          if (BigInt(end.high) > from) total += BigInt(end.high) - from;
+        }
+      }
+      return Number(total);
     },
 
     ensureTopics(names, partitions) {

@@ -83,6 +83,18 @@ export function createMetrics() {
       labelNames: ['lane'] as const,
       registers: [registry],
     }),
+    quotaRefusalsTotal: new Counter({
+      name: 'pressroom_quota_refusals_total',
+      help: 'Requests answered 429, by rule: rate (RATE_LIMITED), concurrency (CONCURRENCY_LIMITED), backlog (BACKLOG_FULL).',
+      labelNames: ['rule'] as const,
+      registers: [registry],
+    }),
+    quotaStoreFailuresTotal: new Counter({
+      name: 'pressroom_quota_store_failures_total',
+      help: 'Quota checks the quota store (Redis) could not answer: the request was let through (fail-open), by check (rate, concurrency).',
+      labelNames: ['check'] as const,
+      registers: [registry],
+    }),
     rendersTotal: new Counter({
       name: 'pressroom_renders_total',
       help: 'Renders by outcome and failure code.',

@@ -7,3 +7,4 @@ export * from './redis-delivery-store.ts';
 export * from './redis-stream-version-guard.ts';
 export * from './redis-legacy-catalog.ts';
 export * from './redis-idempotency-keys.ts';
+export * from './redis-quotas.ts';

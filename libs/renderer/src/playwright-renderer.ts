@@ -188,8 +188,10 @@ export async function createPlaywrightRenderer(options: PlaywrightRendererOption
       header: src.kind === 'template' && Boolean(src.header),
       footer: src.kind === 'template' && Boolean(src.footer),
     });
+    // The job's (its tenant's plan) cap, never above the renderer's own.
+    const pngLimit = Math.min(maxPngPixels, job.maxPngPixels ?? maxPngPixels);
     // A PNG is at least its sheet: refuse one over the pixel limit before laying anything out.
-    if (job.output === 'png') checkPngPixels(viewportFor(setup), maxPngPixels);
+    if (job.output === 'png') checkPngPixels(viewportFor(setup), pngLimit);
     wp.assets = job.assets;
     await fitPage(wp, setup);
     const left = watchNavigation(wp);
@@ -197,7 +199,7 @@ export async function createPlaywrightRenderer(options: PlaywrightRendererOption
       setup,
       remainingMs: () => deadline - Date.now(),
       maxOutputBytes: options.maxOutputBytes,
-      maxPngPixels,
+      maxPngPixels: pngLimit,
       contentSize: () => contentSize(wp),
       freshDocument: () => freshDocumentDuringJob(wp, runtimeScript),
     });

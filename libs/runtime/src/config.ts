@@ -2,6 +2,7 @@ import Type, { type TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { kafkaSlice } from './config/kafka.ts';
 import { limitsSlice } from './config/limits.ts';
+import { plansProblems, plansSlice } from './config/plans.ts';
 import { redisSlice } from './config/redis.ts';
 import { renderSlice } from './config/render.ts';
 import { serviceSlice } from './config/service.ts';
@@ -11,15 +12,26 @@ import { webhooksSlice } from './config/webhooks.ts';
 
 /**
  * Every setting Pressroom reads, with its default and meaning, gathered from the slices in
- * ./config/ (one per concern: service, limits, webhooks, render, kafka, redis, storage). A new
+ * ./config/ (one per concern: service, limits, plans, webhooks, render, kafka, redis, storage). A new
  * setting goes into the slice of its concern. Only an app's config.ts passes `process.env` in;
  * the README's configuration table is generated from this schema (`npm run docs:config`).
  */
-const slices = [serviceSlice, limitsSlice, webhooksSlice, renderSlice, toolsSlice, kafkaSlice, redisSlice, storageSlice] as const;
+const slices = [
+  serviceSlice,
+  limitsSlice,
+  plansSlice,
+  webhooksSlice,
+  renderSlice,
+  toolsSlice,
+  kafkaSlice,
+  redisSlice,
+  storageSlice,
+] as const;
 
 export const ConfigSchema = Type.Object({
   ...serviceSlice.env,
   ...limitsSlice.env,
+  ...plansSlice.env,
   ...webhooksSlice.env,
   ...renderSlice.env,
   ...toolsSlice.env,
@@ -52,6 +64,7 @@ export function loadConfig(env: Record<string, string | undefined>): PressroomCo
     else if (schema.default !== undefined) raw[name] = schema.default;
   }
   const problems = [...validator.Errors(raw)].map((e) => `${e.instancePath.slice(1) || '(root)'}: ${e.message}`);
+  problems.push(...plansProblems(raw.PRESSROOM_PLANS));
   if (problems.length) throw new ConfigError(problems);
   const valid = raw as never;
   const { profile } = serviceSlice.read(valid, 'embedded');

@@ -52,4 +52,16 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ PRESSROOM_RENDER_TENANT_CAPS: 'standard' })).toThrow(/PRESSROOM_RENDER_TENANT_CAPS/);
     expect(() => loadConfig({ PRESSROOM_RENDER_TENANT_CAPS: 'high=-1' })).toThrow(ConfigError);
   });
+
+  it('plans: documented defaults, PRESSROOM_PLANS overrides member by member, a bad one stops the start naming it', () => {
+    expect(loadConfig({}).plans.standard).toMatchObject({ requestsPerSecond: 25, burst: 50, concurrentRenders: 20, batchMaxItems: 20 });
+    const c = loadConfig({ PRESSROOM_PLANS: '{"standard":{"burst":5},"high":{"concurrentRenders":3}}' });
+    expect(c.plans.standard).toMatchObject({ requestsPerSecond: 25, burst: 5 });
+    expect(c.plans.high).toMatchObject({ requestsPerSecond: 100, concurrentRenders: 3 });
+    expect(() => loadConfig({ PRESSROOM_PLANS: '{"standard":{"burst":0}}' })).toThrow(/PRESSROOM_PLANS: \/standard\/burst/);
+    expect(() => loadConfig({ PRESSROOM_PLANS: '{"gold":{}}' })).toThrow(ConfigError);
+    expect(() => loadConfig({ PRESSROOM_PLANS: '{"standard":{"batchMaxItems":21}}' })).toThrow(/batchMaxItems/);
+    expect(() => loadConfig({ PRESSROOM_PLANS: 'nope' })).toThrow(/PRESSROOM_PLANS: is not valid JSON/);
+    expect(loadConfig({}).admission).toEqual({ asyncBacklogMax: 10_000, backlogRefreshMs: 1000, renderLeaseMs: 900_000 });
+  });
 });

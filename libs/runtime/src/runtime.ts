@@ -26,6 +26,9 @@ import {
   createFileEventLog,
   createMemoryDeliveryStore,
   createMemoryIdempotencyKeys,
+  createMemoryInFlightRenders,
+  createMemoryRateLimiter,
+  type Quotas,
   type IdempotencyKeys,
   createMemoryStatusView,
   systemClock,
@@ -77,6 +80,8 @@ export interface Runtime {
   deliveries: DeliveryStore;
   /** The Idempotency-Keys of render requests (Redis, shared by every ingress; in memory in the embedded profile). */
   idempotency: IdempotencyKeys;
+  /** Rate buckets per API key and in-flight renders per tenant (Redis, shared by every ingress; in memory embedded). */
+  quotas: Quotas;
   /** Whether the status view lives only in this process (must be rebuilt from the log at start). */
   viewIsVolatile: boolean;
   /** Templates, every version, built from template events (volatile exactly when `view` is). */
@@ -107,6 +112,7 @@ export type Part =
   | 'storage'
   | 'deliveries'
   | 'idempotency'
+  | 'quotas'
   | 'templates'
   | 'assets'
   | 'assetIndex';
@@ -119,6 +125,7 @@ export const ALL_PARTS: readonly Part[] = [
   'storage',
   'deliveries',
   'idempotency',
+  'quotas',
   'templates',
   'assets',
   'assetIndex',
@@ -225,6 +232,7 @@ export async function openParts<K extends Part>(
   if (wanted.has('deliveries')) parts.deliveries = await opened.deliveries();
   if (wanted.has('idempotency')) parts.idempotency = await opened.idempotency();
   const snapshots = wanted.has('view') && wanted.has('templates') ? await opened.snapshots?.() : undefined;
+  if (wanted.has('quotas')) parts.quotas = await opened.quotas();
   closers.push(...opened.closers());
   readiness.push(...opened.readiness());
   publicRoutes.push(...opened.publicRoutes());
@@ -260,6 +268,7 @@ interface Openers {
   idempotency(): Promise<IdempotencyKeys>;
   /** The view snapshots (embedded only; opens the log, the status view and the template view). */
   snapshots?(): Promise<ViewSnapshots>;
+  quotas(): Promise<Quotas>;
   /** What was opened, to close (in opening order). */
   closers(): { close(): Promise<void> }[];
   readiness(): ReadinessCheck[];
@@ -334,6 +343,7 @@ function embeddedOpeners(config: PressroomConfig, _app: string, logger: Logger, 
         selfRebuildingIdempotencyKeys(createMemoryIdempotencyKeys(clock), keysRebuildOf(config, await log(), { topics, logger, clock })),
       ),
     ),
+    quotas: once(async () => ({ rateLimiter: createMemoryRateLimiter(), inFlight: createMemoryInFlightRenders() })),
     closers: () => closers,
     readiness: () => readiness,
     publicRoutes: () => routes,
@@ -444,6 +454,8 @@ function distributedOpeners(
   );
   const assetIndex = redisPart((lib) => lib.createRedisAssetIndex(redisOptions));
   const idempotency = redisPart((lib) => lib.createRedisIdempotencyKeys(redisOptions));
+  // No readiness check: a Redis fault lets requests through (fail-open), it does not stop the ingress.
+  const quotas = redisPart((lib) => lib.createRedisQuotas(redisOptions));
   const deliveries = redisPart(
     (lib) => lib.createRedisDeliveryStore(redisOptions),
     (d) => d.ping(),
@@ -462,6 +474,7 @@ function distributedOpeners(
     idempotency: once(async () =>
       selfRebuildingIdempotencyKeys(await idempotency(), keysRebuildOf(config, await log(), { topics, logger, clock: systemClock })),
     ),
+    quotas,
     closers: () => closers,
     readiness: () => readiness,
     publicRoutes: () => [],

@@ -4,6 +4,8 @@ import { hashApiKey, type Catalog, type Tenant } from '@pressroom/core';
 
 export interface AuthState {
   tenant: Tenant;
+  /** The hash of the API key the request came with: what its rate bucket is keyed on. */
+  keyHash: string;
 }
 
 /** `Authorization: Bearer <key>`; only the key's hash is looked up. */
@@ -11,10 +13,12 @@ export function requireApiKey(catalog: Catalog) {
   return async (ctx: Context, next: Next): Promise<void> => {
     const key = bearer(ctx);
     if (!key) throw new PressroomError('UNAUTHENTICATED', 'Send your API key as "Authorization: Bearer <key>".');
-    const record = await catalog.findApiKey(hashApiKey(key));
+    const keyHash = hashApiKey(key);
+    const record = await catalog.findApiKey(keyHash);
     const tenant = record && (await catalog.getTenant(record.tenantId));
     if (!tenant) throw new PressroomError('UNAUTHENTICATED', 'The API key is not valid.');
     (ctx.state as AuthState).tenant = tenant;
+    (ctx.state as AuthState).keyHash = keyHash;
     await next();
   };
 }

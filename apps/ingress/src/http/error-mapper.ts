@@ -17,6 +17,10 @@ const statusOf: Record<ErrorCode, number> = {
   LOG_UNAVAILABLE: 503,
   OUTCOME_UNKNOWN: 504,
   DEPENDENCY_UNAVAILABLE: 503,
+  RATE_LIMITED: 429,
+  CONCURRENCY_LIMITED: 429,
+  BACKLOG_FULL: 429,
+  PLAN_LIMIT_EXCEEDED: 413,
   INTERNAL: 500,
 };
 
@@ -64,7 +68,8 @@ export function errorMapper(logger: Logger, opts: { publicUrl?: string } = {}) {
     } catch (err) {
       if (err instanceof PressroomError) {
         const status = statusOf[err.code];
-        if (status === 503 || err.code === 'OUTCOME_UNKNOWN') ctx.set('Retry-After', '5');
+        if (err.retryAfterSeconds !== undefined) ctx.set('Retry-After', String(err.retryAfterSeconds));
+        else if (status === 503 || err.code === 'OUTCOME_UNKNOWN') ctx.set('Retry-After', '5');
         if (status >= 500) logger.error('request failed', { code: err.code, err: err.cause ?? err, path: ctx.path });
         return sendError(ctx, status, err.code, err.message, err.details ?? factsFor(ctx, err.facts, opts.publicUrl));
       }

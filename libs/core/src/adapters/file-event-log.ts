@@ -182,6 +182,13 @@ export async function createFileEventLog(opts: FileEventLogOptions): Promise<Fil
       return out;
     },
 
+    async groupLag(group: string, topics: string[]): Promise<number> {
+      const offsets = await openGroup(group);
+      let lag = 0;
+      for (const topic of topics) lag += Math.max(0, (await openTopic(topic)).count - (offsets.get(topic) ?? 0));
+      return lag;
+    },
+
     async consume(options: ConsumeOptions): Promise<Subscription> {
       assertOpen();
       const member = new Member((record, ctx) => options.handle(record, ctx), Math.max(1, options.concurrency ?? 1));

@@ -180,6 +180,11 @@ export interface EventLog {
    * topics (records not yet committed), at call time: the consumer-lag metric. Optional.
    */
   lag?(): Promise<ConsumerLag[]>;
+  /**
+   * Records of `topics` not yet committed by `group` (any group, consumed here or not), summed
+   * over partitions: a lane's backlog, read by the ingress for back-pressure. Optional.
+   */
+  groupLag?(group: string, topics: string[]): Promise<number>;
   close(): Promise<void>;
 }
 

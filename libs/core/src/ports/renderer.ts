@@ -27,6 +27,8 @@ export interface RenderJob {
    * `https://assets.pressroom.invalid/<name>`, answered from here, never from the network.
    */
   assets?: AssetSource;
+  /** The tenant's plan's PNG pixel cap; the renderer's own limit applies when it is lower. */
+  maxPngPixels?: number;
   /** Also answer the HTML the page printed (`RenderOutput.html`), for a `debug` render's diagnostics. */
   debug?: boolean;
 }

@@ -1,6 +1,7 @@
 import type { EventLog, Subscription, TopicNames } from '../ports/event-log.ts';
 import type { Logger } from '../ports/logger.ts';
 import type { StatusView } from '../ports/status-view.ts';
+import type { InFlightRenders } from '../ports/quotas.ts';
 
 export interface StatusProjectorDeps {
   log: EventLog;
@@ -18,7 +19,15 @@ export interface StatusProjectorDeps {
    * profile loads its snapshot and replays the tail, see view-snapshots.ts).
    */
   restore?: () => Promise<unknown>;
+  /**
+   * The tenants' in-flight renders: each outcome (or withdrawal) ends its render's lease, in
+   * whichever process accepted it. Without it, leases end by their own expiry.
+   */
+  inFlight?: InFlightRenders;
 }
+
+/** Events after which a render no longer counts against its tenant's concurrentRenders. */
+const ENDS_RENDER = new Set(['RenderSucceeded', 'RenderFailed', 'RenderWithdrawn']);
 
 const renderTopics = (t: TopicNames) => [t.requestedSync, t.requestedAsync, t.completed];
 
@@ -33,7 +42,15 @@ export async function startStatusProjector(deps: StatusProjectorDeps): Promise<S
     topics: renderTopics(deps.topics),
     concurrency: 16,
     handle: async (record) => {
-      if ('requestId' in record.event) await deps.view.apply(record.event);
+      if (!('requestId' in record.event)) return;
+      await deps.view.apply(record.event);
+      const { event } = record;
+      if (deps.inFlight && ENDS_RENDER.has(event.type)) {
+        // Best effort: a lease not released here expires by itself (a Redis fault never stalls the view).
+        await deps.inFlight.release(event.tenantId, [event.requestId]).catch((err: unknown) => {
+          deps.logger.warn('an in-flight render lease could not be released; it expires by itself', { requestId: event.requestId, err });
+        });
+      }
     },
   });
 }
