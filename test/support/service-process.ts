@@ -6,6 +6,18 @@ import { waitFor } from '@pressroom/testing';
 const root = join(import.meta.dirname, '..', '..');
 const tsx = join(root, 'node_modules', '.bin', 'tsx');
 
+/**
+ * Plans whose rate and in-flight quotas never bind: load, fault and ledger tests send and poll
+ * far faster than a plan allows, and a 429 there would prove nothing about what they test. The
+ * quota tests (embedded-quotas, distributed-template-conflicts) set PRESSROOM_PLANS themselves.
+ */
+const UNLIMITED_PLANS = {
+  PRESSROOM_PLANS: JSON.stringify({
+    standard: { requestsPerSecond: 100_000, burst: 100_000, concurrentRenders: 100_000 },
+    high: { requestsPerSecond: 100_000, burst: 100_000, concurrentRenders: 100_000 },
+  }),
+};
+
 export type AppName = 'standalone' | 'ingress' | 'render-worker' | 'status-projector' | 'webhook-dispatcher';
 
 /** One Pressroom app running as its own OS process, as in production. */
@@ -38,7 +50,7 @@ export class AppProcess {
     this.output.length = 0;
     const child = spawn(tsx, [...this.nodeArgs, join(root, 'apps', this.app, 'src', 'main.ts')], {
       cwd: root,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...this.env, PORT: String(this.port) },
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...UNLIMITED_PLANS, ...this.env, PORT: String(this.port) },
       stdio: ['ignore', 'pipe', 'pipe'],
       // Its own process group: tsx runs the app in a child process, and a crash must take both.
       detached: true,
