@@ -158,6 +158,8 @@ export const RenderSucceeded = envelope(
       executionMs: Type.Number({ minimum: 0 }),
       worker: Type.String(),
       chromium: Chromium,
+      /** Pages of the file (1 for a PNG), for usage; absent on events written before it was recorded. */
+      pages: Type.Optional(Type.Integer({ minimum: 0 })),
       /** Diagnostics of a `debug` render (rendered HTML, variable checks), as JSON in our own storage. */
       debugArtifact: Type.Optional(ArtifactRef),
       /** A tool's further outputs (the parts of a split) and the size of its input (compress). */
@@ -241,6 +243,27 @@ export const RenderWithdrawn = envelope(
 export const RenderAttemptStarted = envelope(
   'RenderAttemptStarted',
   Type.Object({ attempt: Type.Integer({ minimum: 1 }), worker: Type.String() }, { additionalProperties: false }),
+);
+
+/** Why a render's files were removed: its plan's retention ran out, or the tenant deleted it. */
+export const RemovalReason = Type.Union([Type.Literal('EXPIRED'), Type.Literal('DELETED')]);
+
+/**
+ * A render's files in our own storage (file, previews, debug report, tool outputs) were removed:
+ * by the retention sweeper (EXPIRED) or by `DELETE /v1/pdf/{requestId}` (DELETED). On the
+ * completed topic (key requestId), so the status view and the history know; files in a
+ * tenant's own S3 connection are never removed by us (`keys` lists only what we removed).
+ */
+export const ArtifactRemoved = envelope(
+  'ArtifactRemoved',
+  Type.Object(
+    {
+      reason: RemovalReason,
+      keys: Type.Array(Type.String()),
+      by: Type.String({ description: 'The process that removed them.' }),
+    },
+    { additionalProperties: false },
+  ),
 );
 
 /** The outcome of a finished batch: every item succeeded, some did, or none did. */
@@ -409,6 +432,7 @@ export const PressroomEvent = Type.Union([
   RenderWithdrawn,
   BatchRequested,
   BatchCompleted,
+  ArtifactRemoved,
 ]);
 
 export type RenderRequested = Static<typeof RenderRequested>;
@@ -424,6 +448,8 @@ export type RenderWithdrawn = Static<typeof RenderWithdrawn>;
 export type BatchRequested = Static<typeof BatchRequested>;
 export type BatchCompleted = Static<typeof BatchCompleted>;
 export type BatchStatus = Static<typeof BatchStatus>;
+export type ArtifactRemoved = Static<typeof ArtifactRemoved>;
+export type RemovalReason = Static<typeof RemovalReason>;
 export type BatchItemOutcome = Static<typeof BatchItemOutcome>;
 export type WithdrawalReason = Static<typeof WithdrawalReason>;
 export type WebhookEvent = WebhookDelivered | WebhookFailed | WebhookAttempted | WebhookReplayRequested | WebhookAttemptStarted;
@@ -466,6 +492,7 @@ export const EventSchemas = {
   BatchCompleted,
   AssetUploaded,
   AssetDeleted,
+  ArtifactRemoved,
 } as const;
 export type EventType = keyof typeof EventSchemas;
 
