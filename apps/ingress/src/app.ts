@@ -38,6 +38,9 @@ import { createTemplates } from './templates.ts';
 import { adminRoutes } from './routes/admin-routes.ts';
 import { webhookRoutes } from './routes/webhook-routes.ts';
 import { historyRoutes } from './routes/history-routes.ts';
+import { removalRoutes } from './routes/removal-routes.ts';
+import { adminUsageRoutes, usageRoutes } from './routes/usage-routes.ts';
+import { createRenderRemoval } from '@pressroom/core';
 import { openApiDocument } from './openapi.ts';
 
 export interface IngressDeps {
@@ -134,6 +137,7 @@ export function buildIngressApp(deps: IngressDeps): Koa {
       s3Endpoints: { allowPrivate: deps.settings.allowPrivateS3Endpoints ?? false },
     });
     app.use(admin.routes());
+    app.use(adminUsageRoutes({ ...deps, adminToken: deps.settings.adminToken }).routes());
   }
 
   const schemas = createSchemaChecker({ timeoutMs: deps.settings.validationTimeoutMs });
@@ -184,6 +188,14 @@ export function buildIngressApp(deps: IngressDeps): Koa {
   api.use(webhooks.routes(), webhooks.allowedMethods());
   const history = historyRoutes(deps);
   api.use(history.routes(), history.allowedMethods());
+  const removal = removalRoutes({
+    requests,
+    view: deps.view,
+    removal: createRenderRemoval({ ...deps, own: deps.storage.own, by: 'ingress' }),
+  });
+  api.use(removal.routes(), removal.allowedMethods());
+  const usage = usageRoutes(deps);
+  api.use(usage.routes(), usage.allowedMethods());
   app.use(api.routes());
   return app;
 }

@@ -5,6 +5,7 @@ import {
   artifactKey,
   contentTypeFor,
   decideAfterRenderAttempt,
+  countPdfPages,
   decideBeforeRenderAttempt,
   DEFAULT_RENDER_RETRY_POLICY,
   DEFAULT_TRANSIENT_RETRY_POLICY,
@@ -197,6 +198,7 @@ async function handleRecord(deps: RenderWorkerDeps, worker: string, record: LogR
             artifact: outcome.artifact,
             executionMs,
             worker,
+            ...(outcome.pages !== undefined ? { pages: outcome.pages } : {}),
             ...(outcome.debugArtifact ? { debugArtifact: outcome.debugArtifact } : {}),
             ...(outcome.tool ? { tool: outcome.tool } : {}),
             ...toolRequest,
@@ -239,7 +241,7 @@ async function handleRecord(deps: RenderWorkerDeps, worker: string, record: LogR
 
 type ArtifactOut = { target: RenderRequested['data']['storage']; key: string; contentType: string; bytes: number };
 type Outcome =
-  | { artifact: ArtifactOut; debugArtifact?: ArtifactOut; tool?: ToolResultInfo }
+  | { artifact: ArtifactOut; debugArtifact?: ArtifactOut; tool?: ToolResultInfo; pages?: number }
   | { error: { code: FailureCodeValue; message: string }; retriable?: boolean; attempts?: number };
 
 interface StepContext {
@@ -283,7 +285,9 @@ async function renderAndStore(deps: RenderWorkerDeps, requested: RenderRequested
   }
   const artifact = { target: data.storage, key, contentType, bytes: bytes.byteLength };
   const debugArtifact = data.debug ? await storeDebug(deps, requested, rendered.html, step.logger) : undefined;
-  return { artifact, ...(debugArtifact ? { debugArtifact } : {}) };
+  // For usage: a PNG is one page; a PDF's pages are counted from its bytes (no parse, no child process).
+  const pages = data.output === 'png' ? 1 : countPdfPages(bytes);
+  return { artifact, pages, ...(debugArtifact ? { debugArtifact } : {}) };
 }
 
 /**

@@ -3,6 +3,7 @@ import { closeServer, startIngressServer } from '@pressroom/ingress';
 import { renderWorkerSettings, startBatchFinisher, startRenderWorker } from '@pressroom/render-worker';
 import { startAssetProjector, startCatalogProjector, startStatusProjector, startTemplateProjector } from '@pressroom/status-projector';
 import { dispatcherSettings, startWebhookDispatcher } from '@pressroom/webhook-dispatcher';
+import { createRenderRemoval, startRetentionSweeper } from '@pressroom/core';
 import { readConfig } from './config.ts';
 
 // All four apps in one process. This is the composition root, the one app that imports the
@@ -28,11 +29,18 @@ const worker = await startRenderWorker({
 // Finishes batches (merge, BatchCompleted) once their last item has an outcome.
 const batchFinisher = await startBatchFinisher({ ...rt, mergePdfs: (pdfs) => pdfTools.toolkit.merge(pdfs) });
 const dispatcher = await startWebhookDispatcher({ ...rt, settings: dispatcherSettings(config) });
+// Retention: our own storage (local disk here) is swept for renders older than their plan keeps.
+const sweeper = startRetentionSweeper(createRenderRemoval({ ...rt, own: rt.storage.own, by: 'standalone' }), {
+  policy: config.retention.files,
+  intervalMs: config.retention.sweepIntervalMs,
+  logger: rt.logger,
+});
 const server = await startIngressServer({ ...rt, readiness: [...rt.readiness, { name: 'chromium', check: () => renderer.ping() }] });
 onShutdown(rt.logger, [
   () => closeServer(server),
   () => worker.stop(),
   () => batchFinisher.stop(),
+  () => sweeper.stop(),
   () => dispatcher.stop(),
   () => projector.stop(),
   () => templateProjector.stop(),

@@ -1,16 +1,31 @@
 import { keepServingOnFaults, onShutdown, openParts } from '@pressroom/runtime';
 import { startOpsServer } from '@pressroom/observability';
 import { readConfig } from './config.ts';
-import { startAssetProjector, startCatalogProjector, startStatusProjector, startTemplateProjector } from '@pressroom/core';
+import {
+  createRenderRemoval,
+  startAssetProjector,
+  startCatalogProjector,
+  startRetentionSweeper,
+  startStatusProjector,
+  startTemplateProjector,
+} from '@pressroom/core';
 
 const config = readConfig();
 // The four views it builds from the log; it never waits on a status.
-const rt = await openParts(config, 'status-projector', ['log', 'view', 'templates', 'catalog', 'assetIndex'], { statusWaits: false });
+// With a retention configured it also sweeps our bucket, so it opens storage too.
+const rt = await openParts(config, 'status-projector', ['log', 'view', 'templates', 'catalog', 'assetIndex', 'storage'], { statusWaits: false });
 keepServingOnFaults(rt.logger, rt.metrics);
 const projector = await startStatusProjector({ ...rt, rebuildOnStart: rt.viewIsVolatile });
 const templateProjector = await startTemplateProjector({ ...rt, rebuildOnStart: rt.viewIsVolatile });
 const catalogProjector = await startCatalogProjector(rt);
 const assetProjector = await startAssetProjector(rt);
+// Retention: S3Proxy (and other S3 servers) may not support lifecycle rules, so the sweeper
+// lists our bucket and removes what outlived its plan, recording each removal on the log.
+const sweeper = startRetentionSweeper(createRenderRemoval({ ...rt, own: rt.storage.own, by: 'status-projector' }), {
+  policy: config.retention.files,
+  intervalMs: config.retention.sweepIntervalMs,
+  logger: rt.logger,
+});
 const ops = await startOpsServer({ port: config.port, registry: rt.metrics.registry, metrics: config.metrics, checks: rt.readiness });
 rt.logger.info('status projector started');
 onShutdown(rt.logger, [
@@ -18,6 +33,7 @@ onShutdown(rt.logger, [
   () => templateProjector.stop(),
   () => catalogProjector.stop(),
   () => assetProjector.stop(),
+  () => sweeper.stop(),
   () => rt.close(),
   async () => ops.close(),
 ]);

@@ -7,7 +7,7 @@ const PREFIX = '/v1/files/';
 /**
  * GET (and HEAD) /v1/files/<key>?expires=…&signature=… for links minted by a local object
  * store. Mounted without authentication: the signature is the credential. Every refusal is
- * the same 403 JSON body, with no file bytes.
+ * the same 403 JSON body, with no file bytes; a genuine link to a removed file answers 410 EXPIRED.
  */
 export function localFilesRoute(store: LocalObjectStore): Router {
   const router = new Router();
@@ -16,6 +16,13 @@ export function localFilesRoute(store: LocalObjectStore): Router {
     const key = decodeKeyPath(ctx.path.slice(PREFIX.length));
     const { expires, signature } = ctx.query;
     const file = key === undefined ? 'forbidden' : await store.openSignedFile(key, expires, signature);
+    if (file === 'gone') {
+      ctx.status = 410;
+      ctx.set('Cache-Control', 'no-store');
+      const message = 'This file has expired or was deleted; render it again for a new one.';
+      ctx.body = { message, error: { code: 'EXPIRED', message } };
+      return;
+    }
     if (file === 'forbidden') {
       ctx.status = 403;
       ctx.set('Cache-Control', 'no-store');

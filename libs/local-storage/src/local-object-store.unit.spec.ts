@@ -75,9 +75,19 @@ describe('LocalObjectStore', () => {
     expect(await store.openSignedFile(key, expires, undefined)).toBe('forbidden');
   });
 
-  it('refuses a validly signed link to a missing file (no existence oracle)', async () => {
+  it('answers gone for a genuine live link whose file was removed (only our own link tells it)', async () => {
     const { expires, signature } = linkParts(await store.signedGetUrl('acme/never-stored.pdf', 60));
-    expect(await store.openSignedFile('acme/never-stored.pdf', expires, signature)).toBe('forbidden');
+    expect(await store.openSignedFile('acme/never-stored.pdf', expires, signature)).toBe('gone');
+  });
+
+  it('lists stored objects with the time they were written', async () => {
+    await store.put('acme/listed.pdf', new Uint8Array([1]), 'application/pdf');
+    const listed: string[] = [];
+    for await (const o of store.list!('acme/')) {
+      expect(o.lastModified).toBeInstanceOf(Date);
+      listed.push(o.key);
+    }
+    expect(listed).toContain('acme/listed.pdf');
   });
 
   it('refuses unsafe keys everywhere', async () => {
