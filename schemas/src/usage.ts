@@ -29,10 +29,7 @@ export const UsageDay = Type.Object(
 );
 
 /** The answer of `GET /v1/usage` (the caller's own days) and of the operator's `GET /admin/usage` (every tenant). */
-export const UsageResponse = Type.Object(
-  { from: UsageDate, to: UsageDate, days: Type.Array(UsageDay) },
-  { additionalProperties: false },
-);
+export const UsageResponse = Type.Object({ from: UsageDate, to: UsageDate, days: Type.Array(UsageDay) }, { additionalProperties: false });
 
 export type UsageDay = Static<typeof UsageDay>;
 export type UsageResponse = Static<typeof UsageResponse>;

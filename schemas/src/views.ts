@@ -35,9 +35,7 @@ export const StatusViewEntry = Type.Object(
     tool: Type.Optional(ToolRequestInfo),
     toolResult: Type.Optional(ToolResultInfo),
     /** Set once the render's files were removed (ArtifactRemoved): expired by retention, or deleted by the tenant. */
-    removed: Type.Optional(
-      Type.Object({ reason: RemovalReason, at: Type.String() }, { additionalProperties: false }),
-    ),
+    removed: Type.Optional(Type.Object({ reason: RemovalReason, at: Type.String() }, { additionalProperties: false })),
     /** On an item of a batch: the batch it belongs to. */
     batchRequestId: Type.Optional(Type.String()),
     /**

@@ -58,7 +58,11 @@ describe('embedded profile: retention, DELETE and usage, with two tenants', () =
     sent.acme.pages += Number((await pdfInfo(expiring.bytes)).Pages);
 
     // When acme's plan retention (2 s) has passed, the sweeper removes its file
-    await waitFor(async () => (await acme.get(`/v1/pdf/status/${expiring.requestId}`)).status === 410, { timeoutMs: 20_000, intervalMs: 200, description: 'the file to expire' });
+    await waitFor(async () => (await acme.get(`/v1/pdf/status/${expiring.requestId}`)).status === 410, {
+      timeoutMs: 20_000,
+      intervalMs: 200,
+      description: 'the file to expire',
+    });
 
     // Then its status says so, in the error shape, and so does the link it was given
     const status = await acme.get(`/v1/pdf/status/${expiring.requestId}`);

@@ -55,7 +55,9 @@ export function expiredRenders(
     entry.expired ||= isExpired({ lastModified: o.lastModified, now: args.now, retentionMs });
     byRender.set(id, entry);
   }
-  return [...byRender.values()].filter((r) => r.expired).map(({ tenantId, requestId, keys }) => ({ tenantId, requestId, keys: keys.sort() }));
+  return [...byRender.values()]
+    .filter((r) => r.expired)
+    .map(({ tenantId, requestId, keys }) => ({ tenantId, requestId, keys: keys.sort() }));
 }
 
 /**
@@ -66,7 +68,10 @@ export function expiredRenders(
 export function parseRetention(value: string, plans: readonly Plan[]): RetentionPolicy {
   const policy: RetentionPolicy = {};
   const units: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-  for (const part of value.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const part of value
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const match = /^([a-z]+)=(\d+)([smhd])$/.exec(part);
     if (!match) throw new Error(`"${part}" is not plan=duration (e.g. standard=7d; units s, m, h, d).`);
     const [, plan, amount, unit] = match as unknown as [string, string, string, string];

@@ -6,7 +6,7 @@ const R2 = '019a9b5e-7c1a-7d3e-9f10-2b4c6d8e0a11';
 const at = (s: number) => new Date(Date.UTC(2026, 10, 22, 10, 0, s));
 
 describe('renderOfObjectKey', () => {
-  it("finds the render of a file, its debug report and its tool outputs; not of assets or uploads", () => {
+  it('finds the render of a file, its debug report and its tool outputs; not of assets or uploads', () => {
     expect(renderOfObjectKey(`acme/${R1}.pdf`)).toEqual({ tenantId: 'acme', requestId: R1 });
     expect(renderOfObjectKey(`acme/${R1}.PNG`)).toEqual({ tenantId: 'acme', requestId: R1 });
     expect(renderOfObjectKey(`acme/${R1}.pdf.debug.json`)).toEqual({ tenantId: 'acme', requestId: R1 });

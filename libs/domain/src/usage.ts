@@ -53,7 +53,11 @@ export function usageBetween(usage: UsageFold, args: { from: string; to: string;
 
 /** Why a usage range is refused, or undefined: real days, `from` not after `to`, at most 366 days. */
 export function usageRangeProblem(from: unknown, to: unknown): string | undefined {
-  const day = (v: unknown) => typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v);
+  const day = (v: unknown) =>
+    typeof v === 'string' &&
+    /^\d{4}-\d{2}-\d{2}$/.test(v) &&
+    !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) &&
+    new Date(`${v}T00:00:00Z`).toISOString().startsWith(v);
   if (!day(from) || !day(to)) return 'from and to must be days, YYYY-MM-DD.';
   const span = (Date.parse(`${to as string}T00:00:00Z`) - Date.parse(`${from as string}T00:00:00Z`)) / 86_400_000;
   if (span < 0) return 'from must not be after to.';

@@ -58,7 +58,9 @@ describe('usageRangeProblem', () => {
 
 describe('countPdfPages', () => {
   it('counts page objects, not the page tree', () => {
-    const pdf = new TextEncoder().encode('%PDF-1.4\n1 0 obj <</Type /Pages /Kids [2 0 R 3 0 R]>>\n2 0 obj <</Type/Page>>\n3 0 obj <</Type /Page /Parent 1 0 R>>');
+    const pdf = new TextEncoder().encode(
+      '%PDF-1.4\n1 0 obj <</Type /Pages /Kids [2 0 R 3 0 R]>>\n2 0 obj <</Type/Page>>\n3 0 obj <</Type /Page /Parent 1 0 R>>',
+    );
     expect(countPdfPages(pdf)).toBe(2);
   });
 });

@@ -16,7 +16,17 @@ import { retentionSlice } from './config/retention.ts';
  * setting goes into the slice of its concern. Only an app's config.ts passes `process.env` in;
  * the README's configuration table is generated from this schema (`npm run docs:config`).
  */
-const slices = [serviceSlice, limitsSlice, webhooksSlice, renderSlice, toolsSlice, kafkaSlice, redisSlice, storageSlice, retentionSlice] as const;
+const slices = [
+  serviceSlice,
+  limitsSlice,
+  webhooksSlice,
+  renderSlice,
+  toolsSlice,
+  kafkaSlice,
+  redisSlice,
+  storageSlice,
+  retentionSlice,
+] as const;
 
 export const ConfigSchema = Type.Object({
   ...serviceSlice.env,

@@ -121,7 +121,11 @@ export function createS3ObjectStore(options: S3ObjectStoreOptions): S3ObjectStor
         let out;
         try {
           out = await client.send(
-            new ListObjectsV2Command({ Bucket: bucket, ...(prefix ? { Prefix: prefix } : {}), ...(token ? { ContinuationToken: token } : {}) }),
+            new ListObjectsV2Command({
+              Bucket: bucket,
+              ...(prefix ? { Prefix: prefix } : {}),
+              ...(token ? { ContinuationToken: token } : {}),
+            }),
           );
         } catch (error) {
           if (options.ownsBucket && isNoSuchBucket(error)) return;

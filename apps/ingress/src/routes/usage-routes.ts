@@ -36,7 +36,9 @@ export function adminUsageRoutes(deps: { log: EventLog; topics: TopicNames; admi
   const router = new Router({ prefix: '/admin/v1' });
   const expected = createHash('sha256').update(deps.adminToken).digest();
   router.use(async (ctx: Context, next: Next) => {
-    const given = createHash('sha256').update(bearer(ctx) ?? '').digest();
+    const given = createHash('sha256')
+      .update(bearer(ctx) ?? '')
+      .digest();
     if (!timingSafeEqual(given, expected)) throw new PressroomError('UNAUTHENTICATED', 'The admin token is not valid.');
     await next();
   });

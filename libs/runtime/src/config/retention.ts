@@ -10,7 +10,7 @@ const PLANS = ['standard', 'high'] as const;
 export const retentionSlice = slice({
   env: {
     PRESSROOM_RETENTION_FILES: Str(
-      'How long our own storage keeps a render\'s files (file, preview, debug report, tool outputs), per plan: plan=duration pairs, units s, m, h, d (e.g. standard=7d,high=30d). A plan not listed keeps them; empty: nothing expires. Files in a tenant\'s own S3 connection are never removed.',
+      "How long our own storage keeps a render's files (file, preview, debug report, tool outputs), per plan: plan=duration pairs, units s, m, h, d (e.g. standard=7d,high=30d). A plan not listed keeps them; empty: nothing expires. Files in a tenant's own S3 connection are never removed.",
       '',
     ),
     PRESSROOM_RETENTION_SWEEP_INTERVAL_MS: Int(
