@@ -4,7 +4,7 @@ import { access, mkdir, open, readdir, readFile, rename, rm, stat } from 'node:f
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { systemClock, type Clock, type ObjectStore } from '@pressroom/core';
-import { PressroomError } from '@pressroom/domain';
+import { PressroomError, renderOfObjectKey } from '@pressroom/domain';
 import { assertSafeKey, decodeKeyPath, encodeKeyPath, unsafeKeyReason } from './object-key.ts';
 import { parseExpires, signKey, signUploadKey, verifyKeySignature, verifyUploadSignature } from './url-signature.ts';
 
@@ -33,8 +33,8 @@ export interface LocalObjectStore extends ObjectStore {
   /**
    * Opens the file a link points to, or answers 'forbidden' — for a bad or tampered
    * signature, an expired link and an unsafe key alike, so a refusal tells nothing about which
-   * files exist — or 'gone' for a genuine live link whose file was removed (retention, DELETE):
-   * only the holder of our own link learns that, and it names only that file.
+   * files exist — or 'gone' for a genuine live link to a render's file that was removed
+   * (retention, DELETE): only the holder of our own link learns that, and only of that file.
    */
   openSignedFile(key: string, expires: unknown, signature: unknown): Promise<SignedFile | 'forbidden' | 'gone'>;
   /** Whether an upload link (signedPutUrl) is genuine and unexpired. */
@@ -181,9 +181,10 @@ export function createLocalObjectStore(options: LocalObjectStoreOptions): LocalO
       const now = clock.now().getTime();
       if (now >= expires * 1000) return 'forbidden';
       const handle = await open(objectPath(key), 'r').catch(() => undefined);
-      // A link we signed and that is still live, to a file no longer there: it was removed
-      // (retention or a DELETE). Said so (410), rather than a refusal that suggests a bad link.
-      if (!handle) return 'gone';
+      // A live link we signed to a render's file that is no longer there: it was removed
+      // (retention or a DELETE; we sign a render's key only once its file is stored). Said so
+      // (410), rather than a refusal that suggests a bad link. Any other missing file: refused.
+      if (!handle) return renderOfObjectKey(key) ? 'gone' : 'forbidden';
       try {
         const stat = await handle.stat();
         if (!stat.isFile()) {

@@ -75,9 +75,17 @@ describe('LocalObjectStore', () => {
     expect(await store.openSignedFile(key, expires, undefined)).toBe('forbidden');
   });
 
-  it('answers gone for a genuine live link whose file was removed (only our own link tells it)', async () => {
+  it('refuses a validly signed link to a missing file (no existence oracle)', async () => {
     const { expires, signature } = linkParts(await store.signedGetUrl('acme/never-stored.pdf', 60));
-    expect(await store.openSignedFile('acme/never-stored.pdf', expires, signature)).toBe('gone');
+    expect(await store.openSignedFile('acme/never-stored.pdf', expires, signature)).toBe('forbidden');
+  });
+
+  it("answers gone for a genuine live link to a render's file that was removed (only our own link tells it)", async () => {
+    const key = 'acme/019a9b5e-7c1a-7d3e-9f10-2b4c6d8e0a10.pdf';
+    await store.put(key, new Uint8Array([1]), 'application/pdf');
+    const { expires, signature } = linkParts(await store.signedGetUrl(key, 60));
+    await store.delete(key);
+    expect(await store.openSignedFile(key, expires, signature)).toBe('gone');
   });
 
   it('lists stored objects with the time they were written', async () => {
