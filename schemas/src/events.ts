@@ -149,6 +149,16 @@ export const RenderRequested = envelope(
 /** The browser that rendered (`chromium --version`), for audit; absent on older records and where unknown. */
 const Chromium = Type.Optional(Type.String({ maxLength: 200, description: 'The browser that rendered, e.g. "Chromium 156.0.8078.79".' }));
 
+/**
+ * What identifies a request's payload (its HTML or template and data) once the payload itself is
+ * gone from the log: the SHA-256 and size of the request's `source` as JSON, recorded on the outcome.
+ */
+export const PayloadFingerprint = Type.Object(
+  { sha256: Type.String({ pattern: '^[0-9a-f]{64}$' }), bytes: Type.Integer({ minimum: 0 }) },
+  { additionalProperties: false },
+);
+export type PayloadFingerprint = Static<typeof PayloadFingerprint>;
+
 export const RenderSucceeded = envelope(
   'RenderSucceeded',
   Type.Object(
@@ -160,6 +170,8 @@ export const RenderSucceeded = envelope(
       chromium: Chromium,
       /** Pages of the file (1 for a PNG), for usage; absent on events written before it was recorded. */
       pages: Type.Optional(Type.Integer({ minimum: 0 })),
+      /** The request's payload, by hash and size (PayloadFingerprint). */
+      payload: Type.Optional(PayloadFingerprint),
       /** Diagnostics of a `debug` render (rendered HTML, variable checks), as JSON in our own storage. */
       debugArtifact: Type.Optional(ArtifactRef),
       /** A tool's further outputs (the parts of a split) and the size of its input (compress). */
@@ -186,6 +198,8 @@ export const RenderFailed = envelope(
       attempts: Type.Optional(Type.Integer({ minimum: 1, description: 'Attempts the failing step made.' })),
       /** A tool request's `tool`, echoed (see RenderSucceeded). */
       toolRequest: Type.Optional(ToolRequestInfo),
+      /** The request's payload, by hash and size (PayloadFingerprint). */
+      payload: Type.Optional(PayloadFingerprint),
     },
     { additionalProperties: false },
   ),

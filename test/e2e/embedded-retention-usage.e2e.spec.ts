@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded } from '../support/embedded-service.ts';
 import { apiClient, download, type ApiClient } from '../support/api-client.ts';
@@ -70,9 +71,15 @@ describe('embedded profile: retention, DELETE and usage, with two tenants', () =
     const link = await fetch(expiring.signedUrl);
     expect(link.status).toBe(410);
     expect(((await link.json()) as { error: { code: string } }).error.code).toBe('EXPIRED');
-    // And the history records the removal
+    // And the history records the removal, and the outcome identifies the payload by hash and size
     const history = await acme.get(`/v1/pdf/${expiring.requestId}/events`);
-    expect(history.json.events.map((e: { type: string }) => e.type)).toContain('ArtifactRemoved');
+    const events = history.json.events as { type: string; data: Record<string, unknown> }[];
+    expect(events.map((e) => e.type)).toContain('ArtifactRemoved');
+    const source = Buffer.from(JSON.stringify({ kind: 'html', html: TWO_PAGES }));
+    expect(events.find((e) => e.type === 'RenderSucceeded')?.data.payload).toEqual({
+      sha256: createHash('sha256').update(source).digest('hex'),
+      bytes: source.byteLength,
+    });
 
     // While globex's older file (standard keeps files) still downloads
     expect((await download(kept.signedUrl)).status).toBe(200);

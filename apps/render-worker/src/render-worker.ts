@@ -17,6 +17,7 @@ import {
   type TransientRetryPolicy,
 } from '@pressroom/domain';
 import {
+  payloadFingerprint,
   RenderFailure,
   type ArtifactStorage,
   type EventFactory,
@@ -191,6 +192,8 @@ async function handleRecord(deps: RenderWorkerDeps, worker: string, record: LogR
       ...(chromium ? { chromium } : {}),
     };
     const toolRequest = requested.data.tool ? { toolRequest: requested.data.tool } : {};
+    // The payload by hash and size, on the outcome: what the log keeps of it once it is dropped.
+    const payload = payloadFingerprint(requested.data.source);
     const completed =
       'artifact' in outcome
         ? deps.event('RenderSucceeded', ids, {
@@ -199,6 +202,7 @@ async function handleRecord(deps: RenderWorkerDeps, worker: string, record: LogR
             executionMs,
             worker,
             ...(outcome.pages !== undefined ? { pages: outcome.pages } : {}),
+            payload,
             ...(outcome.debugArtifact ? { debugArtifact: outcome.debugArtifact } : {}),
             ...(outcome.tool ? { tool: outcome.tool } : {}),
             ...toolRequest,
@@ -211,6 +215,7 @@ async function handleRecord(deps: RenderWorkerDeps, worker: string, record: LogR
             ...(outcome.retriable !== undefined ? { retriable: outcome.retriable } : {}),
             ...(outcome.attempts !== undefined ? { attempts: outcome.attempts } : {}),
             ...toolRequest,
+            payload,
           });
     // A broker or registry blip is waited out here, with the file already stored; only when the
     // retries are spent does the handler reject, and the request is rendered again: at-least-once.

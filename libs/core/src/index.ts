@@ -42,3 +42,4 @@ export * from './tool-results.ts';
 export * from './self-rebuilding-idempotency-keys.ts';
 export * from './render-removal.ts';
 export * from './usage-report.ts';
+export * from './payload-fingerprint.ts';
