@@ -222,7 +222,10 @@ export function createLocalObjectStore(options: LocalObjectStoreOptions): LocalO
           }
         }
       };
-      yield* walk(root, '');
+      // Start at the prefix's folder (`acme/0199…` walks only `acme/`), not the whole tree.
+      const folder = prefix.includes('/') ? prefix.slice(0, prefix.lastIndexOf('/') + 1) : '';
+      if (folder && unsafeKeyReason(folder.slice(0, -1))) return;
+      yield* walk(folder ? join(root, ...folder.slice(0, -1).split('/')) : root, folder);
     },
 
     async ping() {
