@@ -1,6 +1,7 @@
 import * as S from '@pressroom/schemas';
 import { webhookPaths, webhookSchemas } from './openapi-webhooks.ts';
 import { historyPaths } from './openapi-history.ts';
+import { removedStatus, retentionPaths } from './openapi-retention.ts';
 import { templatePaths, templateSchemas } from './openapi-templates.ts';
 import { batchPaths, batchSchemas } from './openapi-batch.ts';
 
@@ -107,6 +108,7 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
             '200': { description: 'ONGOING, SUCCESS or FAILED.', content: json({ $ref: '#/components/schemas/StatusResponse' }) },
             '401': common['401'],
             '404': notFound,
+            ...removedStatus,
           },
         },
       },
@@ -126,6 +128,7 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
       },
       ...webhookPaths,
       ...historyPaths,
+      ...retentionPaths,
       ...templatePaths,
       ...batchPaths,
     },
