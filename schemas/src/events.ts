@@ -149,6 +149,16 @@ export const RenderRequested = envelope(
 /** The browser that rendered (`chromium --version`), for audit; absent on older records and where unknown. */
 const Chromium = Type.Optional(Type.String({ maxLength: 200, description: 'The browser that rendered, e.g. "Chromium 156.0.8078.79".' }));
 
+/**
+ * What identifies a request's payload (its HTML or template and data) once the payload itself is
+ * gone from the log: the SHA-256 and size of the request's `source` as JSON, recorded on the outcome.
+ */
+export const PayloadFingerprint = Type.Object(
+  { sha256: Type.String({ pattern: '^[0-9a-f]{64}$' }), bytes: Type.Integer({ minimum: 0 }) },
+  { additionalProperties: false },
+);
+export type PayloadFingerprint = Static<typeof PayloadFingerprint>;
+
 export const RenderSucceeded = envelope(
   'RenderSucceeded',
   Type.Object(
@@ -158,6 +168,10 @@ export const RenderSucceeded = envelope(
       executionMs: Type.Number({ minimum: 0 }),
       worker: Type.String(),
       chromium: Chromium,
+      /** Pages of the file (1 for a PNG), for usage; absent on events written before it was recorded. */
+      pages: Type.Optional(Type.Integer({ minimum: 0 })),
+      /** The request's payload, by hash and size (PayloadFingerprint). */
+      payload: Type.Optional(PayloadFingerprint),
       /** Diagnostics of a `debug` render (rendered HTML, variable checks), as JSON in our own storage. */
       debugArtifact: Type.Optional(ArtifactRef),
       /** A tool's further outputs (the parts of a split) and the size of its input (compress). */
@@ -184,6 +198,8 @@ export const RenderFailed = envelope(
       attempts: Type.Optional(Type.Integer({ minimum: 1, description: 'Attempts the failing step made.' })),
       /** A tool request's `tool`, echoed (see RenderSucceeded). */
       toolRequest: Type.Optional(ToolRequestInfo),
+      /** The request's payload, by hash and size (PayloadFingerprint). */
+      payload: Type.Optional(PayloadFingerprint),
     },
     { additionalProperties: false },
   ),
@@ -241,6 +257,27 @@ export const RenderWithdrawn = envelope(
 export const RenderAttemptStarted = envelope(
   'RenderAttemptStarted',
   Type.Object({ attempt: Type.Integer({ minimum: 1 }), worker: Type.String() }, { additionalProperties: false }),
+);
+
+/** Why a render's files were removed: its plan's retention ran out, or the tenant deleted it. */
+export const RemovalReason = Type.Union([Type.Literal('EXPIRED'), Type.Literal('DELETED')]);
+
+/**
+ * A render's files in our own storage (file, previews, debug report, tool outputs) were removed:
+ * by the retention sweeper (EXPIRED) or by `DELETE /v1/pdf/{requestId}` (DELETED). On the
+ * completed topic (key requestId), so the status view and the history know; files in a
+ * tenant's own S3 connection are never removed by us (`keys` lists only what we removed).
+ */
+export const ArtifactRemoved = envelope(
+  'ArtifactRemoved',
+  Type.Object(
+    {
+      reason: RemovalReason,
+      keys: Type.Array(Type.String()),
+      by: Type.String({ description: 'The process that removed them.' }),
+    },
+    { additionalProperties: false },
+  ),
 );
 
 /** The outcome of a finished batch: every item succeeded, some did, or none did. */
@@ -409,6 +446,7 @@ export const PressroomEvent = Type.Union([
   RenderWithdrawn,
   BatchRequested,
   BatchCompleted,
+  ArtifactRemoved,
 ]);
 
 export type RenderRequested = Static<typeof RenderRequested>;
@@ -424,6 +462,8 @@ export type RenderWithdrawn = Static<typeof RenderWithdrawn>;
 export type BatchRequested = Static<typeof BatchRequested>;
 export type BatchCompleted = Static<typeof BatchCompleted>;
 export type BatchStatus = Static<typeof BatchStatus>;
+export type ArtifactRemoved = Static<typeof ArtifactRemoved>;
+export type RemovalReason = Static<typeof RemovalReason>;
 export type BatchItemOutcome = Static<typeof BatchItemOutcome>;
 export type WithdrawalReason = Static<typeof WithdrawalReason>;
 export type WebhookEvent = WebhookDelivered | WebhookFailed | WebhookAttempted | WebhookReplayRequested | WebhookAttemptStarted;
@@ -466,6 +506,7 @@ export const EventSchemas = {
   BatchCompleted,
   AssetUploaded,
   AssetDeleted,
+  ArtifactRemoved,
 } as const;
 export type EventType = keyof typeof EventSchemas;
 

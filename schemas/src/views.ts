@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { RenderError, TenantId } from './common.ts';
-import { ArtifactRef, BatchItemOutcome, BatchStatus, RenderMode } from './events.ts';
+import { ArtifactRef, BatchItemOutcome, BatchStatus, RemovalReason, RenderMode } from './events.ts';
 import { ToolRequestInfo, ToolResultInfo } from './tools.ts';
 
 export const RenderState = Type.Union([Type.Literal('ONGOING'), Type.Literal('SUCCESS'), Type.Literal('FAILED')]);
@@ -34,6 +34,8 @@ export const StatusViewEntry = Type.Object(
     /** A PDF tool's request (RenderRequested.tool) and what it produced besides the artifact. */
     tool: Type.Optional(ToolRequestInfo),
     toolResult: Type.Optional(ToolResultInfo),
+    /** Set once the render's files were removed (ArtifactRemoved): expired by retention, or deleted by the tenant. */
+    removed: Type.Optional(Type.Object({ reason: RemovalReason, at: Type.String() }, { additionalProperties: false })),
     /** On an item of a batch: the batch it belongs to. */
     batchRequestId: Type.Optional(Type.String()),
     /**

@@ -54,7 +54,12 @@ describe('distributed profile against real Kafka, Schema Registry, Redis, S3 and
 
   beforeAll(async () => {
     await receiver.start();
-    env = await distributedEnv({ PRESSROOM_SYNC_TIMEOUT_MS: '8000' });
+    // Standard files expire after 3 s (the default tenant is on the high plan: its files stay).
+    env = await distributedEnv({
+      PRESSROOM_SYNC_TIMEOUT_MS: '8000',
+      PRESSROOM_RETENTION_FILES: 'standard=3s',
+      PRESSROOM_RETENTION_SWEEP_INTERVAL_MS: '500',
+    });
     await env.start('ingress', env.ingressPort);
     await Promise.all([env.start('status-projector'), env.start('webhook-dispatcher')]);
     workers = await Promise.all([env.start('render-worker'), env.start('render-worker')]);
@@ -241,5 +246,35 @@ describe('distributed profile against real Kafka, Schema Registry, Redis, S3 and
     } finally {
       await cut.stop();
     }
+  });
+
+  it("expires a standard tenant's file from our bucket (status 410 EXPIRED), counts it in usage; a foreign DELETE is 404", async () => {
+    // Given a tenant on the standard plan (files kept 3 s here) and one of its renders
+    expect((await env.admin.post('/admin/v1/tenants', { tenantId: 'brief', name: 'brief', plan: 'standard' })).status).toBe(201);
+    const key = await env.admin.post('/admin/v1/tenants/brief/keys', { label: 'e2e' });
+    const brief = apiClient(`http://127.0.0.1:${env.ingressPort}`, key.json.apiKey as string);
+    const res = await brief.post('/v1/html-to-pdf/sync', { html: '<p>brief</p>' });
+    expect(res.status, res.text).toBe(200);
+    const requestId = res.headers.get('x-request-id')!;
+    const file = await download(res.json.signedUrl as string);
+    expect(isPdf(file.bytes)).toBe(true);
+    // The default tenant cannot delete it: another tenant's render is unknown
+    expect((await env.api.del(`/v1/pdf/${requestId}`)).status).toBe(404);
+
+    // When its retention has passed, the status projector's sweeper removes it from our bucket
+    await waitFor(async () => (await brief.get(`/v1/pdf/status/${requestId}`)).status === 410, {
+      timeoutMs: 30_000,
+      intervalMs: 250,
+      description: 'the file to expire',
+    });
+
+    // Then the status says EXPIRED, the object is gone, and usage still counts the render
+    expect((await brief.get(`/v1/pdf/status/${requestId}`)).json.error.code).toBe('EXPIRED');
+    expect(await listKeys(inject('S3_ENDPOINT'), env.env.PRESSROOM_S3_BUCKET!, 'brief/')).toEqual([]);
+    const today = new Date().toISOString().slice(0, 10);
+    const usage = await brief.get(`/v1/usage?from=${today}&to=${today}`);
+    expect(usage.json.days).toEqual([
+      expect.objectContaining({ tenantId: 'brief', renders: { succeeded: 1, failed: 0 }, pages: 1, bytes: file.bytes.byteLength }),
+    ]);
   });
 });

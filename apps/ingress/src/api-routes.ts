@@ -21,6 +21,7 @@ export const componentSchemas: Record<string, unknown> = {
   StatusResponse: S.StatusResponse,
   WebhookBody: S.WebhookBody,
   ErrorBody: S.ErrorBody,
+  UsageResponse: S.UsageResponse,
   TemplateWriteBody: S.TemplateWriteBody,
   TemplateResource: S.TemplateResource,
   TemplateList: {
@@ -85,6 +86,14 @@ const idempotencyKey: ParameterSpec = {
     'key stays with that request until the log decides it (a retry meanwhile answers 504 again, never starts a second one).',
   schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]([\\x20-\\x7e]*[\\x21-\\x7e])?$' },
 };
+/** A day of a usage query (UTC, both ends included). */
+const usageDay = (name: 'from' | 'to'): ParameterSpec => ({
+  name,
+  in: 'query',
+  required: true,
+  description: name === 'from' ? 'First day (YYYY-MM-DD, UTC).' : 'Last day (YYYY-MM-DD, UTC), included.',
+  schema: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' },
+});
 const ifMatch: ParameterSpec = {
   name: 'If-Match',
   in: 'header',
@@ -311,6 +320,39 @@ export const apiRoutes = [
         example: { requestId: exampleRequestId, renderStatus: 'SUCCESS', ...successExample },
       },
       '404': notFound,
+      '410': {
+        description: 'EXPIRED (its plan’s retention ran out) or DELETED (you deleted it): the render’s files are gone.',
+        schema: 'ErrorBody',
+      },
+    },
+  }),
+  route({
+    operationId: 'deleteRender',
+    method: 'delete',
+    path: '/v1/pdf/{requestId}',
+    tag: 'Renders',
+    summary: "Remove one of your renders' files now (recorded on the log); its status then answers 410 DELETED.",
+    auth: 'apiKey',
+    mount: 'api',
+    appendsToLog: true,
+    responses: {
+      '204': { description: 'Removed (also when it already was).' },
+      '404': notFound,
+      '409': { description: 'CONFLICT: the render is still running.', schema: 'ErrorBody' },
+    },
+  }),
+  route({
+    operationId: 'getUsage',
+    method: 'get',
+    path: '/v1/usage',
+    tag: 'Usage',
+    summary: 'Your usage by day (UTC): renders by outcome, pages, bytes and render seconds, from the log.',
+    auth: 'apiKey',
+    mount: 'api',
+    parameters: [usageDay('from'), usageDay('to')],
+    responses: {
+      '200': { description: 'Days with renders, in date order.', schema: 'UsageResponse' },
+      '400': { description: 'VALIDATION_FAILED: from/to are not days in order, or span more than 366 days.', schema: 'ErrorBody' },
     },
   }),
   route({
@@ -709,6 +751,25 @@ const adminCondition = 'Served only when PRESSROOM_ADMIN_TOKEN is set (404 other
 /** The operator's API under /admin/v1, behind PRESSROOM_ADMIN_TOKEN. */
 export const adminApiRoutes = [
   route({
+    operationId: 'adminGetUsage',
+    method: 'get',
+    path: '/admin/v1/usage',
+    tag: 'Admin',
+    summary: 'Every tenant’s usage by day (or one tenant’s, with `tenant`), for billing.',
+    auth: 'admin',
+    mount: 'admin',
+    conditional: adminCondition,
+    parameters: [
+      usageDay('from'),
+      usageDay('to'),
+      { name: 'tenant', in: 'query', required: false, description: 'Only this tenant.', schema: { type: 'string' } },
+    ],
+    responses: {
+      '200': { description: 'Days with renders, in date order, per tenant.', schema: 'UsageResponse' },
+      '400': { description: 'VALIDATION_FAILED: from/to are not days in order, or span more than 366 days.', schema: 'ErrorBody' },
+    },
+  }),
+  route({
     operationId: 'adminCreateTenant',
     method: 'post',
     path: '/admin/v1/tenants',
@@ -910,6 +971,7 @@ export const storageRoutes = [
     responses: {
       '200': { description: 'The file.', content: { 'application/pdf': { schema: binary }, 'image/png': { schema: binary } } },
       '403': { description: 'The link is invalid or has expired.', schema: 'ErrorBody' },
+      '410': { description: 'EXPIRED or DELETED: the render’s file was removed.', schema: 'ErrorBody' },
     },
   }),
   route({

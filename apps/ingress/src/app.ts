@@ -41,6 +41,9 @@ import { createTemplates } from './templates.ts';
 import { adminAuthentication, adminRoutes } from './routes/admin-routes.ts';
 import { webhookRoutes } from './routes/webhook-routes.ts';
 import { historyRoutes } from './routes/history-routes.ts';
+import { removalRoutes } from './routes/removal-routes.ts';
+import { adminUsageRoutes, usageRoutes } from './routes/usage-routes.ts';
+import { createRenderRemoval } from '@pressroom/core';
 import { openApiDocument } from './openapi.ts';
 import { adminApiRoutes, apiRoutes, openRoutes, type ApiOperationId, type OpenOperationId } from './api-routes.ts';
 import { buildRouter, type Handlers } from './http/route-table.ts';
@@ -153,7 +156,7 @@ export function buildIngressApp(deps: IngressDeps): Koa {
 
   if (deps.settings.adminToken) {
     const admin = adminRoutes({ ...deps, s3Endpoints: { allowPrivate: deps.settings.allowPrivateS3Endpoints ?? false } });
-    app.use(buildRouter(adminApiRoutes, admin, [adminAuthentication(deps.settings.adminToken)]).routes());
+    app.use(buildRouter(adminApiRoutes, { ...admin, ...adminUsageRoutes(deps) }, [adminAuthentication(deps.settings.adminToken)]).routes());
   }
 
   const schemas = createSchemaChecker({ timeoutMs: deps.settings.validationTimeoutMs });
@@ -195,6 +198,12 @@ export function buildIngressApp(deps: IngressDeps): Koa {
     ...integrationRoutes({ templates: templateStore }),
     ...webhookRoutes({ ...deps, secretOverlapMs: deps.settings.webhooks.secretOverlapMs }),
     ...historyRoutes(deps),
+    ...removalRoutes({
+      requests,
+      view: deps.view,
+      removal: createRenderRemoval({ ...deps, own: deps.storage.own, by: 'ingress' }),
+    }),
+    ...usageRoutes(deps),
   };
   // Every route of the table, each with its handler (the compiler refuses a missing one).
   app.use(buildRouter(apiRoutes, handlers).routes());

@@ -10,12 +10,13 @@ export {
   importLegacyCatalog,
   issueApiKey,
   rebuildCatalog,
+  readUsage,
   rebuildStatusView,
   rebuildTemplateView,
   registerS3Connection,
   replayAssetIndex,
 } from '@pressroom/core';
 export { ensureWebhookSecrets, rebuildDeliveries, requestWebhookReplay, rotateWebhookSecret } from '@pressroom/webhooks';
-export { PressroomError, canonicalJson } from '@pressroom/domain';
+export { PressroomError, canonicalJson, usageRangeProblem } from '@pressroom/domain';
 export { createJsonLogger } from '@pressroom/observability';
 export { readConfig } from './config.ts';

@@ -4,7 +4,7 @@ import type { Runtime } from '@pressroom/runtime';
 import { join } from 'node:path';
 import type { EventLog, FileEventLog } from '@pressroom/core';
 import type { PressroomConfig } from '@pressroom/runtime';
-import type { LogEvent } from '@pressroom/schemas';
+import type { LogEvent, UsageDay } from '@pressroom/schemas';
 import type * as DepsModule from './deps.ts';
 import { createOutput, progress, type Output } from './output.ts';
 
@@ -457,6 +457,41 @@ program
           o.line(r, human(r));
         }
       },
+    );
+  });
+
+// ---- usage ----
+program
+  .command('usage')
+  .description('usage by tenant and day (UTC): renders by outcome, pages, bytes, render seconds, from the log (for billing)')
+  .requiredOption('--from <YYYY-MM-DD>', 'first day (included)')
+  .requiredOption('--to <YYYY-MM-DD>', 'last day (included)')
+  .option('--tenant <tenantId>', 'only this tenant (default: every tenant)')
+  .action(async (opts: { from: string; to: string; tenant?: string }) => {
+    const problem = L().usageRangeProblem(opts.from, opts.to);
+    if (problem) throw new OpsError(problem, 2);
+    const range = { from: opts.from, to: opts.to, ...(opts.tenant ? { tenantId: opts.tenant } : {}) };
+    const days = await onService(
+      'usage',
+      (rt) => L().readUsage(rt, range),
+      async (admin) => {
+        const q = new URLSearchParams({ from: opts.from, to: opts.to, ...(opts.tenant ? { tenant: opts.tenant } : {}) });
+        return (await json<{ days: UsageDay[] }>(admin.call('GET', `/usage?${q.toString()}`))).days;
+      },
+    );
+    const o = out();
+    if (o.json) return o.result({ from: opts.from, to: opts.to, days });
+    // Flat rows for the table: one line per tenant and day.
+    o.result(
+      days.map((d) => ({
+        date: d.date,
+        tenant: d.tenantId,
+        succeeded: d.renders.succeeded,
+        failed: d.renders.failed,
+        pages: d.pages,
+        bytes: d.bytes,
+        renderSeconds: d.renderSeconds,
+      })),
     );
   });
 

@@ -5,6 +5,7 @@ import {
   artifactKey,
   contentTypeFor,
   decideAfterRenderAttempt,
+  countPdfPages,
   decideBeforeRenderAttempt,
   DEFAULT_RENDER_RETRY_POLICY,
   DEFAULT_TRANSIENT_RETRY_POLICY,
@@ -16,6 +17,7 @@ import {
   type TransientRetryPolicy,
 } from '@pressroom/domain';
 import {
+  payloadFingerprint,
   RenderFailure,
   type ArtifactStorage,
   type EventFactory,
@@ -192,6 +194,8 @@ async function handleRecord(deps: RenderWorkerDeps, worker: string, record: LogR
       ...(chromium ? { chromium } : {}),
     };
     const toolRequest = requested.data.tool ? { toolRequest: requested.data.tool } : {};
+    // The payload by hash and size, on the outcome: what the log keeps of it once it is dropped.
+    const payload = payloadFingerprint(requested.data.source);
     const completed =
       'artifact' in outcome
         ? deps.event('RenderSucceeded', ids, {
@@ -199,6 +203,8 @@ async function handleRecord(deps: RenderWorkerDeps, worker: string, record: LogR
             artifact: outcome.artifact,
             executionMs,
             worker,
+            ...(outcome.pages !== undefined ? { pages: outcome.pages } : {}),
+            payload,
             ...(outcome.debugArtifact ? { debugArtifact: outcome.debugArtifact } : {}),
             ...(outcome.tool ? { tool: outcome.tool } : {}),
             ...toolRequest,
@@ -211,6 +217,7 @@ async function handleRecord(deps: RenderWorkerDeps, worker: string, record: LogR
             ...(outcome.retriable !== undefined ? { retriable: outcome.retriable } : {}),
             ...(outcome.attempts !== undefined ? { attempts: outcome.attempts } : {}),
             ...toolRequest,
+            payload,
           });
     // A broker or registry blip is waited out here, with the file already stored; only when the
     // retries are spent does the handler reject, and the request is rendered again: at-least-once.
@@ -241,7 +248,7 @@ async function handleRecord(deps: RenderWorkerDeps, worker: string, record: LogR
 
 type ArtifactOut = { target: RenderRequested['data']['storage']; key: string; contentType: string; bytes: number };
 type Outcome =
-  | { artifact: ArtifactOut; debugArtifact?: ArtifactOut; tool?: ToolResultInfo }
+  | { artifact: ArtifactOut; debugArtifact?: ArtifactOut; tool?: ToolResultInfo; pages?: number }
   | { error: { code: FailureCodeValue; message: string }; retriable?: boolean; attempts?: number };
 
 interface StepContext {
@@ -285,7 +292,9 @@ async function renderAndStore(deps: RenderWorkerDeps, requested: RenderRequested
   }
   const artifact = { target: data.storage, key, contentType, bytes: bytes.byteLength };
   const debugArtifact = data.debug ? await storeDebug(deps, requested, rendered.html, step.logger) : undefined;
-  return { artifact, ...(debugArtifact ? { debugArtifact } : {}) };
+  // For usage: a PNG is one page; a PDF's pages are counted from its bytes (no parse, no child process).
+  const pages = data.output === 'png' ? 1 : countPdfPages(bytes);
+  return { artifact, pages, ...(debugArtifact ? { debugArtifact } : {}) };
 }
 
 /**

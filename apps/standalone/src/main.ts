@@ -3,6 +3,7 @@ import { closeServer, startIngressServer } from '@pressroom/ingress';
 import { startRenderSide } from '@pressroom/render-worker';
 import { startAssetProjector, startCatalogProjector, startStatusProjector, startTemplateProjector } from '@pressroom/status-projector';
 import { dispatcherSettings, startWebhookDispatcher } from '@pressroom/webhook-dispatcher';
+import { createRenderRemoval, startRetentionSweeper } from '@pressroom/core';
 import { readConfig } from './config.ts';
 
 /** `{ [key]: value }` when value is defined, `{}` otherwise (exactOptionalPropertyTypes). */
@@ -36,11 +37,18 @@ const catalogProjector = await startCatalogProjector(rt);
 const assetProjector = await startAssetProjector(rt);
 const { renderer, worker, batchFinisher } = await startRenderSide(config, rt);
 const dispatcher = await startWebhookDispatcher({ ...rt, settings: dispatcherSettings(config) });
+// Retention: our own storage (local disk here) is swept for renders older than their plan keeps.
+const sweeper = startRetentionSweeper(createRenderRemoval({ ...rt, own: rt.storage.own, by: 'standalone' }), {
+  policy: config.retention.files,
+  intervalMs: config.retention.sweepIntervalMs,
+  logger: rt.logger,
+});
 const server = await startIngressServer({ ...rt, readiness: [...rt.readiness, { name: 'chromium', check: () => renderer.ping() }] });
 onShutdown(rt.logger, [
   () => closeServer(server),
   () => worker.stop(),
   () => batchFinisher.stop(),
+  () => sweeper.stop(),
   () => dispatcher.stop(),
   () => projector.stop(),
   () => templateProjector.stop(),

@@ -86,6 +86,11 @@ export class ArtifactStorage {
     return this.#own.ping();
   }
 
+  /** Our own store (the retention sweeper and DELETE remove files there, and only there). */
+  get own(): ObjectStore {
+    return this.#own;
+  }
+
   async #storeFor(tenantId: string, target: StorageTarget): Promise<ObjectStore> {
     if (target.kind === 'default') return this.#own;
     const connection = await this.#catalog.getS3Connection(tenantId, target.connectionId);

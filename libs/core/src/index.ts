@@ -44,3 +44,6 @@ export * from './ports/pdf-toolkit.ts';
 export * from './tool-inputs.ts';
 export * from './tool-results.ts';
 export * from './self-rebuilding-idempotency-keys.ts';
+export * from './render-removal.ts';
+export * from './usage-report.ts';
+export * from './payload-fingerprint.ts';

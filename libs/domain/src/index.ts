@@ -32,3 +32,5 @@ export * from './pdf-tools.ts';
 export * from './batch.ts';
 export * from './asset-index.ts';
 export * from './quotas.ts';
+export * from './retention.ts';
+export * from './usage.ts';

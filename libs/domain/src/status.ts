@@ -107,6 +107,11 @@ export function evolveStatus(current: StatusViewEntry | undefined, event: Pressr
         executionMs: event.data.executionMs,
       };
     }
+    case 'ArtifactRemoved': {
+      // Only a render with an outcome has files; the first removal is the one shown.
+      if (!current || current.removed) return current;
+      return { ...current, removed: { reason: event.data.reason, at: event.occurredAt } };
+    }
     default:
       return current;
   }

@@ -92,4 +92,20 @@ describe('evolveStatus: render attempts', () => {
   it('does not move a finished render', () => {
     expect(fold([requested, attempt(1), failed, attempt(2)])).toMatchObject({ state: 'FAILED', attempts: 2 });
   });
+
+  it('marks a removal once (the first wins: an expiry then a DELETE stays EXPIRED); a removal before any event is ignored', () => {
+    const removed = (reason: 'EXPIRED' | 'DELETED', second: number): PressroomEvent => ({
+      ...ids,
+      eventId: `rm-${second}`,
+      type: 'ArtifactRemoved',
+      version: 1,
+      occurredAt: `2026-11-22T10:00:0${second}.000Z`,
+      data: { reason, keys: ['t1/x.pdf'], by: 'sweeper' },
+    });
+    expect(fold([requested, succeeded, removed('EXPIRED', 5), removed('DELETED', 6)])?.removed).toEqual({
+      reason: 'EXPIRED',
+      at: '2026-11-22T10:00:05.000Z',
+    });
+    expect(fold([removed('DELETED', 6)])).toBeUndefined();
+  });
 });

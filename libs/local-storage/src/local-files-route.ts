@@ -9,7 +9,7 @@ const PREFIX = '/v1/files/';
  * GET (and HEAD) /v1/files/<key>?expires=…&signature=… for links minted by a local object
  * store. Mounted without authentication: the signature is the credential. Every refusal is
  * the same FORBIDDEN error (403 in the one error shape, written by the ingress's error mapper),
- * with no file bytes.
+ * with no file bytes; a genuine link to a removed file answers 410 EXPIRED.
  */
 export function localFilesRoute(store: LocalObjectStore): Router {
   const router = new Router();
@@ -18,6 +18,13 @@ export function localFilesRoute(store: LocalObjectStore): Router {
     const key = decodeKeyPath(ctx.path.slice(PREFIX.length));
     const { expires, signature } = ctx.query;
     const file = key === undefined ? 'forbidden' : await store.openSignedFile(key, expires, signature);
+    if (file === 'gone') {
+      ctx.status = 410;
+      ctx.set('Cache-Control', 'no-store');
+      const message = 'This file has expired or was deleted; render it again for a new one.';
+      ctx.body = { message, error: { code: 'EXPIRED', message } };
+      return;
+    }
     if (file === 'forbidden') {
       ctx.set('Cache-Control', 'no-store');
       throw new PressroomError('FORBIDDEN', 'This link is invalid or has expired.');

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { access, mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { systemClock, type Clock, type ObjectStore } from '@pressroom/core';
-import { PressroomError } from '@pressroom/domain';
+import { PressroomError, renderOfObjectKey } from '@pressroom/domain';
 import { assertSafeKey, decodeKeyPath, encodeKeyPath, unsafeKeyReason } from './object-key.ts';
 import { parseExpires, signKey, signUploadKey, verifyKeySignature, verifyUploadSignature } from './url-signature.ts';
 
@@ -32,10 +32,11 @@ export interface SignedFile {
 export interface LocalObjectStore extends ObjectStore {
   /**
    * Opens the file a link points to, or answers 'forbidden' — for a bad or tampered
-   * signature, an expired link, an unsafe key and a missing file alike, so a refusal tells
-   * nothing about which files exist.
+   * signature, an expired link and an unsafe key alike, so a refusal tells nothing about which
+   * files exist — or 'gone' for a genuine live link to a render's file that was removed
+   * (retention, DELETE): only the holder of our own link learns that, and only of that file.
    */
-  openSignedFile(key: string, expires: unknown, signature: unknown): Promise<SignedFile | 'forbidden'>;
+  openSignedFile(key: string, expires: unknown, signature: unknown): Promise<SignedFile | 'forbidden' | 'gone'>;
   /** Whether an upload link (signedPutUrl) is genuine and unexpired. */
   acceptsUpload(key: string, expires: unknown, signature: unknown): boolean;
   keyOfSignedUrl(url: string): string | undefined;
@@ -180,7 +181,10 @@ export function createLocalObjectStore(options: LocalObjectStoreOptions): LocalO
       const now = clock.now().getTime();
       if (now >= expires * 1000) return 'forbidden';
       const handle = await open(objectPath(key), 'r').catch(() => undefined);
-      if (!handle) return 'forbidden';
+      // A live link we signed to a render's file that is no longer there: it was removed
+      // (retention or a DELETE; we sign a render's key only once its file is stored). Said so
+      // (410), rather than a refusal that suggests a bad link. Any other missing file: refused.
+      if (!handle) return renderOfObjectKey(key) ? 'gone' : 'forbidden';
       try {
         const stat = await handle.stat();
         if (!stat.isFile()) {
@@ -199,6 +203,29 @@ export function createLocalObjectStore(options: LocalObjectStoreOptions): LocalO
         await handle.close();
         throw error;
       }
+    },
+
+    async *list(prefix) {
+      // A walk of the objects folder; the file's mtime is when it was stored (put writes it whole).
+      const root = join(dir, 'objects');
+      const walk = async function* (folder: string, keyPrefix: string): AsyncGenerator<{ key: string; lastModified: Date }> {
+        const entries = await readdir(folder, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
+          if (error.code === 'ENOENT') return [];
+          throw new PressroomError('DEPENDENCY_UNAVAILABLE', `Could not list ${folder}.`, { retryable: true, cause: error });
+        });
+        for (const entry of entries) {
+          const key = `${keyPrefix}${entry.name}`;
+          if (entry.isDirectory()) yield* walk(join(folder, entry.name), `${key}/`);
+          else if (entry.isFile() && key.startsWith(prefix)) {
+            const info = await stat(join(folder, entry.name)).catch(() => undefined);
+            if (info) yield { key, lastModified: info.mtime };
+          }
+        }
+      };
+      // Start at the prefix's folder (`acme/0199…` walks only `acme/`), not the whole tree.
+      const folder = prefix.includes('/') ? prefix.slice(0, prefix.lastIndexOf('/') + 1) : '';
+      if (folder && unsafeKeyReason(folder.slice(0, -1))) return;
+      yield* walk(folder ? join(root, ...folder.slice(0, -1).split('/')) : root, folder);
     },
 
     async ping() {

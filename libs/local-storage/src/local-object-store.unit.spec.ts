@@ -80,6 +80,24 @@ describe('LocalObjectStore', () => {
     expect(await store.openSignedFile('acme/never-stored.pdf', expires, signature)).toBe('forbidden');
   });
 
+  it("answers gone for a genuine live link to a render's file that was removed (only our own link tells it)", async () => {
+    const key = 'acme/019a9b5e-7c1a-7d3e-9f10-2b4c6d8e0a10.pdf';
+    await store.put(key, new Uint8Array([1]), 'application/pdf');
+    const { expires, signature } = linkParts(await store.signedGetUrl(key, 60));
+    await store.delete(key);
+    expect(await store.openSignedFile(key, expires, signature)).toBe('gone');
+  });
+
+  it('lists stored objects with the time they were written', async () => {
+    await store.put('acme/listed.pdf', new Uint8Array([1]), 'application/pdf');
+    const listed: string[] = [];
+    for await (const o of store.list!('acme/')) {
+      expect(o.lastModified).toBeInstanceOf(Date);
+      listed.push(o.key);
+    }
+    expect(listed).toContain('acme/listed.pdf');
+  });
+
   it('refuses unsafe keys everywhere', async () => {
     for (const bad of ['../x.pdf', 'a/../../x.pdf', '/etc/passwd', 'a\\b.pdf', 'a//b.pdf', 'a/./b.pdf', 'a\nb.pdf', 'a\u0000b', '']) {
       expect(unsafeKeyReason(bad), JSON.stringify(bad)).toBeDefined();

@@ -26,5 +26,6 @@ export function timedObjectStore(store: ObjectStore, metrics: Pick<Metrics, 'sto
     ...(store.keyOfSignedUrl ? { keyOfSignedUrl: store.keyOfSignedUrl.bind(store) } : {}),
     ...(store.signedPutUrl ? { signedPutUrl: timed('sign', store.signedPutUrl.bind(store)) } : {}),
     ...(store.size ? { size: timed('size', store.size.bind(store)) } : {}),
+    ...(store.list ? { list: store.list.bind(store) } : {}),
   };
 }

@@ -9,6 +9,7 @@ import { serviceSlice } from './config/service.ts';
 import { storageSlice } from './config/storage.ts';
 import { toolsSlice } from './config/tools.ts';
 import { webhooksSlice } from './config/webhooks.ts';
+import { retentionSlice } from './config/retention.ts';
 
 /**
  * Every setting Pressroom reads, with its default and meaning, gathered from the slices in
@@ -26,6 +27,7 @@ const slices = [
   kafkaSlice,
   redisSlice,
   storageSlice,
+  retentionSlice,
 ] as const;
 
 export const ConfigSchema = Type.Object({
@@ -38,6 +40,7 @@ export const ConfigSchema = Type.Object({
   ...kafkaSlice.env,
   ...redisSlice.env,
   ...storageSlice.env,
+  ...retentionSlice.env,
 });
 
 type Part<S> = S extends { read(...args: never[]): infer C } ? C : never;
@@ -70,7 +73,7 @@ export function loadConfig(env: Record<string, string | undefined>): PressroomCo
   const { profile } = serviceSlice.read(valid, 'embedded');
   const config = Object.assign({}, ...slices.map((s) => s.read(valid, profile))) as PressroomConfig;
   // The profile's requirements, listed in the order operators have always seen them.
-  const more = [kafkaSlice, redisSlice, serviceSlice].flatMap((s) => s.check?.(config as never, profile) ?? []);
+  const more = [kafkaSlice, redisSlice, serviceSlice, retentionSlice].flatMap((s) => s.check?.(config as never, profile) ?? []);
   if (more.length) throw new ConfigError(more);
   return config;
 }

@@ -1,4 +1,5 @@
 import {
+  ListObjectsV2Command,
   CreateBucketCommand,
   DeleteObjectCommand,
   GetObjectCommand,
@@ -112,6 +113,29 @@ export function createS3ObjectStore(options: S3ObjectStoreOptions): S3ObjectStor
         if (statusOf(error) === 404 || nameOf(error) === 'NotFound' || nameOf(error) === 'NoSuchKey') return undefined;
         throw storageError(`HeadObject ${bucket}/${key}`, error);
       }
+    },
+
+    async *list(prefix) {
+      let token: string | undefined;
+      do {
+        let out;
+        try {
+          out = await client.send(
+            new ListObjectsV2Command({
+              Bucket: bucket,
+              ...(prefix ? { Prefix: prefix } : {}),
+              ...(token ? { ContinuationToken: token } : {}),
+            }),
+          );
+        } catch (error) {
+          if (options.ownsBucket && isNoSuchBucket(error)) return;
+          throw storageError(`ListObjectsV2 ${bucket}/${prefix}`, error);
+        }
+        for (const o of out.Contents ?? []) {
+          if (o.Key && o.LastModified) yield { key: o.Key, lastModified: o.LastModified };
+        }
+        token = out.IsTruncated ? out.NextContinuationToken : undefined;
+      } while (token);
     },
 
     async ping() {

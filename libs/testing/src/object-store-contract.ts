@@ -151,5 +151,18 @@ export function objectStoreContract(name: string, options: ObjectStoreContractOp
       expect(await store.get(key)).toBeUndefined();
       await expect(store.delete(key)).resolves.toBeUndefined();
     });
+
+    it('lists what it holds under a prefix, with the time each object was written (our own stores: retention)', async () => {
+      const store = await open();
+      if (!store.list) return; // a tenant's S3 connection is never listed: we never remove files there
+      const prefix = `tenant-contract/${randomUUID()}`;
+      const before = Date.now() - 5000; // servers keep seconds; their clock may differ a little
+      await store.put(`${prefix}.pdf`, payload().bytes, 'application/pdf');
+      await store.put(`${prefix}/part-1.pdf`, payload().bytes, 'application/pdf');
+      const listed: { key: string; lastModified: Date }[] = [];
+      for await (const o of store.list(prefix)) listed.push(o);
+      expect(listed.map((o) => o.key).sort()).toEqual([`${prefix}.pdf`, `${prefix}/part-1.pdf`]);
+      for (const o of listed) expect(o.lastModified.getTime()).toBeGreaterThanOrEqual(before);
+    });
   });
 }

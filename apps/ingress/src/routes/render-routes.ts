@@ -24,6 +24,7 @@ import { bodyParser } from '../http/validate.ts';
 import { applyUnknownFieldPolicy } from '../http/compat-body.ts';
 import { tenantOf } from '../http/auth.ts';
 import { sendError, syncFailureStatus } from '../http/error-mapper.ts';
+import { sendRemoved } from './removal-routes.ts';
 import type { RenderInput, RenderRequests, Submitted } from '../render-requests.ts';
 
 const parse = {
@@ -161,6 +162,7 @@ export function renderRoutes(deps: {
     const tenant = tenantOf(ctx);
     const entry = await deps.requests.status(tenant, ctx.params.requestId ?? '');
     if (!entry) return sendError(ctx, 404, 'NOT_FOUND', `Render ${ctx.params.requestId} not found.`);
+    if (entry.removed) return sendRemoved(ctx, entry.requestId, entry.removed);
     const signedUrl =
       entry.state === 'SUCCESS' && entry.artifact
         ? await deps.storage.signedUrl(tenant.tenantId, entry.artifact, entry.linkTtlSeconds)

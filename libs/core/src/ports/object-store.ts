@@ -23,4 +23,10 @@ export interface ObjectStore {
   signedPutUrl?(key: string, expiresInSeconds: number): Promise<string>;
   /** The size of a stored object, or undefined when it is missing (checked before a large read). */
   size?(key: string): Promise<number | undefined>;
+  /**
+   * Our own storage only (the retention sweeper): every object under `prefix` with the time it
+   * was last written, in pages. Never offered for a tenant's S3 connection: we never remove
+   * files from a caller's bucket.
+   */
+  list?(prefix: string): AsyncIterable<{ key: string; lastModified: Date }>;
 }

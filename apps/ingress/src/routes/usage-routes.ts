@@ -1,0 +1,43 @@
+import type { Context } from 'koa';
+import { usageRangeProblem, validationError } from '@pressroom/domain';
+import type { Handlers } from '../http/route-table.ts';
+import type { UsageResponse } from '@pressroom/schemas';
+import { readUsage, type EventLog, type TopicNames } from '@pressroom/core';
+import { tenantOf } from '../http/auth.ts';
+
+/** The `from`/`to` of a usage query, checked (400 naming the problem). */
+function rangeOf(ctx: Context): { from: string; to: string } {
+  const { from, to } = ctx.query;
+  const problem = usageRangeProblem(from, to);
+  if (problem) throw validationError([{ field: 'from', message: problem }]);
+  return { from: from as string, to: to as string };
+}
+
+/**
+ * `GET /v1/usage?from=YYYY-MM-DD&to=YYYY-MM-DD`: the caller's own usage by day (UTC, both days
+ * included): renders by outcome, pages, bytes and render seconds, from the log (readUsage).
+ */
+export function usageRoutes(deps: { log: EventLog; topics: TopicNames }): Handlers<'getUsage'> {
+  return {
+    getUsage: async (ctx) => {
+      const range = rangeOf(ctx);
+      const body: UsageResponse = { ...range, days: await readUsage(deps, { ...range, tenantId: tenantOf(ctx).tenantId }) };
+      ctx.body = body;
+    },
+  };
+}
+
+/**
+ * `GET /admin/v1/usage?from=…&to=…[&tenant=…]`: every tenant's usage (or one's), for billing.
+ * Operator only: mounted with the rest of /admin/v1 behind PRESSROOM_ADMIN_TOKEN.
+ */
+export function adminUsageRoutes(deps: { log: EventLog; topics: TopicNames }): Handlers<'adminGetUsage'> {
+  return {
+    adminGetUsage: async (ctx) => {
+      const range = rangeOf(ctx);
+      const tenant = typeof ctx.query.tenant === 'string' && ctx.query.tenant ? { tenantId: ctx.query.tenant } : {};
+      const body: UsageResponse = { ...range, days: await readUsage(deps, { ...range, ...tenant }) };
+      ctx.body = body;
+    },
+  };
+}

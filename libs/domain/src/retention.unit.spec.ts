@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { expiredRenders, isExpired, parseRetention, renderOfObjectKey } from './retention.ts';
+
+const R1 = '019a9b5e-7c1a-7d3e-9f10-2b4c6d8e0a10';
+const R2 = '019a9b5e-7c1a-7d3e-9f10-2b4c6d8e0a11';
+const at = (s: number) => new Date(Date.UTC(2026, 10, 22, 10, 0, s));
+
+describe('renderOfObjectKey', () => {
+  it('finds the render of a file, its debug report and its tool outputs; not of assets or uploads', () => {
+    expect(renderOfObjectKey(`acme/${R1}.pdf`)).toEqual({ tenantId: 'acme', requestId: R1 });
+    expect(renderOfObjectKey(`acme/${R1}.PNG`)).toEqual({ tenantId: 'acme', requestId: R1 });
+    expect(renderOfObjectKey(`acme/${R1}.pdf.debug.json`)).toEqual({ tenantId: 'acme', requestId: R1 });
+    expect(renderOfObjectKey(`acme/${R1}/part-2.pdf`)).toEqual({ tenantId: 'acme', requestId: R1 });
+    expect(renderOfObjectKey('acme/assets/logo.png')).toBeUndefined();
+    expect(renderOfObjectKey('acme/uploads/u/a.pdf')).toBeUndefined();
+    expect(renderOfObjectKey(`${R1}.pdf`)).toBeUndefined();
+  });
+});
+
+describe('isExpired', () => {
+  it('expires an object once its retention has passed; never without a retention', () => {
+    expect(isExpired({ lastModified: at(0), now: at(9), retentionMs: 10_000 })).toBe(false);
+    expect(isExpired({ lastModified: at(0), now: at(10), retentionMs: 10_000 })).toBe(true);
+    expect(isExpired({ lastModified: at(0), now: at(59), retentionMs: undefined })).toBe(false);
+  });
+});
+
+describe('expiredRenders', () => {
+  it("removes whole renders of plans with a retention, keeps other plans' and unknown tenants' files", () => {
+    const objects = [
+      { key: `high/${R1}.pdf`, lastModified: at(0) },
+      { key: `high/${R1}.pdf.debug.json`, lastModified: at(1) },
+      { key: `high/${R2}.pdf`, lastModified: at(8) }, // younger than the retention
+      { key: 'high/assets/logo.png', lastModified: at(0) },
+      { key: `std/${R1}.pdf`, lastModified: at(0) },
+      { key: `ghost/${R1}.pdf`, lastModified: at(0) },
+    ];
+    const plans: Record<string, 'high' | 'standard'> = { high: 'high', std: 'standard' };
+    const out = expiredRenders(objects, { now: at(10), policy: { high: 5000 }, planOf: (t) => plans[t] });
+    expect(out).toEqual([{ tenantId: 'high', requestId: R1, keys: [`high/${R1}.pdf`, `high/${R1}.pdf.debug.json`] }]);
+  });
+});
+
+describe('parseRetention', () => {
+  it('reads plan=duration pairs and refuses anything else, naming it', () => {
+    expect(parseRetention('standard=7d, high=30d', ['standard', 'high'])).toEqual({ standard: 7 * 86_400_000, high: 30 * 86_400_000 });
+    expect(parseRetention('high=2s', ['standard', 'high'])).toEqual({ high: 2000 });
+    expect(parseRetention('', ['standard', 'high'])).toEqual({});
+    expect(() => parseRetention('gold=1d', ['standard', 'high'])).toThrow(/gold/);
+    expect(() => parseRetention('high=1w', ['standard', 'high'])).toThrow(/high=1w/);
+    expect(() => parseRetention('high=0s', ['standard', 'high'])).toThrow(/longer than zero/);
+  });
+});

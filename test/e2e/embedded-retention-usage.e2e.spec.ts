@@ -1,0 +1,151 @@
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbedded } from '../support/embedded-service.ts';
+import { apiClient, download, type ApiClient } from '../support/api-client.ts';
+import { pdfInfo } from '../support/pdf-tools.ts';
+import { runOps } from '../support/ops-cli.ts';
+import { waitFor } from '@pressroom/testing';
+
+// Issue 11, points 5 and 6 on the embedded profile, with two tenants: files expire by plan
+// (high keeps them 2 seconds here, standard keeps them), DELETE removes a render now (another
+// tenant's id is unknown), and usage counts what was sent.
+
+type Svc = Awaited<ReturnType<typeof startEmbedded>>;
+
+async function tenant(svc: Svc, tenantId: string, plan: 'standard' | 'high'): Promise<ApiClient> {
+  expect((await svc.admin.post('/admin/v1/tenants', { tenantId, name: tenantId, plan })).status).toBe(201);
+  const key = await svc.admin.post(`/admin/v1/tenants/${tenantId}/keys`, { label: 'e2e' });
+  expect(key.status).toBe(201);
+  return apiClient(svc.baseUrl, key.json.apiKey as string);
+}
+
+const TWO_PAGES = '<div style="page-break-after:always">one</div><div>two</div>';
+
+/** A sync HTML render: its request id, its link and its file. */
+async function render(api: ApiClient, html: string): Promise<{ requestId: string; signedUrl: string; bytes: Uint8Array }> {
+  const res = await api.post('/v1/html-to-pdf/sync', { html });
+  expect(res.status, res.text).toBe(200);
+  const file = await download(res.json.signedUrl as string);
+  expect(file.status).toBe(200);
+  return { requestId: res.headers.get('x-request-id') ?? '', signedUrl: res.json.signedUrl as string, bytes: file.bytes };
+}
+
+const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+
+describe('embedded profile: retention, DELETE and usage, with two tenants', () => {
+  let svc: Svc;
+  let acme: ApiClient; // plan high: files kept 2 seconds
+  let globex: ApiClient; // plan standard: files kept
+  const sent = { acme: { ok: 0, failed: 0, pages: 0, bytes: 0 }, globex: { ok: 0, failed: 0, pages: 0, bytes: 0 } };
+
+  beforeAll(async () => {
+    svc = await startEmbedded({ PRESSROOM_RETENTION_FILES: 'high=2s', PRESSROOM_RETENTION_SWEEP_INTERVAL_MS: '300' });
+    acme = await tenant(svc, 'acme', 'high');
+    globex = await tenant(svc, 'globex', 'standard');
+  });
+  afterAll(async () => {
+    await svc?.app.stop();
+  });
+
+  it("expires a high tenant's file after its retention (status and link answer 410 EXPIRED); a standard tenant's stays", async () => {
+    // Given a file of each tenant, globex's the older one
+    const kept = await render(globex, '<p>kept</p>');
+    const expiring = await render(acme, TWO_PAGES);
+    sent.globex.ok++;
+    sent.globex.bytes += kept.bytes.byteLength;
+    sent.globex.pages += Number((await pdfInfo(kept.bytes)).Pages);
+    sent.acme.ok++;
+    sent.acme.bytes += expiring.bytes.byteLength;
+    sent.acme.pages += Number((await pdfInfo(expiring.bytes)).Pages);
+
+    // When acme's plan retention (2 s) has passed, the sweeper removes its file
+    await waitFor(async () => (await acme.get(`/v1/pdf/status/${expiring.requestId}`)).status === 410, {
+      timeoutMs: 20_000,
+      intervalMs: 200,
+      description: 'the file to expire',
+    });
+
+    // Then its status says so, in the error shape, and so does the link it was given
+    const status = await acme.get(`/v1/pdf/status/${expiring.requestId}`);
+    expect(status.json.error.code).toBe('EXPIRED');
+    const link = await fetch(expiring.signedUrl);
+    expect(link.status).toBe(410);
+    expect(((await link.json()) as { error: { code: string } }).error.code).toBe('EXPIRED');
+    // And the history records the removal, and the outcome identifies the payload by hash and size
+    const history = await acme.get(`/v1/pdf/${expiring.requestId}/events`);
+    const events = history.json.events as { type: string; data: Record<string, unknown> }[];
+    expect(events.map((e) => e.type)).toContain('ArtifactRemoved');
+    const source = Buffer.from(JSON.stringify({ kind: 'html', html: TWO_PAGES }));
+    expect(events.find((e) => e.type === 'RenderSucceeded')?.data.payload).toEqual({
+      sha256: createHash('sha256').update(source).digest('hex'),
+      bytes: source.byteLength,
+    });
+
+    // While globex's older file (standard keeps files) still downloads
+    expect((await download(kept.signedUrl)).status).toBe(200);
+    expect((await globex.get(`/v1/pdf/status/${kept.requestId}`)).json.renderStatus).toBe('SUCCESS');
+  });
+
+  it('DELETE removes a render now: 204, file gone, status 410 DELETED; another tenant gets 404', async () => {
+    // Given a render of globex
+    const r = await render(globex, TWO_PAGES);
+    sent.globex.ok++;
+    sent.globex.bytes += r.bytes.byteLength;
+    sent.globex.pages += Number((await pdfInfo(r.bytes)).Pages);
+
+    // When acme deletes it: unknown to acme, nothing removed
+    const foreign = await acme.del(`/v1/pdf/${r.requestId}`);
+    expect(foreign.status).toBe(404);
+    expect(foreign.json.error.code).toBe('NOT_FOUND');
+    expect((await download(r.signedUrl)).status).toBe(200);
+
+    // When globex deletes it
+    expect((await globex.del(`/v1/pdf/${r.requestId}`)).status).toBe(204);
+
+    // Then the file is gone and the status says it was deleted
+    expect((await download(r.signedUrl)).status).toBe(410);
+    const status = await globex.get(`/v1/pdf/status/${r.requestId}`);
+    expect(status.status).toBe(410);
+    expect(status.json.error.code).toBe('DELETED');
+    // Deleting again is fine; an unknown id is 404
+    expect((await globex.del(`/v1/pdf/${r.requestId}`)).status).toBe(204);
+    expect((await globex.del('/v1/pdf/0190d2c4-0000-7000-8000-000000000000')).status).toBe(404);
+  });
+
+  it('usage counts renders by outcome, pages and bytes per tenant, through the API and the ops CLI', async () => {
+    // Given a failed render of acme (a page range the document does not have)
+    const failed = await acme.post('/v1/html-to-pdf/sync', { html: '<p>one page</p>', pdfParams: { pageRanges: '5' } });
+    expect(failed.status, failed.text).toBeGreaterThanOrEqual(400);
+    sent.acme.failed++;
+
+    // When each tenant asks for its usage (a range around today: a render may cross midnight UTC)
+    const range = `from=${day(-1)}&to=${day(1)}`;
+    const total = (days: { renders: { succeeded: number; failed: number }; pages: number; bytes: number; tenantId: string }[]) => ({
+      ok: days.reduce((n, d) => n + d.renders.succeeded, 0),
+      failed: days.reduce((n, d) => n + d.renders.failed, 0),
+      pages: days.reduce((n, d) => n + d.pages, 0),
+      bytes: days.reduce((n, d) => n + d.bytes, 0),
+    });
+    const acmeUsage = await acme.get(`/v1/usage?${range}`);
+    const globexUsage = await globex.get(`/v1/usage?${range}`);
+
+    // Then each sees exactly what it sent, and only its own days
+    expect(acmeUsage.status, acmeUsage.text).toBe(200);
+    expect(acmeUsage.json.days.every((d: { tenantId: string }) => d.tenantId === 'acme')).toBe(true);
+    expect(total(acmeUsage.json.days)).toEqual(sent.acme);
+    expect(total(globexUsage.json.days)).toEqual(sent.globex);
+    expect(acmeUsage.json.days[0].renderSeconds).toBeGreaterThan(0);
+
+    // And the operator sees both tenants (the CLI goes through the admin API: the service holds the data dir)
+    const ops = await runOps(svc.app.env, ['usage', '--from', day(-1), '--to', day(1)]);
+    expect(ops.code, ops.stderr).toBe(0);
+    const all = JSON.parse(ops.stdout) as { days: Parameters<typeof total>[0] };
+    expect(total(all.days.filter((d) => d.tenantId === 'acme'))).toEqual(sent.acme);
+    expect(total(all.days.filter((d) => d.tenantId === 'globex'))).toEqual(sent.globex);
+
+    // A bad range is a 400 in the error shape
+    const bad = await acme.get('/v1/usage?from=2026-13-01&to=2026-01-01');
+    expect(bad.status).toBe(400);
+    expect(bad.json.error.code).toBe('VALIDATION_FAILED');
+  });
+});
