@@ -10,3 +10,4 @@ export * from './assets.ts';
 export * as Http from './http-types.ts';
 export * from './webhooks.ts';
 export * from './tools.ts';
+export * from './http-self-service.ts';

@@ -103,7 +103,7 @@ describe('embedded profile: errors, authentication and tenant isolation', () => 
   it('403 for custom S3 storage below the high plan', async () => {
     const res = await other.post('/v1/html-to-pdf/sync', { html: '<p>x</p>', s3_bucket: 'archive' });
     expect(res.status).toBe(403);
-    expectErrorShape(res.json, 'FORBIDDEN');
+    expectErrorShape(res.json, 'PLAN_FORBIDS_CUSTOM_S3');
   });
 
   it('404 for an unknown template, an unknown request id, and an unknown path', async () => {

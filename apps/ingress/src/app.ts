@@ -36,6 +36,8 @@ import { assetRoutes } from './routes/asset-routes.ts';
 import { integrationRoutes } from './routes/integration-routes.ts';
 import { createTemplates } from './templates.ts';
 import { adminRoutes } from './routes/admin-routes.ts';
+import { keyRoutes } from './routes/key-routes.ts';
+import { s3ConnectionRoutes } from './routes/s3-connection-routes.ts';
 import { webhookRoutes } from './routes/webhook-routes.ts';
 import { historyRoutes } from './routes/history-routes.ts';
 import { openApiDocument } from './openapi.ts';
@@ -119,7 +121,7 @@ export function buildIngressApp(deps: IngressDeps): Koa {
   app.use(open.routes());
   for (const r of deps.publicRoutes ?? []) app.use(r.routes());
 
-  const authenticate = requireApiKey(deps.catalog);
+  const authenticate = requireApiKey(deps.catalog, { clock: deps.clock, logger: deps.logger });
   app.use((ctx, next) => (ctx.path.startsWith('/v1/') ? authenticate(ctx, next) : next()));
   app.use(jsonOnly);
   const body = jsonBody({ maxBodyBytes: deps.settings.maxBodyBytes, limits: deps.settings.limits });
@@ -127,12 +129,9 @@ export function buildIngressApp(deps: IngressDeps): Koa {
   const batchBody = jsonBody({ maxBodyBytes: Math.min(BATCH_MAX_BODY_BYTES, deps.settings.maxBodyBytes), limits: deps.settings.limits });
   app.use((ctx, next) => (isBatchPath(ctx.path) ? batchBody(ctx, next) : body(ctx, next)));
 
+  const s3Endpoints = { allowPrivate: deps.settings.allowPrivateS3Endpoints ?? false };
   if (deps.settings.adminToken) {
-    const admin = adminRoutes({
-      ...deps,
-      adminToken: deps.settings.adminToken,
-      s3Endpoints: { allowPrivate: deps.settings.allowPrivateS3Endpoints ?? false },
-    });
+    const admin = adminRoutes({ ...deps, adminToken: deps.settings.adminToken, s3Endpoints });
     app.use(admin.routes());
   }
 
@@ -184,6 +183,10 @@ export function buildIngressApp(deps: IngressDeps): Koa {
   api.use(webhooks.routes(), webhooks.allowedMethods());
   const history = historyRoutes(deps);
   api.use(history.routes(), history.allowedMethods());
+  const keys = keyRoutes(deps);
+  api.use(keys.routes(), keys.allowedMethods());
+  const connections = s3ConnectionRoutes({ ...deps, s3Endpoints });
+  api.use(connections.routes(), connections.allowedMethods());
   app.use(api.routes());
   return app;
 }

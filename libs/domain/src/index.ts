@@ -30,3 +30,5 @@ export * from './debug-checks.ts';
 export * from './pdf-tools.ts';
 export * from './batch.ts';
 export * from './asset-index.ts';
+export * from './api-keys.ts';
+export * from './plans.ts';
