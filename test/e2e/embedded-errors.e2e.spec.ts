@@ -156,7 +156,7 @@ describe('embedded profile: errors, authentication and tenant isolation', () => 
 describe('embedded profile: first start without PRESSROOM_API_KEY, private webhooks refused', () => {
   let svc: Svc;
   let printedAtFirstStart: string[];
-  const printedKeys = () => svc.app.output.flatMap((line) => /^\s+(prk_[A-Za-z0-9_-]{43})\s*$/.exec(line)?.[1] ?? []);
+  const printedKeys = () => svc.app.output.flatMap((line) => /^\s+(prs_live_[A-Za-z0-9]{46})\s*$/.exec(line)?.[1] ?? []);
 
   beforeAll(async () => {
     svc = await startEmbedded(

@@ -45,7 +45,7 @@ describe('ops CLI next to a running embedded service', () => {
     // Human output is a table; the key works against the running service at once.
     const key = await runOps(env, ['keys', 'create', '--tenant', 'ops-acme'], { json: false });
     expect(key.code, key.stderr).toBe(0);
-    const apiKey = /prk_[A-Za-z0-9_-]+/.exec(key.stdout)?.[0];
+    const apiKey = /prs_live_[A-Za-z0-9]+/.exec(key.stdout)?.[0];
     expect(key.stdout).toContain('│ tenantId');
     const templates = await fetch(`${svc.baseUrl}/v1/templates`, { headers: { authorization: `Bearer ${apiKey}` } });
     expect(templates.status).toBe(200);
