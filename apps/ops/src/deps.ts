@@ -2,11 +2,17 @@
 export { exitOnFaults, openRuntime } from '@pressroom/runtime';
 export {
   createMemoryStatusView,
+  changePlan,
+  createApiKey,
   createTenant,
+  deleteS3Connection,
+  listApiKeys,
+  listS3Connections,
+  revokeApiKey,
+  rotateApiKey,
   eventKey,
   importLegacyAssets,
   importLegacyCatalog,
-  issueApiKey,
   rebuildCatalog,
   rebuildStatusView,
   rebuildTemplateView,
