@@ -88,7 +88,7 @@ export function catalogContract(name: string, options: CatalogContractOptions): 
       expect(await catalog.getTenant(id)).toEqual(tenant(id));
       expect(await catalog.findApiKey('a'.repeat(64))).toEqual({
         keyHash: 'a'.repeat(64),
-        keyId: expect.stringMatching(/^key_[A-Za-z0-9]+$/),
+        keyId: expect.stringMatching(/^key_[A-Za-z0-9]+$/) as string,
         tenantId: id,
         label: 'ci',
         scopes: ['render', 'manage'],

@@ -34,7 +34,7 @@ export function createMemoryCatalog(): Catalog {
   };
   const keysOf = (tenantId: string) => {
     let m = keyIndex.get(tenantId);
-    if (!m) keyIndex.set(tenantId, (m = new Map()));
+    if (!m) keyIndex.set(tenantId, (m = new Map<string, string>()));
     return m;
   };
 
