@@ -26,7 +26,12 @@ describe('embedded profile: tenants manage their keys and S3 connections', () =>
   const connection = { bucket, region: 'us-east-1', endpoint, forcePathStyle: true, ...s3Credentials };
 
   beforeAll(async () => {
-    svc = await startEmbedded();
+    // Role connections assume their role through this STS endpoint (nothing listens there: offline, the test write fails).
+    svc = await startEmbedded({
+      PRESSROOM_S3_STS_ENDPOINT: 'http://127.0.0.1:9',
+      AWS_ACCESS_KEY_ID: 'service-key',
+      AWS_SECRET_ACCESS_KEY: 'service-secret',
+    });
     acme = await tenant(svc, 'acme', 'high');
     globex = await tenant(svc, 'globex', 'high');
     await createBucket(endpoint, bucket);
@@ -164,6 +169,20 @@ describe('embedded profile: tenants manage their keys and S3 connections', () =>
     expect(missing.json.error.details[0].message).toMatch(/NoSuchBucket/);
   });
 
+  it('takes a role with an external id instead of static credentials, assumed through the configured STS endpoint', async () => {
+    const role = { roleArn: 'arn:aws:iam::123456789012:role/pressroom-writer', externalId: 'acme-7f3a' };
+    const noStatic = without(connection, 'accessKeyId', 'secretAccessKey');
+    const both = await acme.post('/v1/s3-connections', { ...connection, ...role });
+    expect(both.status).toBe(400);
+    expect(both.json.error.details[0].field).toBe('roleArn');
+    expect((await acme.post('/v1/s3-connections', { ...noStatic, roleArn: 'not-an-arn' })).status).toBe(400);
+
+    const res = await acme.post('/v1/s3-connections', { connectionId: 'role', ...noStatic, ...role });
+    expect(res.status, res.text).toBe(422);
+    expect(res.json.error.code).toBe('S3_CONNECTION_TEST_FAILED');
+    expect(res.json.error.details[0].message).toMatch(/ECONNREFUSED 127\.0\.0\.1:9/);
+  });
+
   it('refuses a connection to a private or metadata endpoint when the operator has not opened them', async () => {
     // This service allows private S3 endpoints (the tests' S3 server is on loopback); metadata is never allowed.
     const res = await acme.post('/v1/s3-connections', { ...connection, endpoint: 'http://169.254.169.254/' });
@@ -172,8 +191,7 @@ describe('embedded profile: tenants manage their keys and S3 connections', () =>
   });
 
   it('updates a connection (tested again, the secret kept when the key id stays) and deletes it', async () => {
-    const withoutSecret: Partial<typeof connection> = { ...connection };
-    delete withoutSecret.secretAccessKey;
+    const withoutSecret = without(connection, 'secretAccessKey');
     const updated = await acme.put('/v1/s3-connections/archive', { ...withoutSecret, region: 'eu-west-1' });
     expect(updated.status, updated.text).toBe(200);
     expect(updated.json).toMatchObject({ connectionId: 'archive', region: 'eu-west-1' });
@@ -217,4 +235,10 @@ describe('embedded profile: tenants manage their keys and S3 connections', () =>
 /** An error body with the id it names replaced, so two answers can be compared. */
 function strip(body: unknown, id: string): unknown {
   return JSON.parse(JSON.stringify(body).split(id).join('<id>'));
+}
+
+function without<T extends object>(value: T, ...keys: (keyof T)[]): Partial<T> {
+  const copy: Partial<T> = { ...value };
+  for (const k of keys) delete copy[k];
+  return copy;
 }
