@@ -30,7 +30,8 @@ export function requireApiKey(catalog: Catalog, opts: { clock: Clock; logger?: L
     if (!record || !tenant) throw new PressroomError('UNAUTHENTICATED', 'The API key is not valid.');
     (ctx.state as AuthState).tenant = tenant;
     (ctx.state as AuthState).apiKey = { keyId: record.keyId, scopes: scopesOf(record) };
-    if (shouldRecordKeyUse(lastWritten.get(record.keyId), now.getTime())) {
+    // A record written by a version before key ids (a Redis view not yet rebuilt) has no id to record the use under.
+    if (record.keyId && shouldRecordKeyUse(lastWritten.get(record.keyId), now.getTime())) {
       if (lastWritten.size >= MAX_REMEMBERED_KEYS) lastWritten.clear();
       lastWritten.set(record.keyId, now.getTime());
       catalog.recordKeyUse(tenant.tenantId, record.keyId, now.toISOString()).catch((err: unknown) => {
