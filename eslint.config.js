@@ -14,6 +14,7 @@ const sdkOwners = {
   ioredis: 'redis',
   '@aws-sdk/client-s3': 's3',
   '@aws-sdk/s3-request-presigner': 's3',
+  '@aws-sdk/client-sts': 's3',
   playwright: 'renderer',
   'playwright-core': 'renderer',
 };

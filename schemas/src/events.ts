@@ -6,6 +6,10 @@ import { TemplateCreated, TemplateDeleted, TemplateRevised, type TemplateEvent }
 import { AssetDeleted, AssetUploaded, type AssetEvent } from './asset-events.ts';
 import {
   ApiKeyIssued,
+  ApiKeyRevoked,
+  ApiKeyRotated,
+  S3ConnectionDeleted,
+  TenantPlanChanged,
   S3ConnectionRegistered,
   TenantCreated,
   WebhookSecretCreated,
@@ -499,6 +503,10 @@ export const EventSchemas = {
   S3ConnectionRegistered,
   WebhookSecretCreated,
   WebhookSecretRotated,
+  TenantPlanChanged,
+  ApiKeyRevoked,
+  ApiKeyRotated,
+  S3ConnectionDeleted,
   RenderRetryScheduled,
   WebhookAttemptStarted,
   RenderWithdrawn,

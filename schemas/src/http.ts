@@ -2,6 +2,7 @@ import Type from 'typebox';
 import { PdfMetadata, RenderError } from './common.ts';
 import { PdfParams, ReadySignal } from './page-setup.ts';
 import { DataSchema } from './template-events.ts';
+import { S3ConnectionUpdateBody } from './http-self-service.ts';
 
 // s3_key: a relative path without extension: no "..", no leading "/", no control characters.
 const S3Key = Type.String({
@@ -302,15 +303,11 @@ export const TenantCreateBody = Type.Object(
   },
   { additionalProperties: false },
 );
+/** A new S3 connection (tenant or operator): the fields of S3ConnectionUpdateBody and an optional id. */
 export const S3ConnectionCreateBody = Type.Object(
   {
     connectionId: Type.Optional(Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_.-]+$' })),
-    bucket: Type.String({ minLength: 3, maxLength: 63 }),
-    region: Type.String({ minLength: 1, maxLength: 64 }),
-    endpoint: Type.Optional(Type.String({ format: 'uri' })),
-    forcePathStyle: Type.Optional(Type.Boolean()),
-    accessKeyId: Type.String({ minLength: 1 }),
-    secretAccessKey: Type.String({ minLength: 1 }),
+    ...S3ConnectionUpdateBody.properties,
   },
   { additionalProperties: false },
 );

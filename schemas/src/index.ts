@@ -11,3 +11,4 @@ export * as Http from './http-types.ts';
 export * from './webhooks.ts';
 export * from './tools.ts';
 export * from './usage.ts';
+export * from './http-self-service.ts';

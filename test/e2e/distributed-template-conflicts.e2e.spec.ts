@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { distributedEnv } from '../support/distributed-service.ts';
 import { apiClient, type ApiClient } from '../support/api-client.ts';
 import { runOps } from '../support/ops-cli.ts';
+import { createBucket } from '../support/s3.ts';
 import type { AppProcess } from '../support/service-process.ts';
 
 type Env = Awaited<ReturnType<typeof distributedEnv>>;
@@ -11,7 +12,7 @@ type Env = Awaited<ReturnType<typeof distributedEnv>>;
  * revising one template at the same moment must not both write "version n": one answers
  * 200, the other 409 in the one error shape, and the versions stay dense and unique.
  */
-describe('distributed profile: concurrent template revisions through two ingress processes', () => {
+describe('distributed profile: two ingress processes (concurrent template revisions; keys and S3 connections)', () => {
   let env: Env;
   let second: AppProcess;
   let a: ApiClient;
@@ -126,5 +127,52 @@ describe('distributed profile: concurrent template revisions through two ingress
       expect(third.status).toBe(429);
       expect(third.json.error.code).toBe('CONCURRENCY_LIMITED');
     });
+  });
+
+  // Issue 11 on the same two ingress processes (one catalog view in Redis, no auth cache):
+  // a key revoked through one is refused by the other at once; a rotated key works on both
+  // during its overlap; another tenant's key and connection ids answer like unknown ones.
+  it('keys and S3 connections across two ingress processes and two tenants', async () => {
+    const keyOf = async (tenantId: string) => {
+      expect((await env.admin.post('/admin/v1/tenants', { tenantId, name: tenantId, plan: 'high' })).status).toBe(201);
+      return (await env.admin.post(`/admin/v1/tenants/${tenantId}/keys`, { label: 'owner' })).json.apiKey as string;
+    };
+    const [acmeKey, globexKey] = [await keyOf(`acme-${env.run}`), await keyOf(`globex-${env.run}`)];
+    const acme = { a: apiClient(`http://127.0.0.1:${env.ingressPort}`, acmeKey), b: apiClient(second.url, acmeKey) };
+    const globexB = apiClient(second.url, globexKey);
+
+    // A key created and revoked through ingress A is refused by ingress B from the next request
+    const created = await acme.a.post('/v1/keys', { label: 'short-lived' });
+    expect(created.status, created.text).toBe(201);
+    const shortLived = apiClient(second.url, created.json.apiKey as string);
+    expect((await shortLived.get('/v1/templates')).status).toBe(200);
+    expect((await acme.a.post(`/v1/keys/${created.json.key.keyId}/revoke`, {})).status).toBe(200);
+    expect((await shortLived.get('/v1/templates')).status).toBe(401);
+
+    // A key rotated through B: the old and the new key work on A during the overlap
+    const rotated = await acme.b.post(`/v1/keys/${(await acme.a.post('/v1/keys', {})).json.key.keyId}/rotate`, { overlapSeconds: 3600 });
+    expect(rotated.status, rotated.text).toBe(201);
+    expect((await apiClient(`http://127.0.0.1:${env.ingressPort}`, rotated.json.apiKey as string).get('/v1/keys')).status).toBe(200);
+
+    // Another tenant's ids answer like unknown ones, through either process
+    const foreign = await globexB.post(`/v1/keys/${created.json.key.keyId}/revoke`, {});
+    const unknown = await globexB.post('/v1/keys/key_0000/revoke', {});
+    expect([foreign.status, unknown.status]).toEqual([404, 404]);
+    expect(foreign.json.error.code).toBe(unknown.json.error.code);
+    const bucket = `conn-${env.run}`;
+    await createBucket(env.env.S3_ENDPOINT!, bucket);
+    const registered = await acme.a.post('/v1/s3-connections', {
+      connectionId: 'archive',
+      bucket,
+      region: 'us-east-1',
+      endpoint: env.env.S3_ENDPOINT,
+      forcePathStyle: true,
+      accessKeyId: env.env.S3_ACCESS_KEY_ID,
+      secretAccessKey: env.env.S3_SECRET_ACCESS_KEY,
+    });
+    expect(registered.status, registered.text).toBe(201);
+    expect((await acme.b.get('/v1/s3-connections/archive')).status).toBe(200);
+    expect((await globexB.get('/v1/s3-connections/archive')).status).toBe(404);
+    expect((await globexB.del('/v1/s3-connections/archive')).status).toBe(404);
   });
 });

@@ -238,7 +238,7 @@ console.log(JSON.stringify({ signedUrl, executionTime, renderStatus: status.data
   it('403 for custom S3 storage below the high plan', async () => {
     const res = await other.post('/v1/html-to-pdf/sync', { html: '<p>x</p>', s3_bucket: 'archive' });
     expect(res.status).toBe(403);
-    expectErrorShape(res.json, 'FORBIDDEN');
+    expectErrorShape(res.json, 'PLAN_FORBIDS_CUSTOM_S3');
   });
 
   it('404 for an unknown template, an unknown request id, and an unknown path', async () => {
@@ -291,7 +291,7 @@ console.log(JSON.stringify({ signedUrl, executionTime, renderStatus: status.data
 describe('embedded profile: first start without PRESSROOM_API_KEY, private webhooks refused', () => {
   let svc: Svc;
   let printedAtFirstStart: string[];
-  const printedKeys = () => svc.app.output.flatMap((line) => /^\s+(prk_[A-Za-z0-9_-]{43})\s*$/.exec(line)?.[1] ?? []);
+  const printedKeys = () => svc.app.output.flatMap((line) => /^\s+(prs_live_[A-Za-z0-9]{46})\s*$/.exec(line)?.[1] ?? []);
 
   beforeAll(async () => {
     svc = await startEmbedded(

@@ -1,6 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startEmbedded } from '../support/embedded-service.ts';
 import { runOps } from '../support/ops-cli.ts';
+import { createBucket, s3Credentials } from '../support/s3.ts';
 
 type Svc = Awaited<ReturnType<typeof startEmbedded>>;
 
@@ -45,7 +47,7 @@ describe('ops CLI next to a running embedded service', () => {
     // Human output is a table; the key works against the running service at once.
     const key = await runOps(env, ['keys', 'create', '--tenant', 'ops-acme'], { json: false });
     expect(key.code, key.stderr).toBe(0);
-    const apiKey = /prk_[A-Za-z0-9_-]+/.exec(key.stdout)?.[0];
+    const apiKey = /prs_live_[A-Za-z0-9]{46}/.exec(key.stdout)?.[0];
     expect(key.stdout).toContain('│ tenantId');
     const templates = await fetch(`${svc.baseUrl}/v1/templates`, { headers: { authorization: `Bearer ${apiKey}` } });
     expect(templates.status).toBe(200);
@@ -67,28 +69,47 @@ describe('ops CLI next to a running embedded service', () => {
     ]);
     expect(onArgv.code).toBe(2);
     expect(onArgv.stderr).toContain('--secret-access-key-stdin');
-    const s3 = await runOps(
-      env,
-      [
-        's3',
-        'add',
-        '--tenant',
-        'ops-acme',
-        '--id',
-        'archive',
-        '--bucket',
-        'acme-archive',
-        '--region',
-        'us-east-1',
-        '--access-key-id',
-        'k',
-        '--secret-access-key-stdin',
-      ],
-      { input: 'sekrit\n' },
-    );
+    // The connection is tested with a write and a delete in its bucket before it is stored.
+    const endpoint = inject('S3_ENDPOINT');
+    const bucket = `ops-archive-${randomBytes(4).toString('hex')}`;
+    await createBucket(endpoint, bucket);
+    const s3Args = [
+      's3',
+      'add',
+      '--tenant',
+      'ops-acme',
+      '--id',
+      'archive',
+      '--region',
+      'us-east-1',
+      '--endpoint',
+      endpoint,
+      '--path-style',
+    ];
+    const s3Key = ['--access-key-id', s3Credentials.accessKeyId, '--secret-access-key-stdin'];
+    const s3 = await runOps(env, [...s3Args, '--bucket', bucket, ...s3Key], { input: `${s3Credentials.secretAccessKey}\n` });
     expect(s3.code, s3.stderr).toBe(0);
-    expect(JSON.parse(s3.stdout)).toMatchObject({ connectionId: 'archive', bucket: 'acme-archive' });
-    expect(s3.stdout).not.toContain('sekrit');
+    expect(JSON.parse(s3.stdout)).toMatchObject({ connectionId: 'archive', bucket });
+    expect(s3.stdout).not.toContain(s3Credentials.secretAccessKey);
+
+    // Keys: list (no secret), rotate (the old key works in its overlap), revoke (401 at once); the plan changes.
+    const list = await runOps(env, ['keys', 'list', '--tenant', 'ops-acme']);
+    expect(list.code, list.stderr).toBe(0);
+    const [listed] = JSON.parse(list.stdout) as { keyId: string; prefix: string }[];
+    expect(listed!.prefix).toBe(apiKey!.slice(0, 13));
+    expect(list.stdout).not.toContain(apiKey);
+    const rotated = await runOps(env, ['keys', 'rotate', '--tenant', 'ops-acme', '--key', listed!.keyId, '--overlap', '3600']);
+    expect(rotated.code, rotated.stderr).toBe(0);
+    const newKey = (JSON.parse(rotated.stdout) as { apiKey: string }).apiKey;
+    const status = async (key: string) =>
+      (await fetch(`${svc.baseUrl}/v1/templates`, { headers: { authorization: `Bearer ${key}` } })).status;
+    expect([await status(apiKey!), await status(newKey)]).toEqual([200, 200]);
+    const revoked = await runOps(env, ['keys', 'revoke', '--tenant', 'ops-acme', '--key', listed!.keyId]);
+    expect(revoked.code, revoked.stderr).toBe(0);
+    expect([await status(apiKey!), await status(newKey)]).toEqual([401, 200]);
+    const plan = await runOps(env, ['tenants', 'plan', '--tenant', 'ops-acme', '--plan', 'standard']);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(JSON.parse(plan.stdout)).toMatchObject({ tenantId: 'ops-acme', plan: 'standard' });
 
     // The audit reads the log through the service too.
     const events = await runOps(env, ['events', '--request', 'ops-acme']);
@@ -97,7 +118,15 @@ describe('ops CLI next to a running embedded service', () => {
       .trim()
       .split('\n')
       .map((l) => (JSON.parse(l) as { event: { type: string } }).event.type);
-    expect(types).toEqual(['TenantCreated', 'ApiKeyIssued', 'S3ConnectionRegistered']);
+    expect(types).toEqual([
+      'TenantCreated',
+      'ApiKeyIssued',
+      'S3ConnectionRegistered',
+      'ApiKeyIssued',
+      'ApiKeyRotated',
+      'ApiKeyRevoked',
+      'TenantPlanChanged',
+    ]);
   }, 180_000);
 
   it('says in one line why a command needs the data dir when the service holds it, and how to proceed', async () => {

@@ -39,6 +39,8 @@ import { assetRoutes } from './routes/asset-routes.ts';
 import { integrationRoutes } from './routes/integration-routes.ts';
 import { createTemplates } from './templates.ts';
 import { adminAuthentication, adminRoutes } from './routes/admin-routes.ts';
+import { keyRoutes } from './routes/key-routes.ts';
+import { s3ConnectionRoutes } from './routes/s3-connection-routes.ts';
 import { webhookRoutes } from './routes/webhook-routes.ts';
 import { historyRoutes } from './routes/history-routes.ts';
 import { removalRoutes } from './routes/removal-routes.ts';
@@ -141,7 +143,7 @@ export function buildIngressApp(deps: IngressDeps): Koa {
   app.use(open.routes());
   for (const r of deps.publicRoutes ?? []) app.use(r.routes());
 
-  const authenticate = requireApiKey(deps.catalog);
+  const authenticate = requireApiKey(deps.catalog, { clock: deps.clock, logger: deps.logger });
   app.use((ctx, next) => (ctx.path.startsWith('/v1/') ? authenticate(ctx, next) : next()));
   const plans = deps.settings.plans;
   if (deps.quotas && plans) {
@@ -154,8 +156,9 @@ export function buildIngressApp(deps: IngressDeps): Koa {
   const batchBody = jsonBody({ maxBodyBytes: Math.min(BATCH_MAX_BODY_BYTES, deps.settings.maxBodyBytes), limits: deps.settings.limits });
   app.use((ctx, next) => (isBatchPath(ctx.path) ? batchBody(ctx, next) : body(ctx, next)));
 
+  const s3Endpoints = { allowPrivate: deps.settings.allowPrivateS3Endpoints ?? false };
   if (deps.settings.adminToken) {
-    const admin = adminRoutes({ ...deps, s3Endpoints: { allowPrivate: deps.settings.allowPrivateS3Endpoints ?? false } });
+    const admin = adminRoutes({ ...deps, s3Endpoints });
     app.use(buildRouter(adminApiRoutes, { ...admin, ...adminUsageRoutes(deps) }, [adminAuthentication(deps.settings.adminToken)]).routes());
   }
 
@@ -204,6 +207,8 @@ export function buildIngressApp(deps: IngressDeps): Koa {
       removal: createRenderRemoval({ ...deps, own: deps.storage.own, by: 'ingress' }),
     }),
     ...usageRoutes(deps),
+    ...keyRoutes(deps),
+    ...s3ConnectionRoutes({ ...deps, s3Endpoints }),
   };
   // Every route of the table, each with its handler (the compiler refuses a missing one).
   app.use(buildRouter(apiRoutes, handlers).routes());

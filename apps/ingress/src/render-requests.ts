@@ -17,6 +17,7 @@ import {
   type DoorLimits,
   type PlanLimits,
   type FieldProblem,
+  planForbids,
 } from '@pressroom/domain';
 import {
   type Catalog,
@@ -437,7 +438,8 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
       throw validationError([{ field: 's3_key', message: 'is valid only together with s3_bucket' }]);
     }
     if (bucket === undefined) return { kind: 'default' };
-    if (tenant.plan !== 'high') throw new PressroomError('FORBIDDEN', 'Custom S3 storage is available on the high plan only.');
+    const refused = planForbids(tenant.plan, 'custom-s3');
+    if (refused) throw refused;
     const connection = await deps.catalog.getS3Connection(tenant.tenantId, bucket);
     if (!connection) throw validationError([{ field: 's3_bucket', message: 'is not one of your S3 connections' }]);
     return { kind: 's3-connection', connectionId: connection.connectionId, ...(key !== undefined ? { key } : {}) };

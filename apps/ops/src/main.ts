@@ -79,7 +79,7 @@ async function onService<T>(name: string, direct: (rt: Runtime) => Promise<T>, v
 }
 
 interface AdminClient {
-  call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; text: string }>;
+  call(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<{ status: number; text: string }>;
 }
 
 /** The running service's admin API (PRESSROOM_ADMIN_TOKEN, at PRESSROOM_PUBLIC_URL or localhost:PORT). */
@@ -161,14 +161,31 @@ tenants
     );
   });
 
-program
-  .command('keys')
-  .description('API keys')
+tenants
+  .command('plan')
+  .description("change a tenant's plan (a TenantPlanChanged event)")
+  .requiredOption('--tenant <tenantId>', 'tenant')
+  .addOption(new Option('--plan <plan>', 'plan').choices(['standard', 'high']).makeOptionMandatory())
+  .action(async (o: { tenant: string; plan: 'standard' | 'high' }) => {
+    out().result(
+      await onService(
+        'tenants plan',
+        (rt) => L().changePlan(rt, o.tenant, o.plan),
+        (admin) => json(admin.call('PUT', `/tenants/${encodeURIComponent(o.tenant)}/plan`, { plan: o.plan })),
+      ),
+    );
+  });
+
+const keys = program.command('keys').description("tenants' API keys (`prs_live_…`)");
+const scopeOption = () => new Option('--scope <scope...>', 'what the key may do (default: both)').choices(['render', 'manage']);
+keys
   .command('create')
   .description('issue an API key for a tenant (shown once)')
   .requiredOption('--tenant <tenantId>', 'tenant')
   .option('--label <label>', 'label stored with the key', 'ops')
-  .action(async (o: { tenant: string; label: string }) => {
+  .addOption(scopeOption())
+  .action(async (o: { tenant: string; label: string; scope?: ('render' | 'manage')[] }) => {
+    const input = { label: o.label, ...(o.scope ? { scopes: o.scope } : {}) };
     out().result(
       await onService(
         'keys create',
@@ -176,20 +193,92 @@ program
           if (!(await rt.catalog.getTenant(o.tenant))) throw new OpsError(`no tenant ${o.tenant}`);
           return {
             tenantId: o.tenant,
-            apiKey: await L().issueApiKey(rt, o.tenant, o.label),
+            ...(await L().createApiKey(rt, o.tenant, input)),
             note: 'Store this key now: it is not shown again.',
           };
         },
-        (admin) => json(admin.call('POST', `/tenants/${encodeURIComponent(o.tenant)}/keys`, { label: o.label })),
+        (admin) => json(admin.call('POST', `/tenants/${encodeURIComponent(o.tenant)}/keys`, input)),
+      ),
+    );
+  });
+keys
+  .command('list')
+  .description("a tenant's keys: id, prefix, label, scopes, status, created, last used (never the key)")
+  .requiredOption('--tenant <tenantId>', 'tenant')
+  .action(async (o: { tenant: string }) => {
+    const { keys: listed } = await onService(
+      'keys list',
+      async (rt) => ({ keys: await L().listApiKeys(rt, o.tenant) }),
+      (admin) => json<{ keys: unknown[] }>(admin.call('GET', `/tenants/${encodeURIComponent(o.tenant)}/keys`)),
+    );
+    out().result(listed);
+  });
+keys
+  .command('revoke')
+  .description('revoke a key now (ApiKeyRevoked): it gets 401 from the next request')
+  .requiredOption('--tenant <tenantId>', 'tenant')
+  .requiredOption('--key <keyId>', 'the key id (key_…)')
+  .action(async (o: { tenant: string; key: string }) => {
+    out().result(
+      await onService(
+        'keys revoke',
+        (rt) => L().revokeApiKey(rt, o.tenant, o.key),
+        (admin) => json(admin.call('POST', `/tenants/${encodeURIComponent(o.tenant)}/keys/${encodeURIComponent(o.key)}/revoke`, {})),
+      ),
+    );
+  });
+keys
+  .command('rotate')
+  .description('replace a key by a new one (shown once); the old one keeps working for the overlap')
+  .requiredOption('--tenant <tenantId>', 'tenant')
+  .requiredOption('--key <keyId>', 'the key id (key_…)')
+  .option('--overlap <seconds>', 'how long the old key keeps working', '86400')
+  .action(async (o: { tenant: string; key: string; overlap: string }) => {
+    const overlapSeconds = Number(o.overlap);
+    if (!Number.isInteger(overlapSeconds) || overlapSeconds < 0) throw new OpsError('--overlap must be a whole number of seconds', 2);
+    out().result(
+      await onService(
+        'keys rotate',
+        async (rt) => ({
+          ...(await L().rotateApiKey(rt, o.tenant, o.key, overlapSeconds)),
+          note: 'Store this key now: it is not shown again.',
+        }),
+        (admin) =>
+          json(admin.call('POST', `/tenants/${encodeURIComponent(o.tenant)}/keys/${encodeURIComponent(o.key)}/rotate`, { overlapSeconds })),
       ),
     );
   });
 
-program
-  .command('s3')
-  .description("tenants' S3 connections")
-  .command('add')
-  .description('register an S3 connection for a tenant (high plan); the secret key comes from stdin or a file')
+const s3 = program.command('s3').description("tenants' S3 connections");
+s3.command('list')
+  .description("a tenant's S3 connections (never a secret)")
+  .requiredOption('--tenant <tenantId>', 'tenant')
+  .action(async (o: { tenant: string }) => {
+    const { connections } = await onService(
+      's3 list',
+      async (rt) => ({ connections: await L().listS3Connections(rt, o.tenant) }),
+      (admin) => json<{ connections: unknown[] }>(admin.call('GET', `/tenants/${encodeURIComponent(o.tenant)}/s3-connections`)),
+    );
+    out().result(connections);
+  });
+s3.command('delete')
+  .description('delete an S3 connection (S3ConnectionDeleted); files already written stay in the bucket')
+  .requiredOption('--tenant <tenantId>', 'tenant')
+  .requiredOption('--id <connectionId>', 'connection id')
+  .action(async (o: { tenant: string; id: string }) => {
+    await onService(
+      's3 delete',
+      (rt) => L().deleteS3Connection(rt, o.tenant, o.id),
+      async (admin) => {
+        await admin.call('DELETE', `/tenants/${encodeURIComponent(o.tenant)}/s3-connections/${encodeURIComponent(o.id)}`);
+      },
+    );
+    out().result({ tenantId: o.tenant, connectionId: o.id, deleted: true });
+  });
+s3.command('add')
+  .description(
+    'register an S3 connection for a tenant, after a test write and delete in its bucket; the secret key comes from stdin or a file',
+  )
   .requiredOption('--tenant <tenantId>', 'tenant')
   .requiredOption('--bucket <bucket>', 'bucket')
   .requiredOption('--region <region>', 'region')
@@ -233,7 +322,12 @@ program
           's3 add',
           async (rt) => {
             if (!(await rt.catalog.getTenant(o.tenant))) throw new OpsError(`no tenant ${o.tenant}`);
-            return L().registerS3Connection({ ...rt, s3Endpoints: { allowPrivate: cfg().allowPrivateS3Endpoints } }, o.tenant, input);
+            return L().registerS3Connection(
+              { ...rt, s3Endpoints: { allowPrivate: cfg().allowPrivateS3Endpoints } },
+              o.tenant,
+              input,
+              'operator',
+            );
           },
           (admin) => json(admin.call('POST', `/tenants/${encodeURIComponent(o.tenant)}/s3-connections`, input)),
         ),

@@ -4,16 +4,24 @@ import type { Catalog, S3Connection } from './ports/catalog.ts';
 import type { ObjectStore } from './ports/object-store.ts';
 import type { SecretBox } from './secret-box.ts';
 
-export interface S3ConnectionStoreFactory {
-  (connection: {
-    bucket: string;
-    region: string;
-    endpoint?: string;
-    forcePathStyle?: boolean;
-    accessKeyId: string;
-    secretAccessKey: string;
-  }): ObjectStore;
+/** A tenant S3 connection with its secret in clear: static credentials, or a role to assume (with the service's own credentials). */
+export interface OpenS3Connection {
+  bucket: string;
+  region: string;
+  endpoint?: string;
+  forcePathStyle?: boolean;
+  accessKeyId?: string;
+  secretAccessKey?: string;
+  roleArn?: string;
+  externalId?: string;
 }
+
+export interface S3ConnectionStoreFactory {
+  (connection: OpenS3Connection): ObjectStore;
+}
+
+/** Where the test write of a new or changed connection goes (deleted right after). */
+export const CONNECTION_TEST_KEY_PREFIX = '.pressroom-connection-test/';
 
 /** Signed URLs live one hour after they are handed out (spec section 8). */
 export const SIGNED_URL_TTL_SECONDS = 3600;
@@ -91,6 +99,32 @@ export class ArtifactStorage {
     return this.#own;
   }
 
+  /**
+   * Writes a small object to the connection's bucket and deletes it: what registering or
+   * changing a connection requires. Resolves with the reason it failed (the storage's own
+   * error, e.g. `AccessDenied: …`), or undefined when both worked.
+   */
+  async testConnection(connection: OpenS3Connection, testId: string): Promise<string | undefined> {
+    const key = `${CONNECTION_TEST_KEY_PREFIX}${testId}.txt`;
+    let step = 'write';
+    try {
+      const store = this.#connectionStore(connection);
+      await store.put(
+        key,
+        new TextEncoder().encode('Pressroom checks that it can write here; this file is deleted at once.\n'),
+        'text/plain',
+      );
+      step = 'delete';
+      await store.delete(key);
+      return undefined;
+    } catch (err) {
+      // The adapter's error names the operation and the storage's code; its cause says why in the storage's words.
+      const cause = (err as { cause?: { message?: string } }).cause?.message;
+      const message = err instanceof Error ? err.message : String(err);
+      return `test ${step} failed: ${message}${cause && !message.includes(cause) ? ` ${cause}` : ''}`.slice(0, 500);
+    }
+  }
+
   async #storeFor(tenantId: string, target: StorageTarget): Promise<ObjectStore> {
     if (target.kind === 'default') return this.#own;
     const connection = await this.#catalog.getS3Connection(tenantId, target.connectionId);
@@ -104,8 +138,10 @@ export class ArtifactStorage {
       region: c.region,
       ...(c.endpoint ? { endpoint: c.endpoint } : {}),
       ...(c.forcePathStyle !== undefined ? { forcePathStyle: c.forcePathStyle } : {}),
-      accessKeyId: c.accessKeyId,
-      secretAccessKey: this.#secrets.open(c.sealedSecretAccessKey),
+      ...(c.accessKeyId !== undefined ? { accessKeyId: c.accessKeyId } : {}),
+      ...(c.sealedSecretAccessKey !== undefined ? { secretAccessKey: this.#secrets.open(c.sealedSecretAccessKey) } : {}),
+      ...(c.roleArn !== undefined ? { roleArn: c.roleArn } : {}),
+      ...(c.externalId !== undefined ? { externalId: c.externalId } : {}),
     };
   }
 }

@@ -22,19 +22,32 @@ const ENSURE_ATTEMPTS = 5;
  * decided on a stale version answers CONFLICT (409) and writes nothing.
  */
 export function createCatalogCommands(deps: CatalogCommandsDeps) {
-  async function stateOf(tenantId: string, keyHash?: string): Promise<CatalogState> {
-    const [streamVersion, tenant, webhookSecrets, key] = await Promise.all([
+  /** The state a command needs: only what it decides on is read (keys for key commands, connections for a deletion). */
+  async function stateOf(command: CatalogCommand): Promise<CatalogState> {
+    const { tenantId } = command;
+    const keyHash = command.type === 'IssueApiKey' ? command.keyHash : undefined;
+    const needsKeys = command.type === 'RevokeApiKey' || command.type === 'RotateApiKey';
+    const [streamVersion, tenant, webhookSecrets, key, apiKeys, connections] = await Promise.all([
       deps.catalog.streamVersion(tenantId),
       deps.catalog.getTenant(tenantId),
       deps.catalog.getWebhookSecrets(tenantId),
       keyHash ? deps.catalog.findApiKey(keyHash) : Promise.resolve(undefined),
+      needsKeys ? deps.catalog.listApiKeys(tenantId) : Promise.resolve([]),
+      command.type === 'DeleteS3Connection' ? deps.catalog.listS3Connections(tenantId) : Promise.resolve([]),
     ]);
-    return { streamVersion, tenant, webhookSecrets, apiKeyHashes: key && key.tenantId === tenantId ? [key.keyHash] : [] };
+    return {
+      streamVersion,
+      tenant,
+      webhookSecrets,
+      apiKeyHashes: key && key.tenantId === tenantId ? [key.keyHash] : [],
+      apiKeys,
+      connectionIds: connections.map((c) => c.connectionId),
+    };
   }
 
   /** Decides, appends with the expected version, applies. Resolves with the events written (maybe none). */
   async function execute(command: CatalogCommand): Promise<CatalogEvent[]> {
-    const state = await stateOf(command.tenantId, command.type === 'IssueApiKey' ? command.keyHash : undefined);
+    const state = await stateOf(command);
     const decision = decideCatalog(command, state, { eventId: deps.ids.next(), occurredAt: deps.clock.now().toISOString() });
     if (!isDecision(decision)) throw decision;
     if (decision.events.length === 0) return [];

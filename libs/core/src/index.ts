@@ -40,6 +40,8 @@ export * from './projections/template-projector.ts';
 export * from './projections/catalog-projector.ts';
 export * from './projections/asset-projector.ts';
 export * from './tenancy.ts';
+export * from './key-management.ts';
+export * from './s3-connections.ts';
 export * from './ports/pdf-toolkit.ts';
 export * from './tool-inputs.ts';
 export * from './tool-results.ts';

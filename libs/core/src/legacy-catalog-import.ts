@@ -37,8 +37,8 @@ export async function importLegacyCatalog(
         region: c.region,
         ...(c.endpoint !== undefined ? { endpoint: c.endpoint } : {}),
         ...(c.forcePathStyle !== undefined ? { forcePathStyle: c.forcePathStyle } : {}),
-        accessKeyId: c.accessKeyId,
-        sealedSecretAccessKey: c.sealedSecretAccessKey,
+        ...(c.accessKeyId !== undefined ? { accessKeyId: c.accessKeyId } : {}),
+        ...(c.sealedSecretAccessKey !== undefined ? { sealedSecretAccessKey: c.sealedSecretAccessKey } : {}),
       };
       events.push({ ...base(), type: 'S3ConnectionRegistered', occurredAt: c.createdAt, data });
     }

@@ -55,7 +55,7 @@ describe('importLegacyCatalog', () => {
       const view = createMemoryCatalog();
       expect(await rebuildCatalog(view, { log, topics })).toBe(5);
       expect(await view.getTenant('acme')).toEqual({ tenantId: 'acme', name: 'Acme', plan: 'high', createdAt: at });
-      expect(await view.findApiKey(key.keyHash)).toEqual(key);
+      expect(await view.findApiKey(key.keyHash)).toMatchObject({ ...key, scopes: ['render', 'manage'] });
       expect(await view.getS3Connection('acme', 'main')).toMatchObject(connection);
       expect(await view.getWebhookSecrets('acme')).toMatchObject(secrets);
       expect(await view.streamVersion('acme')).toBe(5);

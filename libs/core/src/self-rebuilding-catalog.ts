@@ -36,6 +36,15 @@ export function selfRebuildingCatalog(view: Catalog, deps: SelfRebuildingDeps): 
     findApiKey: healing((keyHash: string) => view.findApiKey(keyHash)),
     getS3Connection: healing((tenantId: string, connectionId: string) => view.getS3Connection(tenantId, connectionId)),
     getWebhookSecrets: healing((tenantId: string) => view.getWebhookSecrets(tenantId)),
+    async listApiKeys(tenantId) {
+      await ensureBuilt();
+      return view.listApiKeys(tenantId);
+    },
+    async listS3Connections(tenantId) {
+      await ensureBuilt();
+      return view.listS3Connections(tenantId);
+    },
+    recordKeyUse: (tenantId, keyId, at) => view.recordKeyUse(tenantId, keyId, at),
     async streamVersion(tenantId) {
       await ensureBuilt();
       return view.streamVersion(tenantId);

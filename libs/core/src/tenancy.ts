@@ -1,12 +1,11 @@
 import type { Http } from '@pressroom/schemas';
-import { PressroomError, validationError, type S3EndpointPolicy } from '@pressroom/domain';
-import { generateApiKey, hashApiKey } from './api-keys.ts';
+import type { Plan } from '@pressroom/schemas';
+import { PressroomError, notFound } from '@pressroom/domain';
+import { displayPrefixOf, hashApiKey } from './api-keys.ts';
 import type { CatalogCommands } from './catalog-commands.ts';
+import { createApiKey } from './key-management.ts';
 import type { Catalog, Tenant } from './ports/catalog.ts';
 import type { Clock, Ids } from './ports/clock.ts';
-import { checkS3Endpoint } from './s3-endpoint.ts';
-import type { SecretBox } from './secret-box.ts';
-import type { Lookup } from './url-host.ts';
 
 interface Deps {
   catalog: Catalog;
@@ -24,41 +23,17 @@ export async function createTenant(deps: Deps, body: Http.TenantCreateBody): Pro
   return tenant;
 }
 
-/** Returns the key in clear once; only its hash is on the log and in the view. */
-export async function issueApiKey(deps: Deps, tenantId: string, label: string, key = generateApiKey()): Promise<string> {
-  await deps.catalogCommands.execute({ type: 'IssueApiKey', tenantId, keyHash: hashApiKey(key), label });
-  return key;
+/** Returns the key in clear once (with both scopes); only its hash is on the log and in the view. */
+export async function issueApiKey(deps: Deps, tenantId: string, label: string): Promise<string> {
+  return (await createApiKey(deps, tenantId, { label })).apiKey;
 }
 
-/**
- * Stores a tenant's S3 connection after its endpoint passed the shared address policy (a
- * connection we would later dial from inside our network must not point at it: metadata,
- * loopback, private ranges unless the operator opened them). Nothing is stored on a 400.
- */
-export async function registerS3Connection(
-  deps: Deps & { secrets: SecretBox; s3Endpoints: S3EndpointPolicy & { lookup?: Lookup } },
-  tenantId: string,
-  body: Http.S3ConnectionCreateBody,
-): Promise<{ connectionId: string; bucket: string; region: string; endpoint?: string }> {
-  if (body.endpoint !== undefined) {
-    const problem = await checkS3Endpoint(body.endpoint, deps.s3Endpoints);
-    if (problem) throw validationError([problem]);
-  }
-  const connectionId = body.connectionId ?? `s3_${deps.ids.next().replace(/-/g, '').slice(-16)}`;
-  await deps.catalogCommands.execute({
-    type: 'RegisterS3Connection',
-    tenantId,
-    connection: {
-      connectionId,
-      bucket: body.bucket,
-      region: body.region,
-      ...(body.endpoint ? { endpoint: body.endpoint } : {}),
-      ...(body.forcePathStyle !== undefined ? { forcePathStyle: body.forcePathStyle } : {}),
-      accessKeyId: body.accessKeyId,
-      sealedSecretAccessKey: deps.secrets.seal(body.secretAccessKey),
-    },
-  });
-  return { connectionId, bucket: body.bucket, region: body.region, ...(body.endpoint ? { endpoint: body.endpoint } : {}) };
+/** The operator moves a tenant to another plan (TenantPlanChanged; nothing when it has that plan). */
+export async function changePlan(deps: Deps, tenantId: string, plan: Plan): Promise<Tenant> {
+  await deps.catalogCommands.execute({ type: 'ChangePlan', tenantId, plan });
+  const tenant = await deps.catalog.getTenant(tenantId);
+  if (!tenant) throw notFound(`Tenant ${tenantId}`);
+  return tenant;
 }
 
 /**
@@ -81,11 +56,13 @@ export async function bootstrapDefaultTenant(
     }
   }
   if (opts.apiKey) {
+    const prefix = displayPrefixOf(opts.apiKey);
     await deps.catalogCommands.ensure({
       type: 'IssueApiKey',
       tenantId: 'default',
       keyHash: hashApiKey(opts.apiKey),
       label: 'PRESSROOM_API_KEY',
+      ...(prefix ? { prefix } : {}),
     });
     return {};
   }

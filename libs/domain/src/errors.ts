@@ -7,6 +7,10 @@ export type ErrorCode =
   | 'MALFORMED_JSON'
   | 'UNAUTHENTICATED'
   | 'FORBIDDEN'
+  /** The tenant's plan does not include custom S3 storage (high plan only). */
+  | 'PLAN_FORBIDS_CUSTOM_S3'
+  /** The test write (and delete) Pressroom makes to a new or changed S3 connection failed; details say why. */
+  | 'S3_CONNECTION_TEST_FAILED'
   | 'NOT_FOUND'
   | 'PAYLOAD_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'

@@ -34,3 +34,5 @@ export * from './asset-index.ts';
 export * from './quotas.ts';
 export * from './retention.ts';
 export * from './usage.ts';
+export * from './api-keys.ts';
+export * from './plans.ts';

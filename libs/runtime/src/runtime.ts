@@ -214,7 +214,7 @@ export async function openParts<K extends Part>(
       own: await need.own(),
       catalog: await need.catalog(),
       secrets: await need.secrets(),
-      connectionStore: createS3ConnectionStoreFactory(),
+      connectionStore: createS3ConnectionStoreFactory(config.s3.stsEndpoint ? { stsEndpoint: config.s3.stsEndpoint } : {}),
     });
   }
   if (wanted.has('assetIndex') || wanted.has('assets')) parts.assetIndex = await opened.assetIndex();

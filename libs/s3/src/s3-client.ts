@@ -1,4 +1,5 @@
 import { S3Client } from '@aws-sdk/client-s3';
+import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@aws-sdk/types';
 
 /** What it takes to reach one bucket; the secret is in clear here and only here. */
 export interface S3Settings {
@@ -6,8 +7,10 @@ export interface S3Settings {
   endpoint?: string;
   region: string;
   bucket: string;
-  accessKeyId: string;
-  secretAccessKey: string;
+  accessKeyId?: string;
+  secretAccessKey?: string;
+  /** Instead of a static key pair: a provider (an assumed role's temporary credentials, see assumeRoleCredentials). */
+  credentials?: AwsCredentialIdentity | AwsCredentialIdentityProvider;
   /** `https://host/bucket/key` instead of `https://bucket.host/key`; most S3-compatible servers need it. */
   forcePathStyle?: boolean;
   /** How long a request may go without an answer before it fails (and the SDK retries it). Default 30 000 ms. */
@@ -24,7 +27,7 @@ export function createS3Client(settings: Omit<S3Settings, 'bucket'>): S3Client {
     region: settings.region,
     ...(settings.endpoint ? { endpoint: settings.endpoint } : {}),
     forcePathStyle: settings.forcePathStyle ?? false,
-    credentials: { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey },
+    credentials: settings.credentials ?? { accessKeyId: settings.accessKeyId ?? '', secretAccessKey: settings.secretAccessKey ?? '' },
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
     maxAttempts: 3,

@@ -86,7 +86,14 @@ export function catalogContract(name: string, options: CatalogContractOptions): 
       const events = [created(id), keyIssued(id, 'a'.repeat(64), 2)];
       for (const e of [...events, ...events]) await catalog.apply(e);
       expect(await catalog.getTenant(id)).toEqual(tenant(id));
-      expect(await catalog.findApiKey('a'.repeat(64))).toEqual({ keyHash: 'a'.repeat(64), tenantId: id, label: 'ci', createdAt: at });
+      expect(await catalog.findApiKey('a'.repeat(64))).toEqual({
+        keyHash: 'a'.repeat(64),
+        keyId: expect.stringMatching(/^key_[A-Za-z0-9]+$/) as string,
+        tenantId: id,
+        label: 'ci',
+        scopes: ['render', 'manage'],
+        createdAt: at,
+      });
       expect(await catalog.findApiKey('b'.repeat(64))).toBeUndefined();
       expect(await catalog.streamVersion(id)).toBe(2);
     });
@@ -150,6 +157,57 @@ export function catalogContract(name: string, options: CatalogContractOptions): 
         previous: { sealedSecret: 's1', expiresAt: at },
         sequence: 2,
       });
+    });
+
+    it("lists a tenant's keys only, applies revocation and rotation forward only, and keeps the latest use", async () => {
+      const catalog = await (await open()).open();
+      const id = `t-${randomUUID()}`;
+      const issued = (hash: string, keyId: string, sequence: number): CatalogEvent => ({
+        ...envelope(id, sequence),
+        type: 'ApiKeyIssued',
+        data: { keyHash: hash, label: keyId, keyId, prefix: 'prs_live_abcd', scopes: ['render'] },
+      });
+      const events: CatalogEvent[] = [
+        created(id),
+        issued('c'.repeat(64), 'key_old', 2),
+        issued('d'.repeat(64), 'key_new', 3),
+        { ...envelope(id, 4), type: 'ApiKeyRotated', data: { keyId: 'key_old', replacedBy: 'key_new', expiresAt: at } },
+        { ...envelope(id, 5), type: 'ApiKeyRevoked', data: { keyId: 'key_new' } },
+        { ...envelope(id, 6), type: 'TenantPlanChanged', data: { plan: 'high' } },
+        created('other'),
+        keyIssued('other', 'e'.repeat(64), 2),
+      ];
+      for (const e of [...events, ...events]) await catalog.apply(e);
+      expect(await catalog.findApiKey('c'.repeat(64))).toMatchObject({
+        keyId: 'key_old',
+        expiresAt: at,
+        replacedBy: 'key_new',
+        scopes: ['render'],
+      });
+      expect(await catalog.findApiKey('d'.repeat(64))).toMatchObject({ keyId: 'key_new', revokedAt: at, prefix: 'prs_live_abcd' });
+      expect((await catalog.getTenant(id))?.plan).toBe('high');
+      await catalog.recordKeyUse(id, 'key_old', '2030-01-01T00:02:00.000Z');
+      await catalog.recordKeyUse(id, 'key_old', '2030-01-01T00:01:00.000Z');
+      const keys = await catalog.listApiKeys(id);
+      expect(keys.map((k) => [k.keyId, k.lastUsedAt])).toEqual([
+        ['key_old', '2030-01-01T00:02:00.000Z'],
+        ['key_new', undefined],
+      ]);
+      expect(keys.every((k) => k.tenantId === id)).toBe(true);
+      expect(await catalog.streamVersion(id)).toBe(6);
+    });
+
+    it('deletes an S3 connection for good: an older registration replayed after does not bring it back', async () => {
+      const catalog = await (await open()).open();
+      await catalog.apply(registered('acme', 'main', 2));
+      await catalog.apply(registered('acme', 'keep', 3));
+      await catalog.apply({ ...envelope('acme', 4), type: 'S3ConnectionDeleted', data: { connectionId: 'main' } });
+      await catalog.apply(registered('acme', 'main', 2));
+      expect(await catalog.getS3Connection('acme', 'main')).toBeUndefined();
+      expect((await catalog.listS3Connections('acme')).map((c) => c.connectionId)).toEqual(['keep']);
+      expect(await catalog.listS3Connections('globex')).toEqual([]);
+      await catalog.apply(registered('acme', 'main', 5, 'again'));
+      expect((await catalog.getS3Connection('acme', 'main'))?.bucket).toBe('again');
     });
 
     it('is built only after markBuilt, and clear forgets everything, the marker included', async () => {

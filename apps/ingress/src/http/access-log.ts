@@ -8,7 +8,7 @@ const QUIET_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 /**
  * One access line per request ("http request": method, route template, status, durationMs,
- * requestId and tenantId when known), and the request latency metric. Never the body, the
+ * requestId, tenantId and the API key's id when known), and the request latency metric. Never the body, the
  * query or a header: they hold tenant data and credentials.
  */
 export function accessLog(deps: { logger: Logger; metrics: Metrics }) {
@@ -22,6 +22,7 @@ export function accessLog(deps: { logger: Logger; metrics: Metrics }) {
       end({ route, status: String(ctx.status) });
       const requestId = ctx.response.get('X-Request-Id') || (ctx.params as Record<string, string> | undefined)?.requestId;
       const tenantId = (ctx.state as Partial<AuthState>).tenant?.tenantId;
+      const keyId = (ctx.state as Partial<AuthState>).apiKey?.keyId;
       const fields = {
         method: ctx.method,
         route,
@@ -29,6 +30,7 @@ export function accessLog(deps: { logger: Logger; metrics: Metrics }) {
         durationMs: Math.round((performance.now() - started) * 10) / 10,
         ...(requestId ? { requestId } : {}),
         ...(tenantId ? { tenantId } : {}),
+        ...(keyId ? { keyId } : {}),
       };
       if (QUIET_PATHS.has(ctx.path)) deps.logger.debug('http request', fields);
       else deps.logger.info('http request', fields);

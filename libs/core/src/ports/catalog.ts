@@ -22,6 +22,16 @@ export interface Catalog {
   getTenant(tenantId: string): Promise<Tenant | undefined>;
   findApiKey(keyHash: string): Promise<ApiKeyRecord | undefined>;
   getS3Connection(tenantId: string, connectionId: string): Promise<S3Connection | undefined>;
+  /** The tenant's keys (revoked and expired ones included), oldest first, each with its `lastUsedAt` when one was recorded. */
+  listApiKeys(tenantId: string): Promise<ApiKeyRecord[]>;
+  /** The tenant's live S3 connections (deleted ones are absent), by id. */
+  listS3Connections(tenantId: string): Promise<S3Connection[]>;
+  /**
+   * Remembers that a key was used at `at` (ISO time): not a fact of the log, an observation the
+   * view keeps (lost with the view's storage). Callers throttle it (shouldRecordKeyUse); an
+   * adapter keeps the latest time it was given.
+   */
+  recordKeyUse(tenantId: string, keyId: string, at: string): Promise<void>;
   getWebhookSecrets(tenantId: string): Promise<WebhookSecrets | undefined>;
   /** The highest sequence of the tenant's stream the view has applied (0: none). */
   streamVersion(tenantId: string): Promise<number>;

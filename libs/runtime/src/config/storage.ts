@@ -14,6 +14,9 @@ export const storageSlice = slice({
       30000,
       100,
     ),
+    PRESSROOM_S3_STS_ENDPOINT: Str(
+      "STS endpoint where tenant S3 connections with a role (roleArn) assume it, with the service's own AWS credentials (omit for AWS STS of the connection's region; set for an STS-compatible server or a private endpoint).",
+    ),
   },
   read(c) {
     return {
@@ -25,6 +28,7 @@ export const storageSlice = slice({
         forcePathStyle: c.S3_FORCE_PATH_STYLE === 'true',
         bucket: c.PRESSROOM_S3_BUCKET,
         requestTimeoutMs: Number(c.PRESSROOM_S3_REQUEST_TIMEOUT_MS),
+        stsEndpoint: optional(c.PRESSROOM_S3_STS_ENDPOINT),
       },
     };
   },
