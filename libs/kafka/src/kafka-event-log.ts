@@ -122,12 +122,19 @@ export async function createKafkaEventLog(opts: KafkaEventLogOptions): Promise<K
   }
 
   /** Partitions per topic (a topic's count never shrinks; Pressroom never grows one in flight). */
+  const PARTITION_COUNT_ATTEMPTS = 10;
   const partitionCounts = new Map<string, number>();
   async function countPartitions(topics: string[]): Promise<void> {
-    const missing = topics.filter((t) => !partitionCounts.has(t));
-    if (missing.length === 0) return;
-    const { topics: meta } = await (await topicAdmin.admin()).fetchTopicMetadata({ topics: missing });
-    for (const t of meta) partitionCounts.set(t.name, t.partitions.length);
+    // A topic created a moment ago may not show its partitions in the metadata yet: ask again
+    // (briefly), and never remember a count of 0 (it would refuse every later append to it).
+    for (let attempt = 0; ; attempt++) {
+      const missing = topics.filter((t) => !partitionCounts.has(t));
+      if (missing.length === 0) return;
+      const { topics: meta } = await (await topicAdmin.admin()).fetchTopicMetadata({ topics: missing });
+      for (const t of meta) if (t.partitions.length > 0) partitionCounts.set(t.name, t.partitions.length);
+      if (attempt >= PARTITION_COUNT_ATTEMPTS) return; // partitionOf then refuses: the append was never sent
+      await new Promise((r) => setTimeout(r, 100 * (attempt + 1)));
+    }
   }
   const partitioner = Partitioners.DefaultPartitioner();
   /** The producer's own choice (murmur2 of the key), made here so the append knows each record's partition. */
