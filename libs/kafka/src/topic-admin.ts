@@ -2,6 +2,9 @@ import kafkajs, { type Admin, type Kafka } from 'kafkajs';
 import { silentLogger, type Logger } from '@pressroom/core';
 import { KAFKA_RETRY, kafkajsLogCreator } from './kafkajs-settings.ts';
 
+/** Attempts at creating topics when the broker answers a retriable error (metadata catching up). */
+const CREATE_ATTEMPTS = 5;
+
 export interface TopicSettings {
   /** Partitions of a topic created here. One render's events stay on one partition (key = requestId). */
   partitions: number;
@@ -53,7 +56,24 @@ export class TopicAdmin {
     return Promise.all(names.map((n) => this.known.get(n) ?? Promise.resolve())).then(() => undefined);
   }
 
+  /**
+   * Creating and waiting for leaders can meet a broker whose metadata has not caught up with a
+   * topic it just created ("This server does not host this topic-partition", retriable, which
+   * kafkajs's leader wait does not retry): try again, briefly; a topic that exists by then is not
+   * created twice.
+   */
   private async create(names: string[], partitions: number): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.createOnce(names, partitions);
+      } catch (err) {
+        if (!(err as { retriable?: boolean }).retriable || attempt >= CREATE_ATTEMPTS) throw err;
+        await new Promise((r) => setTimeout(r, 200 * attempt));
+      }
+    }
+  }
+
+  private async createOnce(names: string[], partitions: number): Promise<void> {
     const admin = await this.admin();
     const existing = new Set(await admin.listTopics());
     const missing = names.filter((n) => !existing.has(n));
