@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { silentLogger } from '@pressroom/core';
 import type { LogEvent } from '@pressroom/schemas';
 
 /**
@@ -29,25 +28,17 @@ export function runOps(
 }
 
 /**
- * Every event on the log, in the order `ops events` prints them: the same read (`readAll` over the
- * same topics, through the runtime the CLI opens, from the service's configuration, a fresh
- * connection each time), made in this process. A fault test's ledger polls the log many times;
- * spawning the CLI for each read cost ~8 s of start-up (tsx, every runtime part) per poll. The
- * CLI itself is exercised by the tests that run `ops events` (embedded-ops-cli, distributed-*).
+ * Every event on the log, in the order `ops events` prints them (an audit as an operator runs it).
+ * Through the CLI, not an in-process read: an in-process reader was tried to save the CLI's
+ * start-up per poll, and twice left a fault test's ledger unsettled after a broker restart
+ * (158 events read); the CLI is the read an operator makes, and it settled every time.
  */
 export async function readLogEvents(env: Record<string, string>): Promise<LogEvent[]> {
-  // The embedded service holds its log file (the CLI would go through its admin API instead).
-  if (env.PRESSROOM_PROFILE !== 'distributed') throw new Error('readLogEvents reads the distributed log only');
-  const { loadConfig, openParts } = await import('@pressroom/runtime');
-  const rt = await openParts(loadConfig(env), 'ops', ['log'], { logger: silentLogger });
-  try {
-    const t = rt.topics;
-    const events: LogEvent[] = [];
-    await rt.log.readAll([t.requestedSync, t.requestedAsync, t.completed, t.webhooks, t.templates, t.catalog, t.assets], (r) => {
-      events.push(r.event);
-    });
-    return events;
-  } finally {
-    await rt.close();
-  }
+  const out = await runOps(env, ['events']);
+  if (out.code !== 0) throw new Error(`ops events failed: ${out.stderr}`);
+  return out.stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => (JSON.parse(l) as { event: LogEvent }).event);
 }
