@@ -47,6 +47,34 @@ async function fetchOffsets(
   }
 }
 
+/** A consumer in a group of its own that never commits (deleted by the caller afterwards): a read, not a subscription. */
+function throwawayConsumer(deps: ReadAllDeps, purpose: string) {
+  const groupId = `${deps.clientId}.${purpose}.${randomUUID()}`;
+  const consumer = deps.kafka.consumer({
+    groupId,
+    sessionTimeout: deps.timings.sessionTimeoutMs,
+    heartbeatInterval: deps.timings.heartbeatIntervalMs,
+    maxWaitTimeInMs: deps.timings.maxWaitTimeMs,
+    allowAutoTopicCreation: false,
+  });
+  return { groupId, consumer };
+}
+
+/** When a read is done: `finish` once, or `fail` with the first error (later handlers see `failed()` and stop). */
+function completion() {
+  let failure: { error: unknown } | undefined;
+  let finish!: () => void;
+  let fail!: (error: unknown) => void;
+  const finished = new Promise<void>((resolve, reject) => {
+    finish = resolve;
+    fail = (error) => {
+      failure ??= { error };
+      reject(error instanceof Error ? error : new Error(String(error)));
+    };
+  });
+  return { finished, finish, fail, failed: () => failure !== undefined };
+}
+
 /**
  * Reads every record the topics hold at call time. The high watermark of each partition is
  * taken with the admin client first; a consumer in a fresh throwaway group (kafkajs cannot
@@ -71,28 +99,13 @@ export async function readAllRecords(
   if (marks.size === 0) return 0;
   const withRecords = present.filter((t) => [...marks.keys()].some((k) => k.startsWith(`${t}\u0000`)));
 
-  const groupId = `${deps.clientId}.read-all.${randomUUID()}`;
-  const consumer = deps.kafka.consumer({
-    groupId,
-    sessionTimeout: deps.timings.sessionTimeoutMs,
-    heartbeatInterval: deps.timings.heartbeatIntervalMs,
-    maxWaitTimeInMs: deps.timings.maxWaitTimeMs,
-    allowAutoTopicCreation: false,
-  });
+  const { groupId, consumer } = throwawayConsumer(deps, 'read-all');
   const remaining = new Set(marks.keys());
   /** Next offset to visit per partition: a restarted consumer re-reads, nothing is visited twice. */
   const next = new Map<string, bigint>();
   let count = 0;
-  let failure: { error: unknown } | undefined;
-  let finish!: () => void;
-  let fail!: (error: unknown) => void;
-  const finished = new Promise<void>((resolve, reject) => {
-    finish = resolve;
-    fail = (error) => {
-      failure ??= { error };
-      reject(error instanceof Error ? error : new Error(String(error)));
-    };
-  });
+  const done = completion();
+  const { finished, finish, fail } = done;
 
   // Progress comes from batch ends: eachBatch below visits every record of a batch under the
   // mark before it returns, and kafkajs also reports batches it filters out entirely (control
@@ -117,9 +130,9 @@ export async function readAllRecords(
         const { batch } = payload;
         const key = partitionKey(batch.topic, batch.partition);
         const mark = marks.get(key);
-        if (mark === undefined || failure) return;
+        if (mark === undefined || done.failed()) return;
         for (const message of batch.messages) {
-          if (!payload.isRunning() || payload.isStale() || failure) return;
+          if (!payload.isRunning() || payload.isStale() || done.failed()) return;
           const offset = BigInt(message.offset);
           if (offset >= mark) break;
           if (offset < (next.get(key) ?? 0n)) continue;
@@ -177,25 +190,10 @@ export async function readPartitionRange(
   const from = BigInt(range.from) > BigInt(held.low) ? BigInt(range.from) : BigInt(held.low);
   if (from > through) return;
 
-  const groupId = `${deps.clientId}.read-range.${randomUUID()}`;
-  const consumer = deps.kafka.consumer({
-    groupId,
-    sessionTimeout: deps.timings.sessionTimeoutMs,
-    heartbeatInterval: deps.timings.heartbeatIntervalMs,
-    maxWaitTimeInMs: deps.timings.maxWaitTimeMs,
-    allowAutoTopicCreation: false,
-  });
+  const { groupId, consumer } = throwawayConsumer(deps, 'read-range');
   let next = from;
-  let failure: { error: unknown } | undefined;
-  let finish!: () => void;
-  let fail!: (error: unknown) => void;
-  const finished = new Promise<void>((resolve, reject) => {
-    finish = resolve;
-    fail = (error) => {
-      failure ??= { error };
-      reject(error instanceof Error ? error : new Error(String(error)));
-    };
-  });
+  const done = completion();
+  const { finished, finish, fail } = done;
   consumer.on(consumer.events.CRASH, ({ payload }) => {
     if (!payload.restart) fail(payload.error);
   });
@@ -210,9 +208,9 @@ export async function readPartitionRange(
       autoCommit: false,
       eachBatch: async (payload) => {
         const { batch } = payload;
-        if (batch.topic !== topic || batch.partition !== range.partition || failure) return;
+        if (batch.topic !== topic || batch.partition !== range.partition || done.failed()) return;
         for (const message of batch.messages) {
-          if (!payload.isRunning() || payload.isStale() || failure) return;
+          if (!payload.isRunning() || payload.isStale() || done.failed()) return;
           const offset = BigInt(message.offset);
           if (offset < next) continue;
           if (offset > through) break;
