@@ -16,10 +16,12 @@ COPY schemas ./schemas
 COPY libs ./libs
 COPY apps ./apps
 COPY infra/docker ./infra/docker
+COPY scripts/run-ts.mjs ./scripts/run-ts.mjs
 RUN npm ci --omit=dev --no-audit --no-fund
-# The image runs TypeScript through tsx (a runtime dependency), as `npm start` does: nothing to compile.
+# The image runs the TypeScript sources as `npm start` does (scripts/run-ts.mjs: Node 22's own type
+# stripping; tsx, a runtime dependency, where Node has none): nothing to compile.
 RUN rm -rf libs/testing && find . -name '*.spec.ts' -not -path './node_modules/*' -delete
-RUN node_modules/.bin/tsx apps/ops/src/main.ts --help > /dev/null
+RUN node scripts/run-ts.mjs apps/ops/src/main.ts --help > /dev/null
 
 # ---- runtime: Node, Debian's Chromium headless shell and fonts, a non-root user ----
 FROM ${NODE_IMAGE} AS runtime

@@ -82,12 +82,15 @@ const layers = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '**/node_modules/**', 'data/**', '.infra/**', 'schemas/json/**', 'coverage/**'] },
+  { ignores: ['node_modules/**', '**/node_modules/**', 'data/**', '.infra/**', 'schemas/json/**', 'coverage/**', '.tsbuild/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
-      parserOptions: { projectService: { allowDefaultProject: ['eslint.config.js'] }, tsconfigRootDir: import.meta.dirname },
+      parserOptions: {
+        projectService: { allowDefaultProject: ['eslint.config.js', 'scripts/run-ts.mjs'] },
+        tsconfigRootDir: import.meta.dirname,
+      },
     },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],

@@ -16,6 +16,8 @@
 // the next job instead of delaying it.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { quantile } from './quantile.ts';
+import { positiveInt } from './positive-int.ts';
 import { chromiumArgs, createPlaywrightRenderer, createSupervisedRenderer, resolveChromiumPath } from '@pressroom/renderer';
 import type { Renderer, RenderJob } from '@pressroom/core';
 import { chromium, type Page } from 'playwright';
@@ -159,16 +161,6 @@ function inProcessRatio(r: Row, all: Row[]): string {
   return same
     ? `; vs in-process ${(r.rendersPerSecond / same.rendersPerSecond).toFixed(2)}× r/s, ${(r.p50 / same.p50).toFixed(2)}× p50`
     : '';
-}
-
-function quantile(sorted: number[], q: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
-}
-
-function positiveInt(value: string, name: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got ${value}`);
-  return n;
 }
 
 function binariesToRun(): string[] {

@@ -19,11 +19,16 @@
 //   npm run bench -- --env PRESSROOM_RENDER_PAGES=4 # a setting of the service under test (repeatable)
 //   npm run bench -- --cpu-prof /tmp/prof           # the service writes a V8 CPU profile there on exit
 //   npm run bench -- --label "after X"              # names the results file
+//   npm run bench -- --repeat 0.5 --env 'PRESSROOM_PLANS={"standard":{"renderCache":true},"high":{"renderCache":true}}'
+//                                                   # that share of the service's requests repeats one
+//                                                   # identical render (the render cache), the rest unique
 //   npm run bench:renderer                          # the renderer alone against bare Playwright
 //
 // Results: bench/results/<timestamp>.md and .json, and bench/results/latest.md (shown in the README).
 import { mkdirSync, readFileSync, readdirSync, writeFileSync, copyFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { quantile } from './quantile.ts';
+import { positiveInt } from './positive-int.ts';
 import { cpus } from 'node:os';
 import { chromiumArgs, resolveChromiumPath, A4_VIEWPORT } from '@pressroom/renderer';
 import { chromium, type Page } from 'playwright';
@@ -40,6 +45,11 @@ const { values: flags } = parseArgs({
     'cpu-prof': { type: 'string' },
     label: { type: 'string', default: '' },
     'no-write': { type: 'boolean', default: false },
+    // Issue 13's further rows (off by default, so that `npm run bench` stays short): see extraRows().
+    distributed: { type: 'boolean', default: false },
+    workers: { type: 'string', default: '1,2' },
+    backlog: { type: 'string', default: '0' },
+    repeat: { type: 'string', default: '0' },
   },
 });
 
@@ -51,6 +61,8 @@ const OUTPUTS = flags.outputs.split(',').map((o) => {
   if (o !== 'pdf' && o !== 'png') throw new Error(`--outputs: pdf and/or png, got ${o}`);
   return o;
 });
+const REPEAT = Number(flags.repeat);
+if (!(REPEAT >= 0 && REPEAT <= 1)) throw new Error(`--repeat: a share from 0 to 1, got ${flags.repeat}`);
 const serviceEnv = Object.fromEntries(
   flags.env.map((kv) => {
     const at = kv.indexOf('=');
@@ -64,7 +76,7 @@ const fixtures = new URL('../test/fixtures/invoice/', import.meta.url);
 const invoiceHtml = readFileSync(new URL('invoice.html', fixtures), 'utf8');
 
 type Output = 'pdf' | 'png';
-type Path = 'ceiling' | 'embedded sync';
+type Path = 'ceiling' | 'embedded sync' | (string & {});
 
 interface Row {
   path: Path;
@@ -86,6 +98,8 @@ interface Row {
   chromiumRssMb: number;
   bytes: number;
   ratio: number | null;
+  /** Said after the ratio (e.g. a backlog row's p95 against the idle row's). */
+  note?: string;
 }
 
 // ---- /proc ---------------------------------------------------------------------------------
@@ -131,7 +145,10 @@ function processes(): ProcInfo[] {
 /** A process tree: `root` and its descendants, without the subtree of `skip`, and without root unless `countRoot`. */
 interface TreeSpec {
   root: number;
-  skip?: number;
+  /** Subtrees left out (the service's, when the ceiling's browser is counted among the bench's children). */
+  skip?: number | number[];
+  /** More roots counted like `root` (the distributed profile's apps, each its own process). */
+  roots?: number[];
   countRoot: boolean;
 }
 
@@ -140,11 +157,13 @@ function treeMembers(spec: TreeSpec): ProcInfo[] {
   const children = new Map<number, ProcInfo[]>();
   for (const p of all) children.set(p.ppid, [...(children.get(p.ppid) ?? []), p]);
   const out: ProcInfo[] = [];
-  const queue = all.filter((p) => p.pid === spec.root);
+  const roots = new Set([spec.root, ...(spec.roots ?? [])]);
+  const skips = new Set([spec.skip ?? []].flat());
+  const queue = all.filter((p) => roots.has(p.pid));
   while (queue.length) {
     const p = queue.pop()!;
-    if (p.pid === spec.skip) continue;
-    if (p.pid !== spec.root || spec.countRoot) out.push(p);
+    if (skips.has(p.pid)) continue;
+    if (!roots.has(p.pid) || spec.countRoot) out.push(p);
     queue.push(...(children.get(p.pid) ?? []));
   }
   return out;
@@ -160,7 +179,8 @@ function treeCpu(spec: TreeSpec): Map<number, { ticks: number; chromium: boolean
       // comm may hold spaces and parentheses: the fields start after the last ')'.
       const stat = readFileSync(`/proc/${p.pid}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.set(p.pid, { ticks: Number(fields[11]) + Number(fields[12]), chromium: isChromium(p) });
+      // With cutime + cstime: the CPU of its children that exited (a renderer of a closed context).
+      out.set(p.pid, { ticks: Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]), chromium: isChromium(p) });
     } catch {
       /* gone */
     }
@@ -303,64 +323,28 @@ async function benchOutput(executablePath: string, output: Output): Promise<Row[
   const svc = await startEmbedded({ PRESSROOM_LOG_LEVEL: 'warn', ...serviceEnv }, { nodeArgs });
   const servicePid = svc.app.pid;
   const rows: Row[] = [];
-  const body = JSON.stringify({ html: invoiceHtml, ...(output === 'png' ? { convertToImage: true } : {}) });
+  const bodyOf = (html: string) => JSON.stringify({ html, ...(output === 'png' ? { convertToImage: true } : {}) });
+  const repeated = bodyOf(invoiceHtml);
+  // With --repeat: request k repeats the invoice when the share of repeats so far falls behind
+  // REPEAT (evenly spread, the same in every run); every other request is made unique by a comment.
+  let sent = 0;
+  let unique = 0;
+  const nextBody = () => {
+    sent++;
+    if (REPEAT > 0 && Math.floor(sent * REPEAT) > Math.floor((sent - 1) * REPEAT)) return repeated;
+    return REPEAT > 0 ? bodyOf(`${invoiceHtml}<!-- unique ${process.pid}-${++unique} -->`) : repeated;
+  };
   const service: RenderOnce = async () => {
-    const res = await fetch(`${svc.baseUrl}/v1/html-to-pdf/sync`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${svc.apiKey}`, 'content-type': 'application/json' },
-      body,
-    });
-    const json = (await res.json()) as { signedUrl?: string };
+    const body = nextBody();
+    const res = await postRender(svc, '/v1/html-to-pdf/sync', body);
+    const json = res.json as { signedUrl?: string };
     if (res.status !== 200 || !json.signedUrl) throw new Error(`sync answered ${res.status}: ${JSON.stringify(json).slice(0, 200)}`);
-    const file = await fetch(json.signedUrl);
-    if (file.status !== 200) throw new Error(`the signed URL answered ${file.status}`);
-    return (await file.arrayBuffer()).byteLength;
+    return download(json.signedUrl);
   };
   try {
+    const path: Path = REPEAT > 0 ? `embedded sync, ${Math.round(REPEAT * 100)} % repeat` : 'embedded sync';
     for (const concurrency of CONCURRENCY) {
-      const ceiling = await openCeiling(executablePath, output, concurrency);
-      try {
-        for (let i = 0; i < WARMUP; i++) {
-          await ceiling.renderOnce(i % concurrency);
-          await service(i);
-        }
-        const bare = new Tally();
-        const ours = new Tally();
-        const perRound = Math.ceil(N / ROUNDS);
-        for (let round = 0; round < ROUNDS; round++) {
-          const n = Math.min(perRound, N - round * perRound);
-          if (n <= 0) break;
-          await chunk(bare, n, concurrency, ceiling.renderOnce, { root: process.pid, skip: servicePid, countRoot: false });
-          await chunk(ours, n, concurrency, service, { root: servicePid, countRoot: true });
-        }
-        const b = bare.result();
-        const o = ours.result();
-        const ceilingRow: Row = {
-          path: 'ceiling',
-          output,
-          concurrency,
-          ...b,
-          serviceCpuMs: null,
-          serviceRssMb: null,
-          chromiumRssMb: bare.peakChromiumMb,
-          ratio: null,
-        };
-        const serviceRow: Row = {
-          path: 'embedded sync',
-          output,
-          concurrency,
-          ...o,
-          serviceCpuMs: ours.nodeCpuMs / Math.max(1, o.renders),
-          serviceRssMb: ours.peakNodeMb,
-          chromiumRssMb: ours.peakChromiumMb,
-          ratio: o.rendersPerSecond / b.rendersPerSecond,
-        };
-        rows.push(ceilingRow, serviceRow);
-        printRow(ceilingRow);
-        printRow(serviceRow);
-      } finally {
-        await ceiling.close();
-      }
+      rows.push(...(await againstCeiling(path, output, concurrency, service, { root: servicePid, countRoot: true })));
     }
   } finally {
     await svc.app.stop();
@@ -402,12 +386,12 @@ function cells(r: Row): string[] {
     r.serviceRssMb === null ? '—' : r.serviceRssMb.toFixed(0),
     r.chromiumRssMb.toFixed(0),
     String(r.bytes),
-    (r.ratio === null ? '' : `${r.ratio.toFixed(2)}×`) + (r.failed ? ` (${r.failed} failed)` : ''),
+    (r.ratio === null ? '' : `${r.ratio.toFixed(2)}×`) + (r.note ? ` ${r.note}` : '') + (r.failed ? ` (${r.failed} failed)` : ''),
   ];
 }
 
 function printRow(r: Row): void {
-  const widths = [13, 6, 4, 9, 7, 7, 7, 13, 14, 15, 14, 15, 8, 12];
+  const widths = [Math.max(13, r.path.length), 6, 4, 9, 7, 7, 7, 13, 14, 15, 14, 15, 8, 12];
   console.log(
     cells(r)
       .map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
@@ -415,19 +399,420 @@ function printRow(r: Row): void {
   );
 }
 
+/** Lines said under the table (the distributed rows' partitions, shares per worker, one against two workers). */
+const notes: string[] = [];
+
 function markdown(rows: Row[], meta: string): string {
   const line = (c: string[]) => `| ${c.join(' | ')} |`;
-  return [meta, '', line(HEADER), line(HEADER.map(() => '---')), ...rows.map((r) => line(cells(r))), ''].join('\n');
+  return [
+    meta,
+    '',
+    line(HEADER),
+    line(HEADER.map(() => '---')),
+    ...rows.map((r) => line(cells(r))),
+    '',
+    ...notes.map((n) => `- ${n}`),
+    '',
+  ].join('\n');
 }
 
-function quantile(sorted: number[], q: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+// ---- distributed profile and backlog rows (issue 13) -----------------------------------------
+//
+//   npm run bench -- --distributed               # also the distributed profile (shared infra of
+//                                                # /work/main/.infra/env or the environment): sync and
+//                                                # async end to end (webhook received), one then two
+//                                                # render workers (--workers 1,2), PDF
+//   npm run bench -- --backlog 1000              # also embedded sync idle, then under 1,000 queued
+//                                                # async renders (the lanes): p95 against idle
+//   npm run bench -- --outputs pdf --concurrency 1 --distributed --backlog 1000 --no-write
+
+/** A service under test, whichever profile: its URL, key and the process trees whose CPU and RSS count. */
+interface ServiceUnderTest {
+  baseUrl: string;
+  apiKey: string;
+  tree: TreeSpec;
 }
 
-function positiveInt(value: string, name: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got ${value}`);
-  return n;
+/** POST …/sync, then the GET of the signedUrl: the caller's whole wait. */
+function syncRender(svc: ServiceUnderTest, body: string): RenderOnce {
+  return async () => {
+    const res = await postRender(svc, '/v1/html-to-pdf/sync', body);
+    const json = res.json as { signedUrl?: string };
+    if (res.status !== 200 || !json.signedUrl) throw new Error(`sync answered ${res.status}: ${JSON.stringify(json).slice(0, 200)}`);
+    return download(json.signedUrl);
+  };
+}
+
+/** A POST of a JSON body with the service's API key: its status and parsed body. */
+async function postRender(
+  svc: { baseUrl: string; apiKey: string },
+  path: string,
+  body: string,
+): Promise<{ status: number; json: unknown }> {
+  const res = await fetch(`${svc.baseUrl}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${svc.apiKey}`, 'content-type': 'application/json' },
+    body,
+  });
+  return { status: res.status, json: await res.json() };
+}
+
+async function download(url: string): Promise<number> {
+  const file = await fetch(url);
+  if (file.status !== 200) throw new Error(`the signed URL answered ${file.status}`);
+  return (await file.arrayBuffer()).byteLength;
+}
+
+/** A caller's webhook endpoint: hands each webhook body to whoever waits for its requestId. */
+async function webhookInbox() {
+  const { createServer } = await import('node:http');
+  const arrived = new Map<string, WebhookBody>();
+  const waiting = new Map<string, (b: WebhookBody) => void>();
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      try {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as WebhookBody;
+        const wake = waiting.get(body.requestId);
+        if (wake) wake(body);
+        else arrived.set(body.requestId, body);
+      } catch {
+        /* not ours */
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}/hook`,
+    wait(requestId: string, timeoutMs = 120_000): Promise<WebhookBody> {
+      const early = arrived.get(requestId);
+      if (early) {
+        arrived.delete(requestId);
+        return Promise.resolve(early);
+      }
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          waiting.delete(requestId);
+          reject(new Error(`no webhook for ${requestId} within ${timeoutMs} ms`));
+        }, timeoutMs);
+        waiting.set(requestId, (b) => {
+          clearTimeout(timer);
+          waiting.delete(requestId);
+          resolve(b);
+        });
+      });
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+interface WebhookBody {
+  requestId: string;
+  renderStatus: string;
+  signedUrl?: string;
+}
+
+/** POST …/async with a webhook, then wait for the webhook and GET its signedUrl: end to end. */
+function asyncRender(svc: ServiceUnderTest, html: string, inbox: Awaited<ReturnType<typeof webhookInbox>>): RenderOnce {
+  const body = JSON.stringify({ html, webhook: inbox.url });
+  return async () => {
+    const res = await postRender(svc, '/v1/html-to-pdf/async', body);
+    const json = res.json as { requestId?: string };
+    if (res.status !== 200 || !json.requestId) throw new Error(`async answered ${res.status}: ${JSON.stringify(json).slice(0, 200)}`);
+    const hook = await inbox.wait(json.requestId);
+    if (hook.renderStatus !== 'SUCCESS' || !hook.signedUrl) throw new Error(`webhook said ${JSON.stringify(hook).slice(0, 200)}`);
+    return download(hook.signedUrl);
+  };
+}
+
+/**
+ * One row of `path` against the ceiling at `concurrency`, taking turns as benchOutput does; the
+ * ceiling row is printed and returned too (each row's ratio is to the ceiling of its own turns).
+ */
+async function againstCeiling(path: Path, output: Output, concurrency: number, service: RenderOnce, tree: TreeSpec): Promise<Row[]> {
+  const ceiling = await openCeiling(executablePath, output, concurrency);
+  try {
+    for (let i = 0; i < WARMUP; i++) {
+      await ceiling.renderOnce(i % concurrency);
+      await service(i);
+    }
+    const bare = new Tally();
+    const ours = new Tally();
+    const perRound = Math.ceil(N / ROUNDS);
+    for (let round = 0; round < ROUNDS; round++) {
+      const n = Math.min(perRound, N - round * perRound);
+      if (n <= 0) break;
+      await chunk(bare, n, concurrency, ceiling.renderOnce, {
+        root: process.pid,
+        skip: [tree.root, ...(tree.roots ?? [])],
+        countRoot: false,
+      });
+      await chunk(ours, n, concurrency, service, tree);
+    }
+    const rows = [ceilingRow(bare, output, concurrency), serviceRow(path, ours, bare, output, concurrency)];
+    rows.forEach(printRow);
+    return rows;
+  } finally {
+    await ceiling.close();
+  }
+}
+
+function ceilingRow(bare: Tally, output: Output, concurrency: number): Row {
+  return {
+    path: 'ceiling',
+    output,
+    concurrency,
+    ...bare.result(),
+    serviceCpuMs: null,
+    serviceRssMb: null,
+    chromiumRssMb: bare.peakChromiumMb,
+    ratio: null,
+  };
+}
+
+function serviceRow(path: Path, ours: Tally, bare: Tally | null, output: Output, concurrency: number): Row {
+  const o = ours.result();
+  return {
+    path,
+    output,
+    concurrency,
+    ...o,
+    serviceCpuMs: ours.nodeCpuMs / Math.max(1, o.renders),
+    serviceRssMb: ours.peakNodeMb,
+    chromiumRssMb: ours.peakChromiumMb,
+    ratio: bare ? o.rendersPerSecond / bare.result().rendersPerSecond : null,
+  };
+}
+
+/**
+ * The distributed profile on the shared Kafka, registry, Redis and S3 (their addresses from the
+ * environment, as /work/main/.infra/env exports them), each app its own process, with a topic,
+ * Redis, subject prefix and bucket of its own run; `workers` render workers share one lane through
+ * the consumer group (as many partitions as workers, at least 2).
+ */
+async function startDistributed(workers: number) {
+  const { randomBytes } = await import('node:crypto');
+  const { AppProcess, freePort } = await import('../test/support/service-process.ts');
+  const need = (k: string) => {
+    const v = process.env[k];
+    if (!v) throw new Error(`--distributed needs ${k} (source /work/main/.infra/env)`);
+    return v;
+  };
+  const run = `bench-${randomBytes(4).toString('hex')}`;
+  const ingressPort = await freePort();
+  const apiKey = `prk_test_${randomBytes(16).toString('hex')}`;
+  const env: Record<string, string> = {
+    PRESSROOM_PROFILE: 'distributed',
+    KAFKA_BROKERS: need('KAFKA_BROKERS'),
+    SCHEMA_REGISTRY_URL: need('SCHEMA_REGISTRY_URL'),
+    REDIS_URL: need('REDIS_URL'),
+    S3_ENDPOINT: need('S3_ENDPOINT'),
+    S3_REGION: process.env.S3_REGION ?? 'us-east-1',
+    S3_ACCESS_KEY_ID: need('S3_ACCESS_KEY_ID'),
+    S3_SECRET_ACCESS_KEY: need('S3_SECRET_ACCESS_KEY'),
+    PRESSROOM_S3_BUCKET: `pressroom-${run}`,
+    PRESSROOM_TOPIC_PREFIX: run,
+    PRESSROOM_SCHEMA_SUBJECT_PREFIX: `${run}.`,
+    PRESSROOM_REDIS_PREFIX: `${run}:`,
+    PRESSROOM_KAFKA_PARTITIONS: String(Math.max(2, workers)),
+    PRESSROOM_SECRET_KEY: randomBytes(32).toString('hex'),
+    PRESSROOM_API_KEY: apiKey,
+    PRESSROOM_ADMIN_TOKEN: `adm_${randomBytes(16).toString('hex')}`,
+    PRESSROOM_PUBLIC_URL: `http://127.0.0.1:${ingressPort}`,
+    PRESSROOM_ALLOW_PRIVATE_WEBHOOKS: 'true',
+    PRESSROOM_LOG_LEVEL: 'warn',
+    ...serviceEnv,
+  };
+  const apps: InstanceType<typeof AppProcess>[] = [];
+  const start = async (name: 'ingress' | 'render-worker' | 'status-projector' | 'webhook-dispatcher', port?: number) => {
+    const p = new AppProcess(name, env, port ?? (await freePort()));
+    apps.push(p);
+    return p.start();
+  };
+  try {
+    await start('ingress', ingressPort);
+    await Promise.all([start('status-projector'), start('webhook-dispatcher')]);
+    for (let i = 0; i < workers; i++) await start('render-worker');
+  } catch (err) {
+    await Promise.all(apps.map((a) => a.stop()));
+    throw err;
+  }
+  const pids = apps.map((a) => a.pid);
+  const svc: ServiceUnderTest = {
+    baseUrl: `http://127.0.0.1:${ingressPort}`,
+    apiKey,
+    tree: { root: pids[0]!, roots: pids.slice(1), countRoot: true },
+  };
+  const workerUrls = apps.filter((a) => a.app === 'render-worker').map((a) => a.url);
+  return {
+    svc,
+    /** The partitions of the two lane topics, as the broker reports them (not as configured). */
+    lanePartitions: () => lanePartitions(env.KAFKA_BROKERS!, run),
+    /** Renders each render worker did so far (its /metrics), in start order. */
+    rendersPerWorker: () =>
+      Promise.all(workerUrls.map(async (url) => metricSum(await (await fetch(`${url}/metrics`)).text(), 'pressroom_renders_total'))),
+    stop: () => Promise.all(apps.map((a) => a.stop())).then(() => undefined),
+  };
+}
+
+async function lanePartitions(brokers: string, prefix: string): Promise<Record<string, number>> {
+  const { Kafka, logLevel } = await import('kafkajs');
+  const { topicNames } = await import('@pressroom/core');
+  const names = topicNames(prefix);
+  const admin = new Kafka({ clientId: `${prefix}-bench`, brokers: brokers.split(','), logLevel: logLevel.NOTHING }).admin();
+  await admin.connect();
+  try {
+    const { topics } = await admin.fetchTopicMetadata({ topics: [names.requestedSync, names.requestedAsync] });
+    return Object.fromEntries(topics.map((t) => [t.name, t.partitions.length]));
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/** A metric summed over its label sets, from Prometheus text. */
+function metricSum(text: string, name: string): number {
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(name + '{') && !line.startsWith(name + ' ')) continue;
+    const v = Number(line.slice(line.lastIndexOf(' ') + 1));
+    if (Number.isFinite(v)) sum += v;
+  }
+  return sum;
+}
+
+/**
+ * Renders/s one core could sustain at a row's CPU per render: Pressroom's own processes (service
+ * Node + Chromium) only, the broker, registry, Redis and S3 left out (they are shared infrastructure
+ * here, on other machines in a fleet).
+ */
+function perCore(r: Row): number {
+  return 1000 / Math.max(1, (r.serviceCpuMs ?? 0) + r.chromiumCpuMs);
+}
+
+/** Distributed sync and async (webhook received), PDF, for each worker count and concurrency. */
+async function distributedRows(): Promise<Row[]> {
+  const rows: Row[] = [];
+  const inbox = await webhookInbox();
+  const scale: { workers: number; row: Row }[] = [];
+  try {
+    for (const workers of flags.workers.split(',').map((w) => positiveInt(w, '--workers'))) {
+      const { svc, stop, lanePartitions, rendersPerWorker } = await startDistributed(workers);
+      try {
+        const label = `${workers} worker${workers > 1 ? 's' : ''}`;
+        const partitions = await lanePartitions();
+        const laneNote = `${label}, lane topics: ${Object.entries(partitions)
+          .map(([t, n]) => `${t} ${n} partitions`)
+          .join(', ')}`;
+        notes.push(laneNote);
+        console.log(`  ${laneNote}`);
+        if (Object.values(partitions).some((n) => n < workers))
+          console.warn(`  fewer partitions than workers: some worker has no share of a lane`);
+        for (const concurrency of CONCURRENCY) {
+          const before = await rendersPerWorker();
+          const sync = await againstCeiling(
+            `distributed sync, ${label}`,
+            'pdf',
+            concurrency,
+            syncRender(svc, JSON.stringify({ html: invoiceHtml })),
+            svc.tree,
+          );
+          const async = await againstCeiling(
+            `distributed async, ${label}`,
+            'pdf',
+            concurrency,
+            asyncRender(svc, invoiceHtml, inbox),
+            svc.tree,
+          );
+          const after = await rendersPerWorker();
+          const shares = after.map((n, i) => n - (before[i] ?? 0));
+          const shareNote = `${label}, concurrency ${concurrency}: renders per worker (their /metrics, both rows with warm-up) ${shares.join(' + ')}`;
+          notes.push(shareNote);
+          console.log(`  ${shareNote}`);
+          for (const r of [sync[1]!, async[1]!]) {
+            r.note = `${perCore(r).toFixed(1)}/core`;
+            scale.push({ workers, row: r });
+          }
+          rows.push(...sync, ...async);
+        }
+      } finally {
+        await stop();
+      }
+    }
+  } finally {
+    await inbox.close();
+  }
+  // One worker against more, row by row (same path and concurrency).
+  for (const { workers, row } of scale) {
+    if (workers === scale[0]!.workers) continue;
+    const base = scale.find(
+      (s) =>
+        s.workers === scale[0]!.workers && s.row.concurrency === row.concurrency && s.row.path.split(',')[0] === row.path.split(',')[0],
+    );
+    if (!base) continue;
+    const line =
+      `${row.path.split(',')[0]}, concurrency ${row.concurrency}: ${base.workers} → ${workers} workers ` +
+      `${base.row.rendersPerSecond.toFixed(1)} → ${row.rendersPerSecond.toFixed(1)} renders/s (×${(row.rendersPerSecond / base.row.rendersPerSecond).toFixed(2)}); ` +
+      `app CPU per render ${((base.row.serviceCpuMs ?? 0) + base.row.chromiumCpuMs).toFixed(0)} → ${((row.serviceCpuMs ?? 0) + row.chromiumCpuMs).toFixed(0)} ms ` +
+      `(${perCore(base.row).toFixed(1)} → ${perCore(row).toFixed(1)} renders/s per core; ${cpus().length} cores here)`;
+    notes.push(line);
+    console.log(`  ${line}`);
+  }
+  return rows;
+}
+
+/**
+ * The lanes: an embedded service's sync p95 idle, then with `backlog` async renders accepted and
+ * waiting (posted before the measurement, 16 at a time). The backlog row's note is its p95 against
+ * the idle row's (the target: within 1.2×).
+ */
+async function backlogRows(backlog: number): Promise<Row[]> {
+  const svc = await startEmbedded({ PRESSROOM_LOG_LEVEL: 'warn', ...serviceEnv });
+  const inbox = await webhookInbox(); // the async renders need a webhook; nobody waits for it
+  const tree: TreeSpec = { root: svc.app.pid, countRoot: true };
+  const sync = syncRender({ baseUrl: svc.baseUrl, apiKey: svc.apiKey, tree }, JSON.stringify({ html: invoiceHtml }));
+  try {
+    for (let i = 0; i < WARMUP; i++) await sync(i);
+    const idle = new Tally();
+    await chunk(idle, N, 1, sync, tree);
+    const asyncBody = JSON.stringify({ html: invoiceHtml, webhook: inbox.url });
+    let posted = 0;
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (posted < backlog) {
+          posted++;
+          const res = await postRender(svc, '/v1/html-to-pdf/async', asyncBody);
+          if (res.status !== 200) throw new Error(`async answered ${res.status}: ${JSON.stringify(res.json).slice(0, 200)}`);
+        }
+      }),
+    );
+    const loaded = new Tally();
+    await chunk(loaded, N, 1, sync, tree);
+    const idleRow = serviceRow('embedded sync, idle', idle, null, 'pdf', 1);
+    const loadedRow = serviceRow(`embedded sync, ${backlog} async queued`, loaded, null, 'pdf', 1);
+    const ratio = loadedRow.p95 / idleRow.p95;
+    loadedRow.note = `p95 ${ratio.toFixed(2)}× idle (target ≤ 1.2×: ${ratio <= 1.2 ? 'met' : 'not met'})`;
+    notes.push(
+      `backlog: sync p95 ${idleRow.p95.toFixed(0)} ms idle, ${loadedRow.p95.toFixed(0)} ms with ${backlog} async renders queued: ${ratio.toFixed(2)}× (target ≤ 1.2×: ${ratio <= 1.2 ? 'met' : 'not met'})`,
+    );
+    [idleRow, loadedRow].forEach(printRow);
+    return [idleRow, loadedRow];
+  } finally {
+    await svc.app.stop();
+    await inbox.close();
+  }
+}
+
+/** The rows behind options (--distributed, --backlog), after the default ones. */
+async function extraRows(): Promise<Row[]> {
+  const rows: Row[] = [];
+  if (flags.distributed) rows.push(...(await distributedRows()));
+  const backlog = Number(flags.backlog);
+  if (backlog > 0) rows.push(...(await backlogRows(backlog)));
+  return rows;
 }
 
 // ---- the run -------------------------------------------------------------------------------
@@ -443,6 +828,7 @@ const meta =
   (flags.label ? `, ${flags.label}` : '') +
   ', service log level warn (its lines are kept by the bench)' +
   (Object.keys(serviceEnv).length ? `, service env ${flags.env.join(' ')}` : '') +
+  (REPEAT > 0 ? `, ${Math.round(REPEAT * 100)} % of the service's requests repeat one identical render (the rest unique)` : '') +
   '. Ceiling = bare warm Playwright page (setContent + pdf/screenshot); ratio = renders/s against the ceiling row of the same output and concurrency. ' +
   'CPU ms/render counts the whole machine (shared: other work shows up here too); service CPU (its Node processes) and Chromium CPU (its processes) are per render, from /proc/<pid>/stat.';
 console.log(meta);
@@ -452,6 +838,7 @@ const rows: Row[] = [];
 for (const output of OUTPUTS) {
   rows.push(...(await benchOutput(executablePath, output)));
 }
+rows.push(...(await extraRows()));
 
 if (!flags['no-write']) {
   const dir = new URL('./results/', import.meta.url);
@@ -459,7 +846,10 @@ if (!flags['no-write']) {
   const stamp = started.toISOString().replace(/[:.]/g, '-');
   const md = markdown(rows, meta);
   writeFileSync(new URL(`${stamp}.md`, dir), md);
-  writeFileSync(new URL(`${stamp}.json`, dir), JSON.stringify({ meta, executablePath, version, env: serviceEnv, rows }, null, 2) + '\n');
+  writeFileSync(
+    new URL(`${stamp}.json`, dir),
+    JSON.stringify({ meta, executablePath, version, env: serviceEnv, rows, notes }, null, 2) + '\n',
+  );
   copyFileSync(new URL(`${stamp}.md`, dir), new URL('latest.md', dir));
   console.log(`\nwritten: bench/results/${stamp}.md (.json), bench/results/latest.md`);
 }

@@ -3,7 +3,13 @@
 //
 //   npx tsx bench/startup.bench.ts                 # 100,000 past renders (300,000 records)
 //   npx tsx bench/startup.bench.ts --renders 1000000
-//   npx tsx bench/startup.bench.ts --service       # also time real starts of the service
+//   npx tsx bench/startup.bench.ts --service       # also time real starts of the service (as npm start runs it)
+//   npx tsx bench/startup.bench.ts --service --tsx # the same through tsx's loader (the launch before issue 12's last step)
+//   npx tsx bench/startup.bench.ts --renders 1000000 --service --snapshot-only
+//                                                  # only the start with a snapshot (the others replay everything)
+//   npx tsx bench/startup.bench.ts --renders 1000000 --data-dir /tmp/startup-1m --service --snapshot-only
+//                                                  # keeps the data dir, and reuses it when it has a log already
+//                                                  # (writing 1,000,000 renders takes minutes; the views' snapshots are kept too)
 //
 // First, in this process, the part of a start that grows with history (log open + view restore),
 // without then with a snapshot. With --service, three starts of `apps/standalone/src/main.ts` against the same data dir, each timed until
@@ -12,6 +18,7 @@
 //   2. with the snapshot written by 1 and stopped cleanly: replays only the tail
 //   3. the snapshot deleted: the whole log again (deleting the snapshot is always safe)
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,22 +32,34 @@ const { values: flags } = parseArgs({
     renders: { type: 'string', default: '100000' },
     port: { type: 'string', default: '38431' },
     service: { type: 'boolean', default: false },
+    'snapshot-only': { type: 'boolean', default: false },
+    'data-dir': { type: 'string' },
+    // Start the service through tsx's loader instead of `npm start`'s launcher (scripts/run-ts.mjs,
+    // which uses Node's own type stripping where it has it): what a start cost before.
+    tsx: { type: 'boolean', default: false },
   },
 });
 const renders = Number(flags.renders);
 const port = Number(flags.port);
-const dataDir = await mkdtemp(join(tmpdir(), 'pressroom-startup-bench-'));
+const keep = flags['data-dir'] !== undefined;
+const dataDir = flags['data-dir'] ?? (await mkdtemp(join(tmpdir(), 'pressroom-startup-bench-')));
+const cleanUp = () => (keep ? Promise.resolve() : rm(dataDir, { recursive: true, force: true }));
 
-const t = performance.now();
-const log = await createFileEventLog({ dir: join(dataDir, 'log') });
-await writePastRenders(log, topicNames(), renders);
-await log.close();
-console.log(`history: ${renders} renders (${renders * 3} records) written in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+if (existsSync(join(dataDir, 'log'))) {
+  console.log(`history: reusing ${dataDir} (--renders ignored)`);
+} else {
+  const t = performance.now();
+  const log = await createFileEventLog({ dir: join(dataDir, 'log') });
+  await writePastRenders(log, topicNames(), renders);
+  await log.close();
+  console.log(`history: ${renders} renders (${renders * 3} records) written in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+}
 
 async function startOnce(label: string): Promise<void> {
   const started = performance.now();
   // node itself (not npx): SIGTERM must reach the service, not a wrapper that leaves it running.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'apps/standalone/src/main.ts'], {
+  const launch = flags.tsx ? ['--import', 'tsx'] : ['scripts/run-ts.mjs'];
+  const child = spawn(process.execPath, [...launch, 'apps/standalone/src/main.ts'], {
     env: { ...process.env, PRESSROOM_PROFILE: 'embedded', PRESSROOM_DATA_DIR: dataDir, PORT: String(port), PRESSROOM_LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -84,13 +103,14 @@ async function restoreOnce(label: string): Promise<void> {
   await rt.close();
 }
 
-await restoreOnce('in process, no snapshot');
+// A reused data dir with a snapshot, --snapshot-only: the whole-log replay is not timed again.
+if (!(flags['snapshot-only'] && existsSync(join(dataDir, 'snapshots')))) await restoreOnce('in process, no snapshot');
 await restoreOnce('in process, with snapshot');
 if (!flags.service) {
-  await rm(dataDir, { recursive: true, force: true });
+  await cleanUp();
   process.exit(0);
 }
-await rm(join(dataDir, 'snapshots'), { recursive: true, force: true });
+if (!flags['snapshot-only']) await rm(join(dataDir, 'snapshots'), { recursive: true, force: true });
 
 // A port someone else listens on would make every start look instant.
 if (
@@ -101,10 +121,15 @@ if (
 )
   throw new Error(`port ${port} is taken`);
 try {
-  await startOnce('no snapshot (whole log replayed)');
-  await startOnce('with snapshot');
-  await rm(join(dataDir, 'snapshots'), { recursive: true, force: true });
-  await startOnce('snapshot deleted (whole log replayed)');
+  if (flags['snapshot-only']) {
+    await startOnce('with snapshot');
+    await startOnce('with snapshot, again');
+  } else {
+    await startOnce('no snapshot (whole log replayed)');
+    await startOnce('with snapshot');
+    await rm(join(dataDir, 'snapshots'), { recursive: true, force: true });
+    await startOnce('snapshot deleted (whole log replayed)');
+  }
 } finally {
-  await rm(dataDir, { recursive: true, force: true });
+  await cleanUp();
 }

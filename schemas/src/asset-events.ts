@@ -1,5 +1,5 @@
 import Type, { type Static, type TSchema } from 'typebox';
-import { TenantId } from './common.ts';
+import { eventEnvelope, TenantId } from './common.ts';
 import { AssetContentType, AssetName } from './assets.ts';
 
 /**
@@ -9,17 +9,7 @@ import { AssetContentType, AssetName } from './assets.ts';
  * written before the upload event and removed after the deletion event.
  */
 function assetEnvelope<T extends string, D extends TSchema>(type: T, data: D) {
-  return Type.Object(
-    {
-      eventId: Type.String({ description: 'UUIDv7, unique per event.' }),
-      type: Type.Literal(type),
-      version: Type.Literal(1),
-      occurredAt: Type.String({ format: 'date-time' }),
-      tenantId: TenantId,
-      data,
-    },
-    { additionalProperties: false, $id: `pressroom.${type}.v1` },
-  );
+  return eventEnvelope(type, { tenantId: TenantId }, data);
 }
 
 export const AssetUploaded = assetEnvelope(

@@ -1,5 +1,5 @@
 import Type, { type Static, type TSchema } from 'typebox';
-import { TenantId } from './common.ts';
+import { eventEnvelope, TenantId } from './common.ts';
 
 /**
  * Catalog events: the facts about a tenant (its creation and plan, API keys, S3 connections,
@@ -10,17 +10,13 @@ import { TenantId } from './common.ts';
  * Secrets appear only sealed (AES-256-GCM under the service's secret key), keys only hashed.
  */
 function catalogEnvelope<T extends string, D extends TSchema>(type: T, data: D) {
-  return Type.Object(
+  return eventEnvelope(
+    type,
     {
-      eventId: Type.String({ description: 'UUIDv7, unique per event.' }),
-      type: Type.Literal(type),
-      version: Type.Literal(1),
-      occurredAt: Type.String({ format: 'date-time' }),
       tenantId: TenantId,
       sequence: Type.Integer({ minimum: 1, description: "The event's place in its tenant's stream (1 for the first)." }),
-      data,
     },
-    { additionalProperties: false, $id: `pressroom.${type}.v1` },
+    data,
   );
 }
 

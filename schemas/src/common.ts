@@ -1,7 +1,26 @@
-import Type, { type Static } from 'typebox';
+import Type, { type Static, type TProperties, type TSchema } from 'typebox';
 
 /** Identifiers we issue are UUIDv7 strings; callers may only ever send them back to us. */
 export const RequestId = Type.String({ format: 'uuid', description: 'Identifier of a render request (UUIDv7).' });
+/** The members every event opens with, whatever its key (request, template, tenant stream). */
+function eventHead<T extends string>(type: T) {
+  return {
+    eventId: Type.String({ description: 'UUIDv7, unique per event.' }),
+    type: Type.Literal(type),
+    version: Type.Literal(1),
+    occurredAt: Type.String({ format: 'date-time' }),
+  };
+}
+
+/**
+ * An event's schema: the common head, the fields that key its stream (`requestId` and `tenantId`;
+ * `templateId` and `tenantId`; …) and its `data`, closed to other fields, with `$id`
+ * `pressroom.<type>.v1`. Every topic's events are made by it, so they differ only in their keys.
+ */
+export function eventEnvelope<T extends string, K extends TProperties, D extends TSchema>(type: T, keys: K, data: D) {
+  return Type.Object({ ...eventHead(type), ...keys, data }, { additionalProperties: false, $id: `pressroom.${type}.v1` });
+}
+
 export const TenantId = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' });
 
 /** What a render produces; the one place the output kinds are listed. */
@@ -24,6 +43,8 @@ export const FailureCode = Type.Union(
     Type.Literal('INPUT_INVALID'),
     // …or could not be fetched (refused by the outbound address policy, unreachable, too large, not found).
     Type.Literal('INPUT_UNAVAILABLE'),
+    // The request's stored payload is gone (its retention passed, or it was deleted) before it was rendered.
+    Type.Literal('PAYLOAD_REMOVED'),
   ],
   { description: 'Why a render failed.' },
 );
@@ -42,3 +63,4 @@ export const PdfMetadata = Type.Object(
   },
   { additionalProperties: false },
 );
+export type PdfMetadata = Static<typeof PdfMetadata>;

@@ -1,5 +1,5 @@
 import Type, { type Static, type TSchema } from 'typebox';
-import { OutputKind, PdfMetadata, RenderError, RequestId, TenantId } from './common.ts';
+import { OutputKind, PdfMetadata, RenderError, RequestId, TenantId, eventEnvelope } from './common.ts';
 import { PdfParams, ReadySignal } from './page-setup.ts';
 import { ToolOperation, ToolRequestInfo, ToolResultInfo } from './tools.ts';
 import { TemplateCreated, TemplateDeleted, TemplateRevised, type TemplateEvent } from './template-events.ts';
@@ -19,18 +19,7 @@ import {
 
 /** Every event has the same envelope; `data` is the type's payload. */
 function envelope<T extends string, D extends TSchema>(type: T, data: D) {
-  return Type.Object(
-    {
-      eventId: Type.String({ description: 'UUIDv7, unique per event.' }),
-      type: Type.Literal(type),
-      version: Type.Literal(1),
-      occurredAt: Type.String({ format: 'date-time' }),
-      requestId: RequestId,
-      tenantId: TenantId,
-      data,
-    },
-    { additionalProperties: false, $id: `pressroom.${type}.v1` },
-  );
+  return eventEnvelope(type, { requestId: RequestId, tenantId: TenantId }, data);
 }
 
 export const RenderMode = Type.Union([Type.Literal('sync'), Type.Literal('async')]);
@@ -52,6 +41,28 @@ export const RenderSource = Type.Union([
   Type.Object({ kind: Type.Literal('html'), html: Type.String() }, { additionalProperties: false }),
   /** A PDF tool (merge, split, compress, metadata): documents in, documents out; no browser. */
   Type.Object({ kind: Type.Literal('pdf-tool'), operation: ToolOperation }, { additionalProperties: false }),
+  /**
+   * The payload (an `html` or `template` source above, as JSON) is in our own storage, not on
+   * the log (PRESSROOM_PAYLOADS=store): the event carries where, and its SHA-256 and size. The
+   * worker reads it back; once removed (retention, DELETE) the render fails PAYLOAD_REMOVED.
+   */
+  Type.Object(
+    {
+      kind: Type.Literal('stored'),
+      of: Type.Union([Type.Literal('html'), Type.Literal('template')]),
+      templateId: Type.Optional(Type.String()),
+      templateVersion: Type.Optional(Type.Integer({ minimum: 1 })),
+      payload: Type.Object(
+        {
+          key: Type.String({ description: 'Object key in our own storage.' }),
+          sha256: Type.String({ pattern: '^[0-9a-f]{64}$' }),
+          bytes: Type.Integer({ minimum: 0 }),
+        },
+        { additionalProperties: false },
+      ),
+    },
+    { additionalProperties: false },
+  ),
 ]);
 
 /** Where the artifact goes: our storage, or one of the tenant's S3 connections. */
@@ -145,6 +156,8 @@ export const RenderRequested = envelope(
        * when the Idempotency-Keys are rebuilt from the log.
        */
       idempotencyFingerprint: Type.Optional(Type.String({ pattern: '^[0-9a-f]{64}$' })),
+      /** The caller sent `cache: false`: rendered afresh even when its plan has the render cache. */
+      noCache: Type.Optional(Type.Boolean()),
     },
     { additionalProperties: false },
   ),
@@ -182,6 +195,17 @@ export const RenderSucceeded = envelope(
       tool: Type.Optional(ToolResultInfo),
       /** A tool request's `tool`, echoed: the webhook dispatcher reads completions only, and answers in the tools' shape. */
       toolRequest: Type.Optional(ToolRequestInfo),
+      /**
+       * The render cache (a plan feature): `key` is the render's content key (renderCacheKey), which
+       * the cache index is built from; `hit` says the file is a copy of the earlier render `from`
+       * (no Chromium). Absent when the cache was not used for this request.
+       */
+      cache: Type.Optional(
+        Type.Object(
+          { key: Type.String({ pattern: '^[0-9a-f]{64}$' }), hit: Type.Boolean(), from: Type.Optional(Type.String()) },
+          { additionalProperties: false },
+        ),
+      ),
     },
     { additionalProperties: false },
   ),
@@ -287,6 +311,15 @@ export const ArtifactRemoved = envelope(
 /** The outcome of a finished batch: every item succeeded, some did, or none did. */
 export const BatchStatus = Type.Union([Type.Literal('SUCCESS'), Type.Literal('PARTIAL_SUCCESS'), Type.Literal('FAILED')]);
 
+/** What a batch is, the same on its request and on its completion. */
+const BatchMembers = {
+  ...Delivery,
+  kind: Type.Union([Type.Literal('template'), Type.Literal('html')]),
+  merge: Type.Boolean(),
+  /** Lifetime of the links handed out for this batch, in seconds (default 3600). */
+  signedUrlExpiresIn: Type.Optional(Type.Integer({ minimum: 1 })),
+};
+
 /**
  * A batch of renders was accepted (`requestId` is the batchRequestId). Appended to the completed
  * topic after its items' RenderRequested (each carries `batch`), so a batch on the log always has
@@ -296,12 +329,8 @@ export const BatchRequested = envelope(
   'BatchRequested',
   Type.Object(
     {
-      ...Delivery,
-      kind: Type.Union([Type.Literal('template'), Type.Literal('html')]),
+      ...BatchMembers,
       items: Type.Array(RequestId, { minItems: 1 }),
-      merge: Type.Boolean(),
-      /** Lifetime of the links handed out for this batch, in seconds (default 3600). */
-      signedUrlExpiresIn: Type.Optional(Type.Integer({ minimum: 1 })),
     },
     { additionalProperties: false },
   ),
@@ -327,10 +356,7 @@ export const BatchCompleted = envelope(
   'BatchCompleted',
   Type.Object(
     {
-      ...Delivery,
-      kind: Type.Union([Type.Literal('template'), Type.Literal('html')]),
-      merge: Type.Boolean(),
-      signedUrlExpiresIn: Type.Optional(Type.Integer({ minimum: 1 })),
+      ...BatchMembers,
       status: BatchStatus,
       results: Type.Array(BatchItemOutcome),
       merged: Type.Optional(ArtifactRef),
@@ -383,17 +409,22 @@ export const WebhookFailed = envelope(
 /** What one attempt led to: delivered, another attempt later, or no more attempts this round. */
 export const WebhookAttemptOutcome = Type.Union([Type.Literal('delivered'), Type.Literal('retrying'), Type.Literal('failed')]);
 
+/** Which attempt: the same on its start and on its outcome. */
+const WebhookAttemptMembers = {
+  webhookId: Type.String(),
+  url: Type.String(),
+  round: Type.Integer({ minimum: 0 }),
+  attempt: Type.Integer({ minimum: 1, description: 'Attempt number within the round.' }),
+  renderStatus: Type.String(),
+  startedAt: Type.String({ format: 'date-time' }),
+};
+
 /** One HTTP attempt to deliver a result, whatever its outcome. Recorded after the attempt ended. */
 export const WebhookAttempted = envelope(
   'WebhookAttempted',
   Type.Object(
     {
-      webhookId: Type.String(),
-      url: Type.String(),
-      round: Type.Integer({ minimum: 0 }),
-      attempt: Type.Integer({ minimum: 1, description: 'Attempt number within the round.' }),
-      renderStatus: Type.String(),
-      startedAt: Type.String({ format: 'date-time' }),
+      ...WebhookAttemptMembers,
       statusCode: Type.Optional(Type.Integer()),
       durationMs: Type.Number({ minimum: 0 }),
       error: Type.Optional(Type.String({ description: 'Why the attempt did not get a 2xx: timeout, connection error, HTTP status…' })),
@@ -413,12 +444,7 @@ export const WebhookAttemptStarted = envelope(
   'WebhookAttemptStarted',
   Type.Object(
     {
-      webhookId: Type.String(),
-      url: Type.String(),
-      round: Type.Integer({ minimum: 0 }),
-      attempt: Type.Integer({ minimum: 1, description: 'Attempt number within the round.' }),
-      renderStatus: Type.String(),
-      startedAt: Type.String({ format: 'date-time' }),
+      ...WebhookAttemptMembers,
     },
     { additionalProperties: false },
   ),
@@ -431,6 +457,29 @@ export const WebhookReplayRequested = envelope(
     {
       requestedBy: Type.Union([Type.Literal('api'), Type.Literal('ops')]),
       replayId: Type.String({ description: 'Shared by every request of one replay call.' }),
+    },
+    { additionalProperties: false },
+  ),
+);
+
+/** Where a signed download link was handed out. */
+export const LinkChannel = Type.Union([Type.Literal('sync'), Type.Literal('status'), Type.Literal('webhook'), Type.Literal('batch')]);
+
+/**
+ * A signed download link to a render's file was handed out (audit: who could fetch it, until
+ * when). Never the link itself: its signature is a bearer credential. Recorded after the fact and
+ * best effort (a batched appender; see ARCHITECTURE.md): the link is valid whether or not this is.
+ * On the webhooks topic, keyed by requestId; no view folds it.
+ */
+export const LinkIssued = envelope(
+  'LinkIssued',
+  Type.Object(
+    {
+      where: LinkChannel,
+      file: Type.Union([Type.Literal('result'), Type.Literal('debug'), Type.Literal('merged')], {
+        description: "Which file: the render's result, a debug render's diagnostics, a batch's merged PDF.",
+      }),
+      expiresAt: Type.String({ format: 'date-time', description: 'When the link stops working.' }),
     },
     { additionalProperties: false },
   ),
@@ -451,6 +500,7 @@ export const PressroomEvent = Type.Union([
   BatchRequested,
   BatchCompleted,
   ArtifactRemoved,
+  LinkIssued,
 ]);
 
 export type RenderRequested = Static<typeof RenderRequested>;
@@ -467,6 +517,8 @@ export type BatchRequested = Static<typeof BatchRequested>;
 export type BatchCompleted = Static<typeof BatchCompleted>;
 export type BatchStatus = Static<typeof BatchStatus>;
 export type ArtifactRemoved = Static<typeof ArtifactRemoved>;
+export type LinkIssued = Static<typeof LinkIssued>;
+export type LinkChannel = Static<typeof LinkChannel>;
 export type RemovalReason = Static<typeof RemovalReason>;
 export type BatchItemOutcome = Static<typeof BatchItemOutcome>;
 export type WithdrawalReason = Static<typeof WithdrawalReason>;
@@ -515,6 +567,7 @@ export const EventSchemas = {
   AssetUploaded,
   AssetDeleted,
   ArtifactRemoved,
+  LinkIssued,
 } as const;
 export type EventType = keyof typeof EventSchemas;
 

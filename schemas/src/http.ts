@@ -35,6 +35,11 @@ const common = {
     }),
   ),
   externalId: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'Your own reference for this render.' })),
+  cache: Type.Optional(
+    Type.Boolean({
+      description: 'false: render afresh even when your plan serves identical renders from the render cache; default true.',
+    }),
+  ),
 };
 
 const templateFields = {
@@ -55,6 +60,8 @@ export const RenderMetadata = Type.Object(
   {
     executionTime: Type.String({ pattern: '^[0-9]+(\\.[0-9]+)? seconds$' }),
     fileSize: Type.String({ pattern: '^[0-9]+(\\.[0-9]+)? kB$' }),
+    /** Present (true) when the file is a copy of an identical earlier render of yours (the render cache). */
+    cached: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false },
 );

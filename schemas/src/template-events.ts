@@ -1,5 +1,5 @@
 import Type, { type Static, type TSchema } from 'typebox';
-import { TenantId } from './common.ts';
+import { eventEnvelope, TenantId } from './common.ts';
 import { PdfParams, ReadySignal } from './page-setup.ts';
 
 /** Template ids we issue: `tpl_` and 32 hex digits. */
@@ -10,18 +10,7 @@ export const TemplateId = Type.String({ minLength: 1, maxLength: 128, descriptio
  * place of `requestId`, so one template's versions stay in order on one partition.
  */
 function templateEnvelope<T extends string, D extends TSchema>(type: T, data: D) {
-  return Type.Object(
-    {
-      eventId: Type.String({ description: 'UUIDv7, unique per event.' }),
-      type: Type.Literal(type),
-      version: Type.Literal(1),
-      occurredAt: Type.String({ format: 'date-time' }),
-      templateId: TemplateId,
-      tenantId: TenantId,
-      data,
-    },
-    { additionalProperties: false, $id: `pressroom.${type}.v1` },
-  );
+  return eventEnvelope(type, { templateId: TemplateId, tenantId: TenantId }, data);
 }
 
 /** A JSON Schema object (checked when the template is written). */

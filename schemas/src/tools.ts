@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox';
+import { PdfMetadata } from './common.ts';
 
 /**
  * The PDF tools (`/v1/tools/*`, as the real API and its SDK define them): request bodies, the
@@ -23,14 +24,10 @@ export const SplitMode = Type.Union([Type.Literal('ranges'), Type.Literal('inter
 /** Most documents one merge takes. */
 export const MAX_MERGE_DOCUMENTS = 20;
 
+/** The render's PDF metadata fields and the rest of the document information update-pdf-metadata sets. */
 export const ToolMetadata = Type.Object(
   {
-    title: Type.Optional(Type.String({ maxLength: 1000 })),
-    author: Type.Optional(Type.String({ maxLength: 1000 })),
-    subject: Type.Optional(Type.String({ maxLength: 1000 })),
-    keywords: Type.Optional(Type.Array(Type.String({ maxLength: 200 }), { maxItems: 100 })),
-    creator: Type.Optional(Type.String({ maxLength: 1000 })),
-    producer: Type.Optional(Type.String({ maxLength: 1000 })),
+    ...PdfMetadata.properties,
     copyright: Type.Optional(Type.String({ maxLength: 1000 })),
     createDate: Type.Optional(Type.String({ maxLength: 64 })),
     modDate: Type.Optional(Type.String({ maxLength: 64 })),

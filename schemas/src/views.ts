@@ -20,6 +20,8 @@ export const StatusViewEntry = Type.Object(
     completedAt: Type.Optional(Type.String()),
     artifact: Type.Optional(ArtifactRef),
     executionMs: Type.Optional(Type.Number()),
+    /** The file is a copy of an identical earlier render of the tenant (the render cache). */
+    cached: Type.Optional(Type.Boolean()),
     error: Type.Optional(RenderError),
     /** Set when the request was withdrawn (refused with 503) before any outcome: the API answers 404. */
     withdrawnAt: Type.Optional(Type.String()),

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LogEvent } from '@pressroom/schemas';
 import { apiClient, download, type ApiClient } from '../support/api-client.ts';
 import { distributedEnv } from '../support/distributed-service.ts';
-import { checkLedger, settleLedger, type LedgerSubmission } from '../support/ledger.ts';
+import { ledgerWebhookCalls, settleAndCheckLedger, type LedgerSubmission } from '../support/ledger.ts';
 import { readLogEvents } from '../support/ops-cli.ts';
 import { PrivateKafka } from '../support/private-kafka.ts';
 import { ScriptedReceiver } from '../support/scripted-receiver.ts';
@@ -174,15 +174,11 @@ describe('distributed profile, broker stopped 20 s under load: 503 means not tak
     );
     expect(retries.filter((r) => r.status !== 200 && r.status !== 202)).toEqual([]);
 
-    const events = await settleLedger(submissions, readEvents, { timeoutMs: 180_000 });
-    const report = await checkLedger({
+    const { report } = await settleAndCheckLedger({
       submissions,
-      events,
-      webhookCalls: receiver.calls.map((c) => ({
-        path: c.path,
-        webhookId: String(c.headers['webhook-id']),
-        requestId: String(c.body?.requestId),
-      })),
+      readEvents,
+      settle: { timeoutMs: 180_000 },
+      webhookCalls: () => ledgerWebhookCalls(receiver.calls),
       status: (id) => env.api.get(`/v1/pdf/status/${id}`),
       download: async (url) => (await download(url)).bytes,
     });

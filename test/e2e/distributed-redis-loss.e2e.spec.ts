@@ -5,7 +5,7 @@ import { distributedEnv } from '../support/distributed-service.ts';
 import { apiClient, download, type ApiClient } from '../support/api-client.ts';
 import { PrivateRedis } from '../support/private-redis.ts';
 import { ScriptedReceiver, verifyWithStandardWebhooks } from '../support/scripted-receiver.ts';
-import { checkLedger, settleLedger, type LedgerSubmission } from '../support/ledger.ts';
+import { ledgerWebhookCalls, settleAndCheckLedger, type LedgerSubmission } from '../support/ledger.ts';
 import { readLogEvents } from '../support/ops-cli.ts';
 import { solidPng } from '../support/fixtures.ts';
 import { pdfImages, pdfText } from '../support/pdf-tools.ts';
@@ -117,13 +117,11 @@ describe('distributed profile: Redis loses its data under load', () => {
 
   /** Waits until the log has decided every submission, then checks the shared ledger. */
   async function checkTheLedger(): Promise<LogEvent[]> {
-    const events = await settleLedger(submissions, readEvents, { timeoutMs: 120_000 });
-    const report = await checkLedger({
+    const { events, report } = await settleAndCheckLedger({
       submissions,
-      events,
-      webhookCalls: receiver.calls
-        .filter((c) => c.path.startsWith('/load/') || c.path.startsWith('/retry/'))
-        .map((c) => ({ path: c.path, webhookId: String(c.headers['webhook-id']), requestId: (c.body as { requestId: string }).requestId })),
+      readEvents,
+      settle: { timeoutMs: 120_000 },
+      webhookCalls: () => ledgerWebhookCalls(receiver.calls.filter((c) => c.path.startsWith('/load/') || c.path.startsWith('/retry/'))),
       status: async (id) => {
         const r = await tenant.get(`/v1/pdf/status/${id}`);
         return { status: r.status, json: r.json };

@@ -4,7 +4,7 @@ import { distributedEnv } from '../support/distributed-service.ts';
 import { download } from '../support/api-client.ts';
 import { pdfText } from '../support/pdf-tools.ts';
 import type { AppProcess } from '../support/service-process.ts';
-import { killRendererHostUntil, rendererHostPids } from '../support/renderer-host.ts';
+import { crashOnEveryAttempt, rendererHostPids } from '../support/renderer-host.ts';
 
 type Env = Awaited<ReturnType<typeof distributedEnv>>;
 
@@ -45,19 +45,10 @@ describe('distributed profile: a render that kills its renderer is no poison mes
   });
 
   it('records a request whose renderer dies on every attempt as FAILED with RENDER_CRASHED, commits it, and serves on', async () => {
-    // Given an async render that is in the renderer when it dies
-    const accepted = await env.api.post('/v1/html-to-pdf/async', {
-      html: '<p>doomed</p><script>while (true) {}</script>',
-      webhook: 'http://127.0.0.1:9/unused',
-    });
-    expect(accepted.status).toBe(200);
-    const requestId = accepted.json.requestId as string;
-
+    // Given an async render that is in the renderer when it dies,
     // When the worker's renderer process is killed on every attempt
-    const final = await killRendererHostUntil(worker, async () => {
+    const { requestId, final } = await crashOnEveryAttempt(env.api, worker, async () => {
       expect(await workerServes()).toBe(true); // the worker process itself never goes down
-      const res = await env.api.get(`/v1/pdf/status/${requestId}`);
-      return res.json?.renderStatus === 'FAILED' ? res.json : undefined;
     });
 
     // Then the request ends FAILED with RENDER_CRASHED after its bounded retries

@@ -1,5 +1,4 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DeleteBucketCommand, DeleteObjectsCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { LogEvent } from '@pressroom/schemas';
 import { waitFor } from '@pressroom/testing';
@@ -9,7 +8,7 @@ import { FaultProxy } from '../support/fault-proxy.ts';
 import { faultLoad, MIXED, type RenderSpec } from '../support/fault-load.ts';
 import { checkLedger, ledgerDecided, settleLedger, type LedgerSubmission } from '../support/ledger.ts';
 import { readLogEvents } from '../support/ops-cli.ts';
-import { s3Client } from '../support/s3.ts';
+import { deleteBucket } from '../support/s3.ts';
 import { ScriptedReceiver } from '../support/scripted-receiver.ts';
 import type { AppProcess } from '../support/service-process.ts';
 
@@ -52,6 +51,11 @@ describe('distributed profile: storage refusing or hanging is waited out, not tu
       PRESSROOM_SYNC_TIMEOUT_MS: '5000',
       PRESSROOM_WEBHOOK_RETRY_BASE_MS: '300',
       PRESSROOM_WEBHOOK_RETRY_MAX_MS: '2000',
+      // The worker's file write under a storage fault is what this file proves. With stored
+      // payloads (the default) the ingress needs our storage to accept a request at all: during
+      // the outage it answers 503 DEPENDENCY_UNAVAILABLE (nothing taken; stored-payloads.unit.spec.ts),
+      // so no load would reach the worker. Inline payloads keep the ingress on the log alone.
+      PRESSROOM_PAYLOADS: 'inline',
     });
     const ingress = await env.start('ingress', env.ingressPort);
     apps = [ingress, ...(await Promise.all([env.start('status-projector'), env.start('render-worker'), env.start('webhook-dispatcher')]))];
@@ -130,7 +134,7 @@ describe('distributed profile: storage refusing or hanging is waited out, not tu
 
   it('S3 refusing connections, then back without our bucket: every render succeeds, readiness recovers by itself', async () => {
     // The server "restarts" with in-memory storage: our bucket is gone when it is back.
-    await underFault('refused', 'refuse', () => deleteBucket(env.env.PRESSROOM_S3_BUCKET!));
+    await underFault('refused', 'refuse', () => deleteBucket(inject('S3_ENDPOINT'), env.env.PRESSROOM_S3_BUCKET!));
     // The worker's log names the cause an operator needs: the refused connection under the S3 error.
     const retries = worker.output
       .filter((l) => l.includes('"storing the file failed; retrying"'))
@@ -144,16 +148,3 @@ describe('distributed profile: storage refusing or hanging is waited out, not tu
     await underFault('hung', 'hang');
   }, 240_000);
 });
-
-/** Deletes a bucket and what it holds, on the real server (not through the proxy). */
-async function deleteBucket(bucket: string): Promise<void> {
-  const client = s3Client(inject('S3_ENDPOINT'));
-  try {
-    const listed = await client.send(new ListObjectsV2Command({ Bucket: bucket }));
-    const keys = (listed.Contents ?? []).map((o) => ({ Key: o.Key! }));
-    if (keys.length > 0) await client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: keys } }));
-    await client.send(new DeleteBucketCommand({ Bucket: bucket }));
-  } finally {
-    client.destroy();
-  }
-}

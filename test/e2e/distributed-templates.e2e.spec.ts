@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { distributedEnv } from '../support/distributed-service.ts';
-import { download } from '../support/api-client.ts';
+import { uploadAsset, download } from '../support/api-client.ts';
 import { pdfText } from '../support/pdf-tools.ts';
 import { solidPng } from '../support/fixtures.ts';
 import { listKeys } from '../support/s3.ts';
@@ -82,11 +82,7 @@ describe('distributed profile: templates as events, rebuildable view, assets in 
 
   it('stores uploaded assets in the own bucket under <tenantId>/assets/<name>', async () => {
     const png = solidPng(8, 8);
-    const up = await env.api.post('/v1/assets', {
-      name: 'dot.png',
-      contentType: 'image/png',
-      dataBase64: Buffer.from(png).toString('base64'),
-    });
+    const up = await uploadAsset(env.api, 'dot.png', png);
     expect(up.status).toBe(201);
     expect(await listKeys(inject('S3_ENDPOINT'), env.env.PRESSROOM_S3_BUCKET!, 'default/assets/')).toEqual(['default/assets/dot.png']);
     const res = await fetch(`http://127.0.0.1:${env.ingressPort}/v1/assets/dot.png/content`, {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '@pressroom/testing';
 import { download } from '../support/api-client.ts';
 import { distributedEnv } from '../support/distributed-service.ts';
-import { checkLedger, settleLedger, type LedgerSubmission } from '../support/ledger.ts';
+import { ledgerWebhookCalls, settleAndCheckLedger, type LedgerSubmission } from '../support/ledger.ts';
 import { readLogEvents, runOps } from '../support/ops-cli.ts';
 import { ScriptedReceiver, verifyWithStandardWebhooks } from '../support/scripted-receiver.ts';
 import type { AppProcess } from '../support/service-process.ts';
@@ -79,7 +79,12 @@ describe('distributed profile: webhook retries, replay and a dispatcher crash, o
     expect(history.status).toBe(200);
     expect(history.json).toMatchObject({ requestId, renderStatus: 'SUCCESS' });
     expect(history.json.chromium).toMatch(/^Chromium \d+\./);
-    const shown = (history.json.events as { type: string; data: any }[]).filter((e) => !e.type.endsWith('AttemptStarted'));
+    const events = history.json.events as { type: string; data: any }[];
+    const shown = events.filter((e) => !e.type.endsWith('AttemptStarted') && e.type !== 'LinkIssued');
+    // Each attempt's body carried a fresh link, recorded off the path of the attempt (the last one may still be on its way).
+    const links = events.filter((e) => e.type === 'LinkIssued');
+    expect(links.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(links.map((e) => `${e.data.where}/${e.data.file}`))).toEqual(new Set(['webhook/result']));
     expect(shown.map((e) => [e.type, e.data.statusCode])).toEqual([
       ['RenderRequested', undefined],
       ['RenderSucceeded', undefined],
@@ -157,15 +162,11 @@ describe('distributed profile: webhook retries, replay and a dispatcher crash, o
 
     // And the shared ledger check (issue 8: dispatcher SIGKILL mid-delivery) holds
     const submissions: LedgerSubmission[] = [{ tag, status: 200, requestId, webhookPath: '/d-crash' }];
-    const events = await settleLedger(submissions, () => readLogEvents(env.env), { timeoutMs: 30_000, pauseMs: 500 });
-    const report = await checkLedger({
+    const { report } = await settleAndCheckLedger({
       submissions,
-      events,
-      webhookCalls: receiver.calls.map((c) => ({
-        path: c.path,
-        webhookId: String(c.headers['webhook-id']),
-        requestId: String(c.body?.requestId),
-      })),
+      readEvents: () => readLogEvents(env.env),
+      settle: { timeoutMs: 30_000, pauseMs: 500 },
+      webhookCalls: () => ledgerWebhookCalls(receiver.calls),
       status: (id) => env.api.get(`/v1/pdf/status/${id}`),
       download: async (url) => (await download(url)).bytes,
     });

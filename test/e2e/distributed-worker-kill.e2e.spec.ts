@@ -4,7 +4,7 @@ import { waitFor } from '@pressroom/testing';
 import { download } from '../support/api-client.ts';
 import { distributedEnv } from '../support/distributed-service.ts';
 import { faultLoad, MIXED } from '../support/fault-load.ts';
-import { checkLedger, settleLedger, type LedgerSubmission } from '../support/ledger.ts';
+import { settleAndCheckLedger, type LedgerSubmission } from '../support/ledger.ts';
 import { readLogEvents } from '../support/ops-cli.ts';
 import { pdfText } from '../support/pdf-tools.ts';
 import { killChromiumOf } from '../support/renderer-host.ts';
@@ -40,15 +40,14 @@ describe('distributed profile: render worker and Chromium killed under load', ()
   const readEvents = (): Promise<LogEvent[]> => readLogEvents(env.env);
 
   async function ledger(load: ReturnType<typeof faultLoad>, timeoutMs: number) {
-    const events = await settleLedger(load.submissions, readEvents, { timeoutMs });
-    const report = await checkLedger({
+    return settleAndCheckLedger({
       submissions: load.submissions,
-      events,
-      webhookCalls: load.webhookCalls(),
+      readEvents,
+      settle: { timeoutMs },
+      webhookCalls: () => load.webhookCalls(),
       status: (id) => env.api.get(`/v1/pdf/status/${id}`),
       download: async (url) => (await download(url)).bytes,
     });
-    return { events, report };
   }
 
   beforeAll(async () => {

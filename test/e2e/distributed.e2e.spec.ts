@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Kafka, logLevel } from 'kafkajs';
 import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
@@ -9,7 +10,7 @@ import { download } from '../support/api-client.ts';
 import { isPdf, isPng, pdfText } from '../support/pdf-tools.ts';
 import { greetingTemplate, slowHtml } from '../support/fixtures.ts';
 import { listKeys } from '../support/s3.ts';
-import { AppProcess, freePort } from '../support/service-process.ts';
+import { AppProcess, freePort, unlimitedPlans } from '../support/service-process.ts';
 import { apiClient } from '../support/api-client.ts';
 import { runOps } from '../support/ops-cli.ts';
 import { ScriptedReceiver, verifyWithStandardWebhooks } from '../support/scripted-receiver.ts';
@@ -57,7 +58,8 @@ describe('distributed profile against real Kafka, Schema Registry, Redis, S3 and
     // Standard files expire after 3 s (the default tenant is on the high plan: its files stay).
     env = await distributedEnv({
       PRESSROOM_SYNC_TIMEOUT_MS: '8000',
-      PRESSROOM_RETENTION_FILES: 'standard=3s',
+      // The render cache for the standard plan only (the default tenant, high, renders everything).
+      PRESSROOM_PLANS: unlimitedPlans({ standard: { retention: '3s', renderCache: true } }),
       PRESSROOM_RETENTION_SWEEP_INTERVAL_MS: '500',
     });
     await env.start('ingress', env.ingressPort);
@@ -130,23 +132,20 @@ describe('distributed profile against real Kafka, Schema Registry, Redis, S3 and
     for (const value of values) expect(value[0]).toBe(0);
     const decoded = (await Promise.all(values.map((v) => registry.decode(v)))) as { type: string }[];
     const types = new Set(decoded.map((e) => e.type));
-    expect([...types].sort()).toEqual([
+    // The events one async render with a delivered webhook writes, one of each type.
+    const oneAsyncRender = [
+      'LinkIssued',
       'RenderAttemptStarted',
       'RenderRequested',
       'RenderSucceeded',
       'WebhookAttemptStarted',
       'WebhookAttempted',
       'WebhookDelivered',
-    ]);
+    ];
+    expect([...types].sort()).toEqual(oneAsyncRender);
+    // The webhook body's link was recorded (appended before the POST went out, so before its outcome).
     const ours = decoded.filter((e) => (e as { requestId?: string }).requestId === accepted.json.requestId).map((e) => e.type);
-    expect(ours.sort()).toEqual([
-      'RenderAttemptStarted',
-      'RenderRequested',
-      'RenderSucceeded',
-      'WebhookAttemptStarted',
-      'WebhookAttempted',
-      'WebhookDelivered',
-    ]);
+    expect(ours.sort()).toEqual(oneAsyncRender);
   });
 
   it('rebuilds an identical status view from the log after the Redis view is wiped', async () => {
@@ -228,7 +227,8 @@ describe('distributed profile against real Kafka, Schema Registry, Redis, S3 and
     const finished = await survivor.waitForLog((l) => l.msg === 'render finished' && l.requestId === requestId);
     expect(finished.outcome).toBe('success');
     const keys = await listKeys(inject('S3_ENDPOINT'), env.env.PRESSROOM_S3_BUCKET!, 'default/');
-    expect(keys.filter((k) => k.includes(requestId))).toEqual([`default/${requestId}.pdf`]);
+    // One file, beside the request's stored payload (PRESSROOM_PAYLOADS=store): the retry overwrote the same key.
+    expect(keys.filter((k) => k.includes(requestId))).toEqual([`default/${requestId}.payload.json`, `default/${requestId}.pdf`]);
   });
 
   it('answers 503 with Retry-After, and accepts nothing, when the log cannot take the request', async () => {
@@ -248,6 +248,33 @@ describe('distributed profile against real Kafka, Schema Registry, Redis, S3 and
     }
   });
 
+  it('serves an identical render from the render cache (Redis index, S3 copy), for its own tenant only', async () => {
+    // Given a tenant whose plan has the cache, and one of its renders
+    expect((await env.admin.post('/admin/v1/tenants', { tenantId: 'cachy', name: 'cachy', plan: 'standard' })).status).toBe(201);
+    const key = await env.admin.post('/admin/v1/tenants/cachy/keys', { label: 'e2e' });
+    const cachy = apiClient(`http://127.0.0.1:${env.ingressPort}`, key.json.apiKey as string);
+    const html = '<h1>cached in Redis</h1>';
+    const first = await cachy.post('/v1/html-to-pdf/sync', { html });
+    expect(first.status, first.text).toBe(200);
+    expect(first.json.metadata.cached).toBeUndefined();
+
+    // When it sends the identical render again (either worker may take it: the index is shared)
+    const second = await cachy.post('/v1/html-to-pdf/sync', { html });
+    expect(second.status, second.text).toBe(200);
+
+    // Then it is a copy: same bytes, its own object in the bucket
+    expect(second.json.metadata.cached).toBe(true);
+    const [a, b] = await Promise.all([download(first.json.signedUrl as string), download(second.json.signedUrl as string)]);
+    expect(isPdf(a.bytes)).toBe(true);
+    expect(Buffer.from(b.bytes).equals(Buffer.from(a.bytes))).toBe(true);
+    const ids = [first.headers.get('x-request-id'), second.headers.get('x-request-id')];
+    expect(ids[0]).not.toBe(ids[1]);
+    // And the default tenant (plan without the cache) sending the same input gets its own render
+    const other = await env.api.post('/v1/html-to-pdf/sync', { html });
+    expect(other.status, other.text).toBe(200);
+    expect(other.json.metadata.cached).toBeUndefined();
+  });
+
   it("expires a standard tenant's file from our bucket (status 410 EXPIRED), counts it in usage; a foreign DELETE is 404", async () => {
     // Given a tenant on the standard plan (files kept 3 s here) and one of its renders
     expect((await env.admin.post('/admin/v1/tenants', { tenantId: 'brief', name: 'brief', plan: 'standard' })).status).toBe(201);
@@ -260,6 +287,16 @@ describe('distributed profile against real Kafka, Schema Registry, Redis, S3 and
     expect(isPdf(file.bytes)).toBe(true);
     // The default tenant cannot delete it: another tenant's render is unknown
     expect((await env.api.del(`/v1/pdf/${requestId}`)).status).toBe(404);
+    // Its payload is in our bucket beside the file; the log keeps only its hash and size
+    expect(await listKeys(inject('S3_ENDPOINT'), env.env.PRESSROOM_S3_BUCKET!, `brief/${requestId}`)).toEqual([
+      `brief/${requestId}.payload.json`,
+      `brief/${requestId}.pdf`,
+    ]);
+    const logged = await runOps(env.env, ['events', '--request', requestId]);
+    expect(logged.code, logged.stderr).toBe(0);
+    expect(logged.stdout).not.toContain('<p>brief</p>');
+    const payload = Buffer.from(JSON.stringify({ kind: 'html', html: '<p>brief</p>' }));
+    expect(logged.stdout).toContain(createHash('sha256').update(payload).digest('hex'));
 
     // When its retention has passed, the status projector's sweeper removes it from our bucket
     await waitFor(async () => (await brief.get(`/v1/pdf/status/${requestId}`)).status === 410, {
@@ -268,7 +305,7 @@ describe('distributed profile against real Kafka, Schema Registry, Redis, S3 and
       description: 'the file to expire',
     });
 
-    // Then the status says EXPIRED, the object is gone, and usage still counts the render
+    // Then the status says EXPIRED, the file and the payload are gone, and usage still counts the render
     expect((await brief.get(`/v1/pdf/status/${requestId}`)).json.error.code).toBe('EXPIRED');
     expect(await listKeys(inject('S3_ENDPOINT'), env.env.PRESSROOM_S3_BUCKET!, 'brief/')).toEqual([]);
     const today = new Date().toISOString().slice(0, 10);

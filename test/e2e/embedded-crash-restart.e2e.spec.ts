@@ -1,12 +1,10 @@
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LogEvent } from '@pressroom/schemas';
 import { download } from '../support/api-client.ts';
-import { startEmbedded } from '../support/embedded-service.ts';
+import { readEmbeddedLogLines, startEmbedded } from '../support/embedded-service.ts';
 import { faultLoad, MIXED } from '../support/fault-load.ts';
 import { pdfText } from '../support/pdf-tools.ts';
-import { checkLedger, settleLedger, type LedgerSubmission } from '../support/ledger.ts';
+import { settleAndCheckLedger, type LedgerSubmission } from '../support/ledger.ts';
 import { ScriptedReceiver } from '../support/scripted-receiver.ts';
 import { AppProcess } from '../support/service-process.ts';
 
@@ -29,11 +27,8 @@ describe('embedded profile: process-group SIGKILL under load, restart on the sam
 
   /** The embedded log's files: one JSON line per record (the running service owns the log). */
   const readEvents = async (): Promise<LogEvent[]> => {
-    const dir = join(svc.dataDir, 'log', 'topics');
-    const files = await Promise.all((await readdir(dir)).map((f) => readFile(join(dir, f), 'utf8')));
     const events: LogEvent[] = [];
-    for (const line of files.join('\n').split('\n')) {
-      if (!line) continue;
+    for (const line of await readEmbeddedLogLines(svc.dataDir)) {
       try {
         events.push((JSON.parse(line) as { event: LogEvent }).event);
       } catch {
@@ -78,11 +73,11 @@ describe('embedded profile: process-group SIGKILL under load, restart on the sam
     restarted = await new AppProcess('standalone', svc.app.env, svc.app.port).start();
 
     // Then every request that reached the log ends exactly once, with its file and its webhook
-    const events = await settleLedger(load.submissions, readEvents, { timeoutMs: 150_000 });
-    const report = await checkLedger({
+    const { report } = await settleAndCheckLedger({
       submissions: load.submissions,
-      events,
-      webhookCalls: load.webhookCalls(),
+      readEvents,
+      settle: { timeoutMs: 150_000 },
+      webhookCalls: () => load.webhookCalls(),
       status: (id) => svc.api.get(`/v1/pdf/status/${id}`),
       download: async (url) => (await download(url)).bytes,
     });

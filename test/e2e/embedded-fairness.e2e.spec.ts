@@ -1,18 +1,11 @@
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '@pressroom/testing';
-import { startEmbedded } from '../support/embedded-service.ts';
-import { apiClient, download, type ApiClient } from '../support/api-client.ts';
-import { isPdf } from '../support/pdf-tools.ts';
+import { readEmbeddedLogLines, startEmbedded } from '../support/embedded-service.ts';
+import { apiClient, type ApiClient } from '../support/api-client.ts';
+import { floodThenCalmSync, spinFor, spinForever } from '../support/fair-capacity-scenario.ts';
 import { WebhookReceiver } from '../support/webhook-receiver.ts';
 
 type Svc = Awaited<ReturnType<typeof startEmbedded>>;
-
-/** A page that never finishes: it holds its render slot until the render time limit. */
-const spinForever = '<p>x</p><script>while (true) {}</script>';
-/** Slow but finishing: busy for a few seconds, then done. */
-const spinFor = (ms: number) => `<p>slow</p><script>const end = Date.now() + ${ms}; while (Date.now() < end) {}</script>`;
 
 /**
  * Issue 7 point 5: one tenant's hostile or slow renders must not push another tenant's sync
@@ -35,8 +28,8 @@ describe('embedded profile: fair capacity across tenants', () => {
   };
   /** Requests of a tenant on the sync lane's log file (appended = accepted by the ingress). */
   const syncRequestsOnLog = async (tenantId: string) => {
-    const text = await readFile(join(svc.dataDir, 'log', 'topics', 'pressroom.render.requested.sync.log'), 'utf8').catch(() => '');
-    return text.split('\n').filter((line) => line.includes(`"tenantId":"${tenantId}"`)).length;
+    const lines = await readEmbeddedLogLines(svc.dataDir, ['pressroom.render.requested.sync']);
+    return lines.filter((line) => line.includes(`"tenantId":"${tenantId}"`)).length;
   };
 
   beforeAll(async () => {
@@ -51,46 +44,23 @@ describe('embedded profile: fair capacity across tenants', () => {
   });
 
   it("answers another tenant's one-line sync render with 200 while one standard tenant floods the service", async () => {
-    // Without the flood: the calm tenant's figure to compare with
-    const quietStart = performance.now();
-    const quiet = await calm.post('/v1/html-to-pdf/sync', { html: '<p>quiet</p>' });
-    const quietMs = Math.round(performance.now() - quietStart);
-    expect(quiet.status).toBe(200);
-
-    // Given the hostile tenant's two concurrent never-ending sync renders, plus never-ending and
-    // slow-but-finishing async ones, all accepted
-    // (the process is killed at the end with these still open: their outcome is read before)
-    const hostileSync = [1, 2].map(() => hostile.post('/v1/html-to-pdf/sync', { html: spinForever }).catch((e: Error) => e));
-    const webhook = receiver.url('/hostile');
-    const accepted = await Promise.all([
-      hostile.post('/v1/html-to-pdf/async', { html: spinForever, webhook }),
-      hostile.post('/v1/html-to-pdf/async', { html: spinForever, webhook }),
-      hostile.post('/v1/html-to-pdf/async', { html: spinFor(1_500), webhook }),
-      hostile.post('/v1/html-to-pdf/async', { html: spinFor(1_500), webhook }),
-    ]);
-    expect(accepted.map((r) => r.status)).toEqual([200, 200, 200, 200]);
-    await waitFor(async () => (await syncRequestsOnLog('hostile')) === 2, {
-      timeoutMs: 10_000,
-      description: 'both hostile sync requests on the log',
+    // (the process is killed in the next test with the flood still open: its outcome is read before)
+    const outcome = await floodThenCalmSync({
+      label: 'embedded',
+      hostile,
+      calm,
+      receiver,
+      syncWaitMs,
+      hostileAsync: [spinForever, spinForever, spinFor(1_500), spinFor(1_500)],
+      hostileSyncOnLog: () =>
+        waitFor(async () => (await syncRequestsOnLog('hostile')) === 2, {
+          timeoutMs: 10_000,
+          description: 'both hostile sync requests on the log',
+        }),
+      hostileRendering: () => svc.app.waitForLog((l) => l.msg === 'render started' && l.tenantId === 'hostile'),
     });
-    await svc.app.waitForLog((l) => l.msg === 'render started' && l.tenantId === 'hostile');
-
-    // When the calm tenant asks for a one-line sync render
-    const floodStart = performance.now();
-    const res = await calm.post('/v1/html-to-pdf/sync', { html: '<p>hello from calm</p>' });
-    const floodMs = Math.round(performance.now() - floodStart);
-
-    // Then it gets its file, not a 202 after the sync wait
-    expect(res.status).toBe(200);
-    calmId = res.headers.get('x-request-id') ?? '';
-    const file = await download(res.json.signedUrl);
-    expect(isPdf(file.bytes)).toBe(true);
-    console.info(`calm tenant's sync render: ${quietMs} ms alone, ${floodMs} ms during the hostile flood (sync wait ${syncWaitMs} ms)`);
-
-    // And the hostile tenant's own sync renders are what waits (202 after the sync wait)
-    const syncAnswers = await Promise.all(hostileSync);
-    expect(syncAnswers.map((r) => ('status' in r ? r.status : r.message))).toEqual([202, 202]);
-    for (const r of [...syncAnswers, ...accepted]) if ('json' in r) hostileIds.push(r.json.requestId as string);
+    calmId = outcome.calm.headers.get('x-request-id') ?? '';
+    for (const r of [...outcome.hostileSync, ...outcome.hostileAsync]) hostileIds.push(r.json.requestId as string);
   });
 
   it('loses none of the requests it read ahead when killed mid-flood: after a restart every one ends', async () => {

@@ -1,10 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '@pressroom/testing';
 import { apiClient, download, type ApiClient } from '../support/api-client.ts';
-import { startEmbedded } from '../support/embedded-service.ts';
+import { readEmbeddedLogLines, startEmbedded } from '../support/embedded-service.ts';
 import { pdfText } from '../support/pdf-tools.ts';
 import { WebhookReceiver } from '../support/webhook-receiver.ts';
 
@@ -27,10 +25,7 @@ describe('embedded profile: Idempotency-Key on render endpoints', () => {
    * (one JSON line per record; the running service owns the log, so the ops CLI cannot open it).
    */
   const requestsWithKey = async (k: string) => {
-    const dir = join(svc.dataDir, 'log', 'topics');
-    const lines = (await Promise.all((await readdir(dir)).map((f) => readFile(join(dir, f), 'utf8')))).join('\n').split('\n');
-    return lines
-      .filter(Boolean)
+    return (await readEmbeddedLogLines(svc.dataDir))
       .map((l) => JSON.parse(l).event)
       .filter((e) => e.type === 'RenderRequested' && e.data.idempotencyKey === k);
   };

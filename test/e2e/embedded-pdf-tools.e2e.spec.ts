@@ -3,7 +3,7 @@ import { PdfNoodle } from 'pdfnoodle';
 import { waitFor } from '@pressroom/testing';
 import { startEmbedded } from '../support/embedded-service.ts';
 import { download } from '../support/api-client.ts';
-import { imagePdf, textPdf } from '../support/pdf-fixtures.ts';
+import { everyToolMetadataField, everyToolMetadataFieldInfo, imagePdf, textPdf } from '../support/pdf-fixtures.ts';
 import { isPdf, pdfInfo, pdfPageText, pdfText } from '../support/pdf-tools.ts';
 import { WebhookReceiver } from '../support/webhook-receiver.ts';
 
@@ -220,36 +220,11 @@ describe('PDF tools through the official SDK (embedded profile)', () => {
   });
 
   it('updatePdfMetadata: every field the SDK names is written', async () => {
-    const { data, error } = await sdk.tools.updatePdfMetadata({
-      url: a,
-      metadata: {
-        title: 'Quarterly report',
-        author: 'Acme Ltd',
-        subject: 'Numbers',
-        keywords: ['q3', 'finance'],
-        creator: 'Report builder',
-        producer: 'Acme producer',
-        copyright: '© Acme',
-        createDate: '2024-01-02T03:04:05Z',
-        modDate: '2024-02-03T04:05:06Z',
-        pdfVersion: 1.7,
-        marked: true,
-        trapped: 'True',
-      },
-    });
+    const { data, error } = await sdk.tools.updatePdfMetadata({ url: a, metadata: everyToolMetadataField });
     expect(error).toBeNull();
     const bytes = await fetchPdf(data!.url);
     const info = await pdfInfo(bytes);
-    expect(info).toMatchObject({
-      Title: 'Quarterly report',
-      Author: 'Acme Ltd',
-      Subject: 'Numbers',
-      Creator: 'Report builder',
-      Producer: 'Acme producer',
-      Tagged: 'yes',
-      'PDF version': '1.7',
-      Pages: '2',
-    });
+    expect(info).toMatchObject({ ...everyToolMetadataFieldInfo, Pages: '2' });
     expect(info.Keywords).toContain('finance');
     expect(info.CreationDate).toContain('2024');
   });
@@ -323,5 +298,15 @@ describe('PDF tools through the official SDK (embedded profile)', () => {
     expect((await pdfInfo(await fetchPdf(result.url))).Pages).toBe('2');
     const status = await svc.api.get(`/v1/tools/status/${res.json.requestId}`);
     expect(status.json).toMatchObject({ status: 'SUCCESS', result: { status: 'SUCCESS', fileName: expect.stringMatching(/\.pdf$/) } });
+    // Both links handed out, in the webhook body and on status, are on the render's history (recorded off the request path).
+    const links = await waitFor(
+      async () => {
+        const h = await svc.api.get(`/v1/pdf/${res.json.requestId}/events`);
+        const issued = (h.json.events as { type: string; data: { where: string } }[]).filter((e) => e.type === 'LinkIssued');
+        return issued.length >= 2 ? issued.map((e) => e.data.where) : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 100, description: 'the links on the history' },
+    );
+    expect(links).toEqual(['webhook', 'status']);
   });
 });

@@ -14,7 +14,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /**
  * Issue 11 points 3 and 4 on the embedded profile: plans as configuration, with two tenants on
  * different plans. `standard` is configured tiny (4 requests per key at once, 1 render in flight,
- * batches of 2); `high` keeps its rate and takes 4 renders in flight. The async lane closes at a
+ * batches of 2); `high` keeps its rate, takes 4 renders in flight and PNGs of 2 pages. The async lane closes at a
  * backlog of 3.
  */
 describe('embedded profile: plan quotas answer 429 and recover', () => {
@@ -46,7 +46,7 @@ describe('embedded profile: plan quotas answer 429 and recover', () => {
     svc = await startEmbedded({
       PRESSROOM_PLANS: JSON.stringify({
         standard: { requestsPerSecond: 1, burst: 4, concurrentRenders: 1, batchMaxItems: 2, pngMaxPixels: 500_000 },
-        high: { concurrentRenders: 4 },
+        high: { concurrentRenders: 4, pngMaxPages: 2 },
       }),
       PRESSROOM_ASYNC_BACKLOG_MAX: '3',
       PRESSROOM_BACKLOG_REFRESH_MS: '50',
@@ -138,6 +138,21 @@ describe('embedded profile: plan quotas answer 429 and recover', () => {
     const rendered = await big.post('/v1/html-to-pdf/sync', { html: '<p>png</p>', convertToImage: true });
     expect(rendered.status).toBe(200);
     expect(new URL(rendered.json.signedUrl).pathname).toMatch(/\.PNG$/);
+  });
+
+  it("caps a PNG at the plan's pngMaxPages: a PNG stacking 3 A4 pages fails OUTPUT_TOO_LARGE naming the rule; 2 pages and the PDF render", async () => {
+    const big = await key('big');
+    // An A4 sheet is 1123 px tall: 3000 px of content stacks 3 sheets, 2000 px stacks 2.
+    const tall = (px: number) => `<div style="height:${px}px">tall</div>`;
+    const refused = await big.post('/v1/html-to-pdf/sync', { html: tall(3000), convertToImage: true });
+    expect(refused.status).toBe(422);
+    expect(refused.json.error.code).toBe('OUTPUT_TOO_LARGE');
+    expect(refused.json.error.message).toMatch(/would stack 3 pages.*pngMaxPages of 2/);
+    const two = await big.post('/v1/html-to-pdf/sync', { html: tall(2000), convertToImage: true });
+    expect(two.status, two.text).toBe(200);
+    expect(new URL(two.json.signedUrl).pathname).toMatch(/\.PNG$/);
+    const pdf = await big.post('/v1/html-to-pdf/sync', { html: tall(3000) });
+    expect(pdf.status, pdf.text).toBe(200);
   });
 
   it('back-pressure: past the async backlog, async requests get 429 BACKLOG_FULL while sync ones still answer', async () => {

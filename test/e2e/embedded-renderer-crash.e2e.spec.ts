@@ -7,7 +7,7 @@ import { download, type ApiClient } from '../support/api-client.ts';
 import { pdfText } from '../support/pdf-tools.ts';
 import { AppProcess } from '../support/service-process.ts';
 import { startCanary, type Canary } from '../../libs/renderer/src/test-support/canary.ts';
-import { killRendererHostUntil, rendererHostPids } from '../support/renderer-host.ts';
+import { crashOnEveryAttempt, rendererHostPids } from '../support/renderer-host.ts';
 
 type Svc = Awaited<ReturnType<typeof startEmbedded>>;
 
@@ -127,19 +127,10 @@ describe('embedded profile: no tenant page can end or wedge the service (issue 7
   });
 
   it('records a render whose renderer dies on every attempt as FAILED with RENDER_CRASHED; the ingress keeps serving', async () => {
-    // Given an async render that keeps the page busy (so it is in the renderer when the renderer dies)
-    const accepted = await svc.api.post('/v1/html-to-pdf/async', {
-      html: '<p>doomed</p><script>while (true) {}</script>',
-      webhook: 'http://127.0.0.1:9/unused',
-    });
-    expect(accepted.status).toBe(200);
-    const requestId = accepted.json.requestId as string;
-
+    // Given an async render that keeps the page busy (so it is in the renderer when the renderer dies),
     // When the renderer process is killed under it on every attempt (the OOM killer, say)
-    const final = await killRendererHostUntil(svc.app, async () => {
+    const { final } = await crashOnEveryAttempt(svc.api, svc.app, async () => {
       expect((await fetch(`${svc.baseUrl}/healthz`)).status).toBe(200); // the ingress stays up throughout
-      const res = await svc.api.get(`/v1/pdf/status/${requestId}`);
-      return res.json?.renderStatus === 'FAILED' ? res.json : undefined;
     });
 
     // Then it is recorded as crashed after its bounded retries (1 here), and the service renders again

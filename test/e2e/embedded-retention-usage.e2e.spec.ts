@@ -1,14 +1,18 @@
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded } from '../support/embedded-service.ts';
 import { apiClient, download, type ApiClient } from '../support/api-client.ts';
 import { pdfInfo } from '../support/pdf-tools.ts';
 import { runOps } from '../support/ops-cli.ts';
+import { unlimitedPlans } from '../support/service-process.ts';
 import { waitFor } from '@pressroom/testing';
 
 // Issue 11, points 5 and 6 on the embedded profile, with two tenants: files expire by plan
-// (high keeps them 2 seconds here, standard keeps them), DELETE removes a render now (another
-// tenant's id is unknown), and usage counts what was sent.
+// (high keeps them 2 seconds here, standard its default 30 days), DELETE removes a render now (another
+// tenant's id is unknown), and usage counts what was sent. Issue 13: the render cache (on for
+// both plans here) serves an identical render of the same tenant as a copy, never across tenants.
 
 type Svc = Awaited<ReturnType<typeof startEmbedded>>;
 
@@ -30,16 +34,38 @@ async function render(api: ApiClient, html: string): Promise<{ requestId: string
   return { requestId: res.headers.get('x-request-id') ?? '', signedUrl: res.json.signedUrl as string, bytes: file.bytes };
 }
 
+/** Where the embedded profile keeps a render's stored payload (our own storage, local disk). */
+const payloadFile = (svc: Svc, tenantId: string, requestId: string) =>
+  join(svc.dataDir, 'files', 'objects', tenantId, `${requestId}.payload.json`);
+
+/** The raw log of one render, as `ops events` prints it. */
+async function rawEvents(
+  svc: Svc,
+  requestId: string,
+): Promise<{ text: string; events: { type: string; data: Record<string, unknown> }[] }> {
+  const out = await runOps(svc.app.env, ['events', '--request', requestId]);
+  expect(out.code, out.stderr).toBe(0);
+  const events = out.stdout
+    .trim()
+    .split('\n')
+    .map((l) => (JSON.parse(l) as { event: { type: string; data: Record<string, unknown> } }).event);
+  return { text: out.stdout, events };
+}
+
 const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
 
 describe('embedded profile: retention, DELETE and usage, with two tenants', () => {
   let svc: Svc;
   let acme: ApiClient; // plan high: files kept 2 seconds
-  let globex: ApiClient; // plan standard: files kept
+  let globex: ApiClient; // plan standard: files kept 30 days (the default)
   const sent = { acme: { ok: 0, failed: 0, pages: 0, bytes: 0 }, globex: { ok: 0, failed: 0, pages: 0, bytes: 0 } };
 
   beforeAll(async () => {
-    svc = await startEmbedded({ PRESSROOM_RETENTION_FILES: 'high=2s', PRESSROOM_RETENTION_SWEEP_INTERVAL_MS: '300' });
+    svc = await startEmbedded({
+      // Both plans have the render cache (issue 13): identical renders of a tenant are copies.
+      PRESSROOM_PLANS: unlimitedPlans({ standard: { renderCache: true }, high: { retention: '2s', renderCache: true } }),
+      PRESSROOM_RETENTION_SWEEP_INTERVAL_MS: '300',
+    });
     acme = await tenant(svc, 'acme', 'high');
     globex = await tenant(svc, 'globex', 'standard');
   });
@@ -51,6 +77,17 @@ describe('embedded profile: retention, DELETE and usage, with two tenants', () =
     // Given a file of each tenant, globex's the older one
     const kept = await render(globex, '<p>kept</p>');
     const expiring = await render(acme, TWO_PAGES);
+    // Its payload is in our storage, not on the log: the log holds its hash and size, never the HTML
+    expect(existsSync(payloadFile(svc, 'acme', expiring.requestId))).toBe(true);
+    const raw = await rawEvents(svc, expiring.requestId);
+    expect(raw.text).not.toContain('page-break-after');
+    const source = Buffer.from(JSON.stringify({ kind: 'html', html: TWO_PAGES }));
+    const fingerprint = { sha256: createHash('sha256').update(source).digest('hex'), bytes: source.byteLength };
+    expect(raw.events.find((e) => e.type === 'RenderRequested')?.data.source).toEqual({
+      kind: 'stored',
+      of: 'html',
+      payload: { key: `acme/${expiring.requestId}.payload.json`, ...fingerprint },
+    });
     sent.globex.ok++;
     sent.globex.bytes += kept.bytes.byteLength;
     sent.globex.pages += Number((await pdfInfo(kept.bytes)).Pages);
@@ -75,11 +112,12 @@ describe('embedded profile: retention, DELETE and usage, with two tenants', () =
     const history = await acme.get(`/v1/pdf/${expiring.requestId}/events`);
     const events = history.json.events as { type: string; data: Record<string, unknown> }[];
     expect(events.map((e) => e.type)).toContain('ArtifactRemoved');
-    const source = Buffer.from(JSON.stringify({ kind: 'html', html: TWO_PAGES }));
-    expect(events.find((e) => e.type === 'RenderSucceeded')?.data.payload).toEqual({
-      sha256: createHash('sha256').update(source).digest('hex'),
-      bytes: source.byteLength,
-    });
+    expect(events.find((e) => e.type === 'RenderSucceeded')?.data.payload).toEqual(fingerprint);
+    expect(events.find((e) => e.type === 'RenderRequested')?.data.source).toEqual({ kind: 'html', payload: fingerprint });
+    expect(history.text).not.toContain('page-break-after');
+    // And the payload expired with the file
+    expect(existsSync(payloadFile(svc, 'acme', expiring.requestId))).toBe(false);
+    expect(events.find((e) => e.type === 'ArtifactRemoved')?.data.keys).toContain(`acme/${expiring.requestId}.payload.json`);
 
     // While globex's older file (standard keeps files) still downloads
     expect((await download(kept.signedUrl)).status).toBe(200);
@@ -100,7 +138,13 @@ describe('embedded profile: retention, DELETE and usage, with two tenants', () =
     expect((await download(r.signedUrl)).status).toBe(200);
 
     // When globex deletes it
+    expect(existsSync(payloadFile(svc, 'globex', r.requestId))).toBe(true);
     expect((await globex.del(`/v1/pdf/${r.requestId}`)).status).toBe(204);
+
+    // Then its stored payload is gone too, recorded in the removal
+    expect(existsSync(payloadFile(svc, 'globex', r.requestId))).toBe(false);
+    const removed = (await rawEvents(svc, r.requestId)).events.find((e) => e.type === 'ArtifactRemoved');
+    expect(removed?.data).toMatchObject({ reason: 'DELETED', keys: expect.arrayContaining([`globex/${r.requestId}.payload.json`]) });
 
     // Then the file is gone and the status says it was deleted
     expect((await download(r.signedUrl)).status).toBe(410);
@@ -110,6 +154,75 @@ describe('embedded profile: retention, DELETE and usage, with two tenants', () =
     // Deleting again is fine; an unknown id is 404
     expect((await globex.del(`/v1/pdf/${r.requestId}`)).status).toBe(204);
     expect((await globex.del('/v1/pdf/0190d2c4-0000-7000-8000-000000000000')).status).toBe(404);
+  });
+
+  it('serves an identical render of the same tenant from the cache, never to another tenant; opt-out and DELETE keep working', async () => {
+    type Ev = { type: string; data: Record<string, unknown> };
+    const eventsOf = async (api: ApiClient, requestId: string) => (await api.get(`/v1/pdf/${requestId}/events`)).json.events as Ev[];
+    const succeeded = (events: Ev[]) => events.find((e) => e.type === 'RenderSucceeded')?.data;
+    const html = `<h1>Invoice</h1><p>${'cached line '.repeat(40)}</p>`;
+    const count = (t: keyof typeof sent, r: { bytes: Uint8Array }) => {
+      sent[t].ok++;
+      sent[t].bytes += r.bytes.byteLength;
+      sent[t].pages += 1;
+    };
+
+    // Given a render of globex
+    const first = await render(globex, html);
+    count('globex', first);
+    const firstEvents = await eventsOf(globex, first.requestId);
+    expect(succeeded(firstEvents)?.cache).toMatchObject({ hit: false });
+
+    // When globex sends the identical render again
+    const res = await globex.post('/v1/html-to-pdf/sync', { html });
+    expect(res.status, res.text).toBe(200);
+    const second = { requestId: res.headers.get('x-request-id') ?? '', bytes: (await download(res.json.signedUrl as string)).bytes };
+    count('globex', second);
+
+    // Then it is a copy of the first file, served without Chromium, and says so
+    expect(res.json.metadata.cached).toBe(true);
+    expect(Buffer.from(second.bytes).equals(Buffer.from(first.bytes))).toBe(true);
+    const secondEvents = await eventsOf(globex, second.requestId);
+    expect(succeeded(secondEvents)?.cache).toEqual({
+      key: (succeeded(firstEvents)?.cache as { key: string }).key,
+      hit: true,
+      from: first.requestId,
+    });
+    expect(secondEvents.map((e) => e.type)).not.toContain('RenderAttemptStarted');
+    expect((await globex.get(`/v1/pdf/status/${second.requestId}`)).json.metadata.cached).toBe(true);
+
+    // And another tenant sending the identical input gets its own render, never globex's file
+    const foreign = await acme.post('/v1/html-to-pdf/sync', { html });
+    expect(foreign.status, foreign.text).toBe(200);
+    expect(foreign.json.metadata.cached).toBeUndefined();
+    const foreignId = foreign.headers.get('x-request-id') ?? '';
+    count('acme', await download(foreign.json.signedUrl as string));
+    const foreignEvents = await eventsOf(acme, foreignId);
+    expect(succeeded(foreignEvents)?.cache).toMatchObject({ hit: false });
+    expect(foreignEvents.map((e) => e.type)).toContain('RenderAttemptStarted');
+
+    // And a request with cache: false is rendered afresh, and not recorded in the cache
+    const fresh = await globex.post('/v1/html-to-pdf/sync', { html, cache: false });
+    expect(fresh.status, fresh.text).toBe(200);
+    expect(fresh.json.metadata.cached).toBeUndefined();
+    const freshId = fresh.headers.get('x-request-id') ?? '';
+    count('globex', await download(fresh.json.signedUrl as string));
+    const freshEvents = await eventsOf(globex, freshId);
+    expect(succeeded(freshEvents)?.cache).toBeUndefined();
+    expect(freshEvents.map((e) => e.type)).toContain('RenderAttemptStarted');
+
+    // When the first render is deleted, the copy still downloads
+    expect((await globex.del(`/v1/pdf/${first.requestId}`)).status).toBe(204);
+    const copy = await download(res.json.signedUrl as string);
+    expect(copy.status).toBe(200);
+    expect(Buffer.from(copy.bytes).equals(Buffer.from(first.bytes))).toBe(true);
+
+    // And when every cached file is gone, the next identical render is rendered again (no broken file)
+    expect((await globex.del(`/v1/pdf/${second.requestId}`)).status).toBe(204);
+    const again = await render(globex, html);
+    count('globex', again);
+    expect(succeeded(await eventsOf(globex, again.requestId))?.cache).toMatchObject({ hit: false });
+    expect(Number((await pdfInfo(again.bytes)).Pages)).toBe(1);
   });
 
   it('usage counts renders by outcome, pages and bytes per tenant, through the API and the ops CLI', async () => {

@@ -4,6 +4,7 @@ import { waitFor } from '@pressroom/testing';
 import { startEmbedded } from '../support/embedded-service.ts';
 import { apiClient, type ApiClient } from '../support/api-client.ts';
 import { createBucket, listKeys, s3Credentials } from '../support/s3.ts';
+import { startStsServer, type StsServer } from '../support/sts-server.ts';
 
 // Issue 11, points 1 and 2, over HTTP with two tenants: a tenant manages its own keys and S3
 // connections; nothing of another tenant's is reachable (404 exactly like an unknown id).
@@ -24,11 +25,15 @@ describe('embedded profile: tenants manage their keys and S3 connections', () =>
   const endpoint = inject('S3_ENDPOINT');
   const bucket = `self-service-${randomBytes(4).toString('hex')}`;
   const connection = { bucket, region: 'us-east-1', endpoint, forcePathStyle: true, ...s3Credentials };
+  const role = { roleArn: 'arn:aws:iam::123456789012:role/pressroom-writer', externalId: 'acme-7f3a' };
+  let sts: StsServer;
 
   beforeAll(async () => {
-    // Role connections assume their role through this STS endpoint (nothing listens there: offline, the test write fails).
+    // Role connections assume their role through this STS endpoint: it grants the role only with
+    // acme's external id, and hands out the S3 server's key with a session token.
+    sts = await startStsServer({ ...role, grants: s3Credentials });
     svc = await startEmbedded({
-      PRESSROOM_S3_STS_ENDPOINT: 'http://127.0.0.1:9',
+      PRESSROOM_S3_STS_ENDPOINT: sts.url,
       AWS_ACCESS_KEY_ID: 'service-key',
       AWS_SECRET_ACCESS_KEY: 'service-secret',
     });
@@ -38,6 +43,7 @@ describe('embedded profile: tenants manage their keys and S3 connections', () =>
   });
   afterAll(async () => {
     await svc?.app.stop();
+    await sts?.stop();
   });
 
   it('creates a key shown once with a recognisable prefix, and lists keys without secrets or hashes', async () => {
@@ -169,18 +175,35 @@ describe('embedded profile: tenants manage their keys and S3 connections', () =>
     expect(missing.json.error.details[0].message).toMatch(/NoSuchBucket/);
   });
 
-  it('takes a role with an external id instead of static credentials, assumed through the configured STS endpoint', async () => {
-    const role = { roleArn: 'arn:aws:iam::123456789012:role/pressroom-writer', externalId: 'acme-7f3a' };
+  it('takes a role with an external id instead of static credentials: assumed through STS, the test write and the renders use what STS granted', async () => {
     const noStatic = without(connection, 'accessKeyId', 'secretAccessKey');
     const both = await acme.post('/v1/s3-connections', { ...connection, ...role });
     expect(both.status).toBe(400);
     expect(both.json.error.details[0].field).toBe('roleArn');
     expect((await acme.post('/v1/s3-connections', { ...noStatic, roleArn: 'not-an-arn' })).status).toBe(400);
 
+    // A wrong external id: STS refuses, and so does the registration, with STS's reason
+    const refused = await acme.post('/v1/s3-connections', { connectionId: 'role-wrong-id', ...noStatic, ...role, externalId: 'guessed' });
+    expect(refused.status, refused.text).toBe(422);
+    expect(refused.json.error.code).toBe('S3_CONNECTION_TEST_FAILED');
+    expect(refused.json.error.details[0].message).toMatch(/Not authorized to perform sts:AssumeRole/);
+
+    // The right one: the service assumes the role with its own identity and the tenant's external id
     const res = await acme.post('/v1/s3-connections', { connectionId: 'role', ...noStatic, ...role });
-    expect(res.status, res.text).toBe(422);
-    expect(res.json.error.code).toBe('S3_CONNECTION_TEST_FAILED');
-    expect(res.json.error.details[0].message).toMatch(/ECONNREFUSED 127\.0\.0\.1:9/);
+    expect(res.status, res.text).toBe(201);
+    expect(res.json).toMatchObject({ connectionId: 'role', roleArn: role.roleArn, externalId: role.externalId });
+    expect(res.text).not.toContain(s3Credentials.secretAccessKey);
+    expect(sts.calls.at(-1)).toEqual({
+      roleArn: role.roleArn,
+      externalId: role.externalId,
+      sessionName: 'pressroom',
+      signedBy: 'service-key',
+    });
+
+    // And a render to that connection lands in the tenant's bucket, written with the role's credentials
+    const rendered = await acme.post('/v1/html-to-pdf/sync', { html: '<p>through a role</p>', s3_bucket: 'role', s3_key: 'role/out' });
+    expect(rendered.status, rendered.text).toBe(200);
+    expect(await listKeys(endpoint, bucket, 'role/')).toEqual(['role/out.pdf']);
   });
 
   it('refuses a connection to a private or metadata endpoint when the operator has not opened them', async () => {

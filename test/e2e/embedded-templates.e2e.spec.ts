@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedded } from '../support/embedded-service.ts';
-import { apiClient, download, type ApiClient } from '../support/api-client.ts';
+import { uploadAsset, apiClient, download, type ApiClient } from '../support/api-client.ts';
 import { isPdf, isPng, pdfImages, pdfInfo, pdfText } from '../support/pdf-tools.ts';
 import { solidPng } from '../support/fixtures.ts';
 
@@ -207,11 +207,7 @@ describe('embedded profile: templates people can build real documents with (API 
 
   it('uploads assets per tenant, lists, reads and deletes them, and a render uses an uploaded image', async () => {
     const png = solidPng(40, 20);
-    const up = await svc.api.post('/v1/assets', {
-      name: 'logo.png',
-      contentType: 'image/png',
-      dataBase64: Buffer.from(png).toString('base64'),
-    });
+    const up = await uploadAsset(svc.api, 'logo.png', png);
     expect(up.status, JSON.stringify(up.json)).toBe(201);
     expect(up.json).toMatchObject({
       name: 'logo.png',

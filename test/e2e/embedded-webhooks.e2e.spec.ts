@@ -24,6 +24,17 @@ async function deliveries(api: ApiClient, requestId: string, until: (view: any) 
   );
 }
 
+/** A render's history once it shows what `until` waits for (LinkIssued is appended off the request path). */
+async function historyWith(api: ApiClient, requestId: string, until: (types: string[]) => boolean) {
+  return waitFor(
+    async () => {
+      const res = await api.get(`/v1/pdf/${requestId}/events`);
+      return res.status === 200 && until((res.json.events as { type: string }[]).map((e) => e.type)) ? res : undefined;
+    },
+    { timeoutMs: 30_000, intervalMs: 100, description: `the history of ${requestId}` },
+  );
+}
+
 const asyncHtml = (api: ApiClient, webhook: string, text = 'Webhook test') =>
   api.post('/v1/html-to-pdf/async', { html: `<p>${text}</p>`, webhook }).then((r) => {
     expect(r.status).toBe(200);
@@ -104,17 +115,23 @@ describe('embedded profile: webhooks callers can trust', () => {
     const requestId = res.json.requestId as string;
     await deliveries(svc.api, requestId, (v) => v.state === 'DELIVERED', 'delivered after a retry');
 
-    const history = await svc.api.get(`/v1/pdf/${requestId}/events`);
+    // Each attempt's body carried a link: both are on the log (recorded off the request path, so waited for).
+    const history = await historyWith(svc.api, requestId, (types) => types.filter((t) => t === 'LinkIssued').length === 2);
     expect(history.status).toBe(200);
     expect(history.json).toMatchObject({ requestId, renderStatus: 'SUCCESS', template: { templateId, templateVersion: 2 } });
     expect(history.json.chromium).toMatch(/^Chromium \d+\./);
     const types = (history.json.events as { type: string }[]).map((e) => e.type);
-    expect(types.filter((t) => t !== 'RenderAttemptStarted' && t !== 'WebhookAttemptStarted')).toEqual([
+    expect(types.filter((t) => t !== 'RenderAttemptStarted' && t !== 'WebhookAttemptStarted' && t !== 'LinkIssued')).toEqual([
       'RenderRequested',
       'RenderSucceeded',
       'WebhookAttempted',
       'WebhookAttempted',
       'WebhookDelivered',
+    ]);
+    const links = (history.json.events as { type: string; data: any }[]).filter((e) => e.type === 'LinkIssued');
+    expect(links.map((e) => [e.data.where, e.data.file])).toEqual([
+      ['webhook', 'result'],
+      ['webhook', 'result'],
     ]);
     const attempts = (history.json.events as { type: string; data: any }[])
       .filter((e) => e.type === 'WebhookAttempted')
@@ -123,8 +140,13 @@ describe('embedded profile: webhooks callers can trust', () => {
       [1, 500],
       [2, 200],
     ]);
-    // The document itself is not history: the request's data is not echoed.
-    expect(JSON.stringify(history.json.events[0].data.source)).toBe(JSON.stringify({ kind: 'template', templateId, templateVersion: 2 }));
+    // The document itself is not history: the request's data is not echoed, only its hash and size.
+    expect(history.json.events[0].data.source).toEqual({
+      kind: 'template',
+      templateId,
+      templateVersion: 2,
+      payload: { sha256: expect.stringMatching(/^[0-9a-f]{64}$/), bytes: expect.any(Number) },
+    });
 
     // The listing by time range finds it, with its state; a range before it does not.
     const listed = await svc.api.get(`/v1/renders?from=${encodeURIComponent(before)}&limit=1000`);
@@ -144,6 +166,31 @@ describe('embedded profile: webhooks callers can trust', () => {
     expect((await other.get(`/v1/pdf/${requestId}/events`)).status).toBe(404);
     expect((await svc.api.get('/v1/pdf/0199aaaa-0000-7000-8000-000000000000/events')).json.error.code).toBe('NOT_FOUND');
     expect((await other.get(`/v1/renders?from=${encodeURIComponent(before)}`)).json.renders).toEqual([]);
+  });
+
+  it('puts each signed link handed out on the history: the sync answer, then every status GET; never the link itself', async () => {
+    const res = await svc.api.post('/v1/html-to-pdf/sync', { html: '<p>links</p>', signedUrlExpiresIn: 600 });
+    expect(res.status).toBe(200);
+    const requestId = res.headers.get('x-request-id')!;
+    const sync = await historyWith(svc.api, requestId, (types) => types.includes('LinkIssued'));
+    const linksOf = (h: typeof sync) =>
+      (h.json.events as { type: string; occurredAt: string; data: any }[]).filter((e) => e.type === 'LinkIssued');
+    const [issued] = linksOf(sync);
+    expect(issued!.data).toEqual({ where: 'sync', file: 'result', expiresAt: expect.any(String) });
+    // The link's lifetime is the one asked for, counted from when it was handed out.
+    expect(Date.parse(issued!.data.expiresAt) - Date.parse(issued!.occurredAt)).toBe(600_000);
+    // In order: after the outcome it links to.
+    const types = (sync.json.events as { type: string }[]).map((e) => e.type);
+    expect(types.indexOf('LinkIssued')).toBeGreaterThan(types.indexOf('RenderSucceeded'));
+
+    const status = await svc.api.get(`/v1/pdf/status/${requestId}`);
+    expect(status.status).toBe(200);
+    const after = await historyWith(svc.api, requestId, (t) => t.filter((x) => x === 'LinkIssued').length === 2);
+    expect(linksOf(after).map((e) => e.data.where)).toEqual(['sync', 'status']);
+    // The history is an audit of links, not a way to get one: no URL, no signature.
+    const text = JSON.stringify(after.json);
+    expect(text).not.toContain(String(res.json.signedUrl).split('?')[1]);
+    expect(text).not.toContain('signature');
   });
 
   it('honours Retry-After on a 503, and retries a 429', async () => {

@@ -33,3 +33,8 @@ export async function download(url: string): Promise<{ status: number; bytes: Ui
   const res = await fetch(url);
   return { status: res.status, bytes: new Uint8Array(await res.arrayBuffer()), contentType: res.headers.get('content-type') };
 }
+
+/** POSTs an asset (base64 in JSON) as a tenant would; the API's answer. */
+export function uploadAsset(api: ApiClient, name: string, bytes: Uint8Array, contentType = 'image/png') {
+  return api.post('/v1/assets', { name, contentType, dataBase64: Buffer.from(bytes).toString('base64') });
+}

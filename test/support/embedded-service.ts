@@ -1,4 +1,4 @@
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -33,4 +33,22 @@ export async function startEmbedded(extraEnv: Record<string, string> = {}, opts:
     api: apiClient(app.url, apiKey),
     admin: apiClient(app.url, adminToken),
   };
+}
+
+/**
+ * The lines of the embedded log's segment files (one JSON record per line), of every topic or of
+ * the topics given, read directly: the running service owns the log, so the ops CLI cannot open it.
+ * A line torn by a kill may be among them.
+ */
+export async function readEmbeddedLogLines(dataDir: string, topics?: string[]): Promise<string[]> {
+  const root = join(dataDir, 'log', 'topics');
+  const dirs = topics
+    ? topics.map((t) => `${encodeURIComponent(t)}.d`)
+    : (await readdir(root).catch(() => [])).filter((d) => d.endsWith('.d'));
+  const lines: string[] = [];
+  for (const dir of dirs) {
+    const segments = (await readdir(join(root, dir)).catch(() => [])).filter((f) => f.endsWith('.log')).sort();
+    for (const segment of segments) lines.push(...(await readFile(join(root, dir, segment), 'utf8')).split('\n').filter(Boolean));
+  }
+  return lines;
 }

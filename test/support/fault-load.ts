@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ApiClient } from './api-client.ts';
-import type { LedgerSubmission, LedgerWebhookCall } from './ledger.ts';
+import { ledgerWebhookCalls, type LedgerSubmission, type LedgerWebhookCall } from './ledger.ts';
 import type { ScriptedReceiver } from './scripted-receiver.ts';
 
 export interface RenderSpec {
@@ -57,7 +57,6 @@ export function faultLoad(api: ApiClient, receiver: ScriptedReceiver, name: stri
   return {
     submissions,
     send,
-    webhookCalls: (): LedgerWebhookCall[] =>
-      receiver.calls.map((c) => ({ path: c.path, webhookId: String(c.headers['webhook-id']), requestId: String(c.body?.requestId) })),
+    webhookCalls: (): LedgerWebhookCall[] => ledgerWebhookCalls(receiver.calls),
   };
 }

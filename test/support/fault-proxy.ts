@@ -14,7 +14,10 @@ export class FaultProxy {
   readonly #sockets = new Set<Socket>();
   port = 0;
 
-  constructor(private readonly upstream: { host: string; port: number }) {}
+  private readonly upstream: { host: string; port: number };
+  constructor(upstream: { host: string; port: number }) {
+    this.upstream = upstream;
+  }
 
   get url(): string {
     return `http://127.0.0.1:${this.port}`;

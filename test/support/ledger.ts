@@ -292,6 +292,35 @@ export async function settleLedger(
   }
 }
 
+/** The calls a receiver got, as the ledger reads them (its `webhook-id` header, the requestId of its body). */
+export function ledgerWebhookCalls(
+  calls: readonly { path: string; headers: Record<string, string | string[] | undefined>; body?: unknown }[],
+): LedgerWebhookCall[] {
+  return calls.map((c) => ({
+    path: c.path,
+    webhookId: String(c.headers['webhook-id']),
+    requestId: String((c.body as { requestId?: unknown } | undefined)?.requestId),
+  }));
+}
+
+/**
+ * How every fault scenario ends: wait until the log has settled (`settleLedger`), then check the
+ * ledger on those events. Answers both, for the scenario's own assertions on the events. The
+ * receiver's calls are read after the settle (a thunk): read before it, webhooks still on their
+ * way would count as never delivered.
+ */
+export async function settleAndCheckLedger(
+  input: Omit<LedgerInput, 'events' | 'webhookCalls'> & {
+    readEvents: () => Promise<LogEvent[]>;
+    settle: { timeoutMs: number; pauseMs?: number };
+    webhookCalls: () => LedgerWebhookCall[];
+  },
+): Promise<{ events: LogEvent[]; report: LedgerReport }> {
+  const { readEvents, settle, webhookCalls, ...rest } = input;
+  const events = await settleLedger(input.submissions, readEvents, settle);
+  return { events, report: await checkLedger({ ...rest, events, webhookCalls: webhookCalls() }) };
+}
+
 function groupBy<T>(items: T[], key: (t: T) => string): Map<string, T[]> {
   const m = new Map<string, T[]>();
   for (const item of items) getOr(m, key(item), () => []).push(item);

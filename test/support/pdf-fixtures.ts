@@ -1,6 +1,6 @@
-import { deflateSync } from 'node:zlib';
-import { crc32 } from 'node:zlib';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
+import type { ToolMetadata } from '@pressroom/schemas';
+import { pngFile } from '../../libs/renderer/src/test-support/png.ts';
 
 /** A PDF of `pages` pages whose page n says "Page n of <label>" (text pdftotext can find). */
 export async function textPdf(label: string, pages: number): Promise<Uint8Array> {
@@ -11,15 +11,6 @@ export async function textPdf(label: string, pages: number): Promise<Uint8Array>
     page.drawText(`Page ${n} of ${label}`, { x: 50, y: 780, size: 18, font });
   }
   return doc.save();
-}
-
-function chunk(type: string, data: Buffer): Buffer {
-  const len = Buffer.alloc(4);
-  len.writeUInt32BE(data.length);
-  const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(body) >>> 0);
-  return Buffer.concat([len, body, crc]);
 }
 
 /** An RGB PNG of size×size with a gradient and a little noise (photo-like: large when lossless). */
@@ -41,12 +32,7 @@ export function photoPng(size: number, seed = 1): Buffer {
   header.writeUInt32BE(size, 4);
   header[8] = 8; // bit depth
   header[9] = 2; // RGB
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', header),
-    chunk('IDAT', deflateSync(Buffer.concat(rows))),
-    chunk('IEND', Buffer.alloc(0)),
-  ]);
+  return pngFile(header, Buffer.concat(rows));
 }
 
 /** A one-page PDF holding a large photo-like image (what compress-pdf must shrink) and a line of text. */
@@ -59,3 +45,30 @@ export async function imagePdf(size = 1000): Promise<Uint8Array> {
   page.drawText('Photo report', { x: 50, y: 780, size: 18, font });
   return doc.save();
 }
+
+/** Every field update-pdf-metadata takes, each set (what a test of "every field is written" sends). */
+export const everyToolMetadataField: ToolMetadata = {
+  title: 'Quarterly report',
+  author: 'Acme Ltd',
+  subject: 'Numbers',
+  keywords: ['q3', 'finance'],
+  creator: 'Report builder',
+  producer: 'Acme producer',
+  copyright: '© Acme',
+  createDate: '2024-01-02T03:04:05Z',
+  modDate: '2024-02-03T04:05:06Z',
+  pdfVersion: 1.7,
+  marked: true,
+  trapped: 'True',
+};
+
+/** What pdfinfo shows of a PDF written with `everyToolMetadataField`. */
+export const everyToolMetadataFieldInfo = {
+  Title: 'Quarterly report',
+  Author: 'Acme Ltd',
+  Subject: 'Numbers',
+  Creator: 'Report builder',
+  Producer: 'Acme producer',
+  Tagged: 'yes',
+  'PDF version': '1.7',
+};

@@ -1,4 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { expect } from 'vitest';
+import type { ApiClient } from './api-client.ts';
 import type { AppProcess } from './service-process.ts';
 
 /** The pids of every renderer host the app started, oldest first (from its 'renderer host started' log lines). */
@@ -41,6 +43,31 @@ export async function killRendererHostUntil<T>(
     }
     await new Promise((r) => setTimeout(r, opts.everyMs ?? 1_500));
   }
+}
+
+/**
+ * Submits an async render that keeps its page busy forever (so it is in the renderer whenever the
+ * renderer dies) and kills `app`'s renderer host on every attempt until the render's status is
+ * FAILED; `stillUp` runs before each look (the process that must survive the kills). Returns the
+ * render's requestId and its final status body.
+ */
+export async function crashOnEveryAttempt(
+  api: ApiClient,
+  app: AppProcess,
+  stillUp: () => Promise<void>,
+): Promise<{ requestId: string; final: Record<string, unknown> }> {
+  const accepted = await api.post('/v1/html-to-pdf/async', {
+    html: '<p>doomed</p><script>while (true) {}</script>',
+    webhook: 'http://127.0.0.1:9/unused',
+  });
+  expect(accepted.status).toBe(200);
+  const requestId = accepted.json.requestId as string;
+  const final = await killRendererHostUntil(app, async () => {
+    await stillUp();
+    const res = await api.get(`/v1/pdf/status/${requestId}`);
+    return res.json?.renderStatus === 'FAILED' ? (res.json as Record<string, unknown>) : undefined;
+  });
+  return { requestId, final };
 }
 
 /** The pids of every process below `pid` (children, their children...), from /proc. */

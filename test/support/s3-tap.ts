@@ -1,5 +1,5 @@
-import { request, createServer, type Server } from 'node:http';
-import type { Socket } from 'node:net';
+import { request } from 'node:http';
+import { listenOnLoopback, type LoopbackServer } from './loopback-server.ts';
 
 /**
  * A transparent HTTP relay in front of the real S3 server, for one app under test (its
@@ -10,14 +10,16 @@ import type { Socket } from 'node:net';
  * hit every time, with nothing in the app built for the test.
  */
 export class S3Tap {
-  readonly #sockets = new Set<Socket>();
-  #server: Server | undefined;
+  #server: LoopbackServer | undefined;
   #armed: ((key: string) => Promise<void>) | undefined;
   /** The object keys (bucket/key path) whose PUT fired the armed action. */
   readonly firedOn: string[] = [];
   port = 0;
 
-  constructor(readonly upstream: string) {}
+  readonly upstream: string;
+  constructor(upstream: string) {
+    this.upstream = upstream;
+  }
 
   get url(): string {
     return `http://127.0.0.1:${this.port}`;
@@ -30,7 +32,7 @@ export class S3Tap {
 
   async start(): Promise<this> {
     const up = new URL(this.upstream);
-    this.#server = createServer((req, res) => {
+    this.#server = await listenOnLoopback((req, res) => {
       const forward = request({ host: up.hostname, port: up.port, method: req.method, path: req.url, headers: req.headers }, (upRes) => {
         const armed = this.#armed;
         const stored = req.method === 'PUT' && (upRes.statusCode ?? 500) < 300 && !(req.url ?? '').includes('uploadId');
@@ -48,18 +50,11 @@ export class S3Tap {
       forward.on('error', () => res.destroy());
       req.pipe(forward);
     });
-    this.#server.on('connection', (s: Socket) => {
-      this.#sockets.add(s);
-      s.once('close', () => this.#sockets.delete(s));
-    });
-    await new Promise<void>((resolve) => this.#server!.listen(0, '127.0.0.1', resolve));
-    const address = this.#server.address();
-    this.port = typeof address === 'object' && address ? address.port : 0;
+    this.port = this.#server.port;
     return this;
   }
 
   async stop(): Promise<void> {
-    for (const s of this.#sockets) s.destroy();
-    await new Promise<void>((resolve) => (this.#server ? this.#server.close(() => resolve()) : resolve()));
+    await this.#server?.close();
   }
 }

@@ -1,5 +1,5 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { Socket } from 'node:net';
+import type { IncomingHttpHeaders } from 'node:http';
+import { listenOnLoopback, type LoopbackServer } from './loopback-server.ts';
 import { Webhook } from 'standardwebhooks';
 import { waitFor } from '@pressroom/testing';
 
@@ -23,8 +23,7 @@ export interface Call {
 export class ScriptedReceiver {
   readonly calls: Call[] = [];
   readonly #scripts = new Map<string, Reply[]>();
-  readonly #sockets = new Set<Socket>();
-  #server: Server | undefined;
+  #server: LoopbackServer | undefined;
   port = 0;
 
   script(path: string, ...replies: Reply[]): string {
@@ -33,7 +32,7 @@ export class ScriptedReceiver {
   }
 
   async start(): Promise<this> {
-    this.#server = createServer((req, res) => {
+    this.#server = await listenOnLoopback((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
@@ -56,13 +55,7 @@ export class ScriptedReceiver {
         else answer();
       });
     });
-    this.#server.on('connection', (s: Socket) => {
-      this.#sockets.add(s);
-      s.once('close', () => this.#sockets.delete(s));
-    });
-    await new Promise<void>((resolve) => this.#server!.listen(0, '127.0.0.1', resolve));
-    const address = this.#server.address();
-    this.port = typeof address === 'object' && address ? address.port : 0;
+    this.port = this.#server.port;
     return this;
   }
 
@@ -82,8 +75,7 @@ export class ScriptedReceiver {
   }
 
   async stop(): Promise<void> {
-    for (const s of this.#sockets) s.destroy();
-    await new Promise<void>((resolve) => (this.#server ? this.#server.close(() => resolve()) : resolve()));
+    await this.#server?.close();
   }
 }
 

@@ -11,12 +11,13 @@ const tsx = join(root, 'node_modules', '.bin', 'tsx');
  * far faster than a plan allows, and a 429 there would prove nothing about what they test. The
  * quota tests (embedded-quotas, distributed-template-conflicts) set PRESSROOM_PLANS themselves.
  */
-const UNLIMITED_PLANS = {
-  PRESSROOM_PLANS: JSON.stringify({
-    standard: { requestsPerSecond: 100_000, burst: 100_000, concurrentRenders: 100_000 },
-    high: { requestsPerSecond: 100_000, burst: 100_000, concurrentRenders: 100_000 },
-  }),
-};
+const UNLIMITED_PLANS = { PRESSROOM_PLANS: unlimitedPlans() };
+
+/** PRESSROOM_PLANS with unbinding rate and in-flight quotas, plus what a test sets (e.g. a short retention). */
+export function unlimitedPlans(extra: { standard?: object; high?: object } = {}): string {
+  const unlimited = { requestsPerSecond: 100_000, burst: 100_000, concurrentRenders: 100_000 };
+  return JSON.stringify({ standard: { ...unlimited, ...extra.standard }, high: { ...unlimited, ...extra.high } });
+}
 
 export type AppName = 'standalone' | 'ingress' | 'render-worker' | 'status-projector' | 'webhook-dispatcher';
 
@@ -26,13 +27,17 @@ export class AppProcess {
   #child: ChildProcess | undefined;
   #exited: Promise<void> = Promise.resolve();
 
-  constructor(
-    readonly app: AppName,
-    readonly env: Record<string, string>,
-    readonly port: number,
-    /** Flags for Node itself (e.g. --cpu-prof, which Node 20 refuses in NODE_OPTIONS). */
-    readonly nodeArgs: string[] = [],
-  ) {}
+  readonly app: AppName;
+  readonly env: Record<string, string>;
+  readonly port: number;
+  /** Flags for Node itself (e.g. --cpu-prof, which Node 20 refuses in NODE_OPTIONS). */
+  readonly nodeArgs: string[];
+  constructor(app: AppName, env: Record<string, string>, port: number, nodeArgs: string[] = []) {
+    this.nodeArgs = nodeArgs;
+    this.app = app;
+    this.env = env;
+    this.port = port;
+  }
 
   /** The process id of the app's launcher (tsx); the app and its Chromium run under it. */
   get pid(): number {

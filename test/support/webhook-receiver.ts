@@ -1,4 +1,5 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
+import { listenOnLoopback, type LoopbackServer } from './loopback-server.ts';
 import { waitFor } from '@pressroom/testing';
 
 export interface ReceivedCall {
@@ -10,11 +11,11 @@ export interface ReceivedCall {
 /** A caller's webhook endpoint on loopback: records every POST and answers 200. */
 export class WebhookReceiver {
   readonly calls: ReceivedCall[] = [];
-  #server: Server | undefined;
+  #server: LoopbackServer | undefined;
   port = 0;
 
   async start(): Promise<this> {
-    this.#server = createServer((req, res) => {
+    this.#server = await listenOnLoopback((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
@@ -29,9 +30,7 @@ export class WebhookReceiver {
         res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
       });
     });
-    await new Promise<void>((resolve) => this.#server!.listen(0, '127.0.0.1', resolve));
-    const address = this.#server.address();
-    this.port = typeof address === 'object' && address ? address.port : 0;
+    this.port = this.#server.port;
     return this;
   }
 
@@ -44,6 +43,6 @@ export class WebhookReceiver {
   }
 
   async stop(): Promise<void> {
-    await new Promise<void>((resolve) => (this.#server ? this.#server.close(() => resolve()) : resolve()));
+    await this.#server?.close();
   }
 }

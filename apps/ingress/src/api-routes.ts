@@ -1,5 +1,5 @@
 import * as S from '@pressroom/schemas';
-import { route, type ParameterSpec, type ResponseSpec } from './http/route-table.ts';
+import { route, type ParameterSpec, type ResponseSpec, type RouteSpec } from './http/route-table.ts';
 
 /**
  * Every route of the service, declared once: the routers are built from this table (app.ts,
@@ -76,6 +76,22 @@ export const componentSchemas: Record<string, unknown> = {
 };
 
 const binary = { type: 'string', format: 'binary' };
+/** Answers several routes give alike (the tenant's and the operator's view of one resource, say). */
+const unknownTenantOrPart: ResponseSpec = { description: 'Unknown tenant (or key/connection).', schema: 'ErrorBody' };
+const unknownTenant: ResponseSpec = { description: 'Unknown tenant.', schema: 'ErrorBody' };
+const deleted: ResponseSpec = { description: 'Deleted.' };
+const newKeyShownOnce: ResponseSpec = { description: 'The new key, shown once.', schema: 'ApiKeyCreatedResponse' };
+const theConnection: ResponseSpec = { description: 'The connection.', schema: 'S3ConnectionSummary' };
+const connectionCreated: ResponseSpec = { description: 'The connection (without its secret).', schema: 'S3ConnectionSummary' };
+const staleIfMatch: ResponseSpec = { description: 'If-Match names a version that is no longer the latest.', schema: 'ErrorBody' };
+const badDayRange: ResponseSpec = {
+  description: 'VALIDATION_FAILED: from/to are not days in order, or span more than 366 days.',
+  schema: 'ErrorBody',
+};
+const revokedKey: ResponseSpec = { description: 'The revoked key.', schema: 'ApiKeySummary' };
+const keyList: ResponseSpec = { description: 'The keys.', schema: 'ApiKeyList' };
+const connectionList: ResponseSpec = { description: 'The connections.', schema: 'S3ConnectionList' };
+const invalidLink: ResponseSpec = { description: 'The link is invalid or has expired.', schema: 'ErrorBody' };
 const fileBytes: ResponseSpec = {
   description: 'The rendered file.',
   content: { 'application/pdf': { schema: binary }, 'image/png': { schema: binary } },
@@ -130,7 +146,7 @@ const renderRefusals: Record<string, ResponseSpec> = {
   },
 };
 const failedByRequest =
-  "The render failed by the request's doing (TEMPLATE_ERROR, NAVIGATION_REFUSED, PAGE_SETUP_INVALID, OUTPUT_TOO_LARGE)";
+  "The render failed by the request's doing (TEMPLATE_ERROR, NAVIGATION_REFUSED, PAGE_SETUP_INVALID, OUTPUT_TOO_LARGE, PAYLOAD_REMOVED)";
 const webhookCallback = (schema: string) => ({
   result: {
     '{$request.body#/webhook}': {
@@ -153,18 +169,24 @@ const queuedExample = {
   message: 'The render took longer than 30 seconds, so it was moved to a queue. Check statusUrl for the result.',
 };
 
-function syncRender<const Id extends string>(operationId: Id, path: string, summary: string, body: string, example: unknown) {
+/** What every POST that appends to the log shares: API-key auth on the api mount, a JSON body with its example. */
+function loggedPost<const Id extends string>(operationId: Id, path: string, tag: string, summary: string, body: string, example: unknown) {
   return {
     operationId,
     method: 'post' as const,
     path,
-    tag: 'Renders',
+    tag,
     summary,
     auth: 'apiKey' as const,
     mount: 'api' as const,
-    parameters: [idempotencyKey],
     body: { schema: body, example },
     appendsToLog: true,
+  };
+}
+function syncRender<const Id extends string>(operationId: Id, path: string, summary: string, body: string, example: unknown) {
+  return {
+    ...loggedPost(operationId, path, 'Renders', summary, body, example),
+    parameters: [idempotencyKey],
     responses: {
       '200': { description: 'Rendered within the wait.', schema: 'SyncSuccessResponse', example: successExample, headers: requestIdHeader },
       '202': {
@@ -184,16 +206,8 @@ function syncRender<const Id extends string>(operationId: Id, path: string, summ
 }
 function asyncRender<const Id extends string>(operationId: Id, path: string, summary: string, body: string, example: unknown) {
   return {
-    operationId,
-    method: 'post' as const,
-    path,
-    tag: 'Renders',
-    summary,
-    auth: 'apiKey' as const,
-    mount: 'api' as const,
+    ...loggedPost(operationId, path, 'Renders', summary, body, example),
     parameters: [idempotencyKey],
-    body: { schema: body, example },
-    appendsToLog: true,
     responses: {
       '200': {
         description: 'Accepted; the result is POSTed to `webhook`.',
@@ -210,15 +224,7 @@ function asyncRender<const Id extends string>(operationId: Id, path: string, sum
 }
 function batch<const Id extends string>(operationId: Id, path: string, summary: string, body: string, example: unknown) {
   return {
-    operationId,
-    method: 'post' as const,
-    path,
-    tag: 'Batches',
-    summary,
-    auth: 'apiKey' as const,
-    mount: 'api' as const,
-    body: { schema: body, example },
-    appendsToLog: true,
+    ...loggedPost(operationId, path, 'Batches', summary, body, example),
     responses: {
       '200': {
         description: 'The finished batch (sync), or `{batchRequestId, statusUrl}` at once with `async: true`.',
@@ -255,16 +261,8 @@ function tool<const Id extends string>(
   success = 'ToolSuccessResponse',
 ) {
   return {
-    operationId,
-    method: 'post' as const,
-    path,
-    tag: 'PDF tools',
-    summary,
-    auth: 'apiKey' as const,
-    mount: 'api' as const,
+    ...loggedPost(operationId, path, 'PDF tools', summary, body, example),
     parameters: [idempotencyKey],
-    body: { schema: body, example },
-    appendsToLog: true,
     responses: {
       '200': {
         description: 'The result within the wait, or `{requestId, statusUrl}` at once with `async: true`.',
@@ -287,6 +285,11 @@ function tool<const Id extends string>(
   };
 }
 const pdfUrl = 'https://example.com/in.pdf';
+
+/** A route of the tenants' API: behind an API key, on the api mount. */
+function tenantRoute<const Id extends string>(spec: Omit<RouteSpec<Id>, 'auth' | 'mount'>): RouteSpec<Id> {
+  return route({ ...spec, auth: 'apiKey', mount: 'api' });
+}
 
 /** The routes behind a tenant's API key (after authentication and body parsing). */
 export const apiRoutes = [
@@ -315,14 +318,12 @@ export const apiRoutes = [
       webhook: 'https://example.com/hooks/pressroom',
     }),
   ),
-  route({
+  tenantRoute({
     operationId: 'getRenderStatus',
     method: 'get',
     path: '/v1/pdf/status/{requestId}',
     tag: 'Renders',
     summary: 'Status of a render.',
-    auth: 'apiKey',
-    mount: 'api',
     responses: {
       '200': {
         description: 'ONGOING, SUCCESS or FAILED. Headers X-Template-Id / X-Template-Version name the template version used.',
@@ -336,14 +337,12 @@ export const apiRoutes = [
       },
     },
   }),
-  route({
+  tenantRoute({
     operationId: 'deleteRender',
     method: 'delete',
     path: '/v1/pdf/{requestId}',
     tag: 'Renders',
     summary: "Remove one of your renders' files now (recorded on the log); its status then answers 410 DELETED.",
-    auth: 'apiKey',
-    mount: 'api',
     appendsToLog: true,
     responses: {
       '204': { description: 'Removed (also when it already was).' },
@@ -351,71 +350,61 @@ export const apiRoutes = [
       '409': { description: 'CONFLICT: the render is still running.', schema: 'ErrorBody' },
     },
   }),
-  route({
+  tenantRoute({
     operationId: 'listKeys',
     method: 'get',
     path: '/v1/keys',
     tag: 'Keys',
     summary: 'Your API keys: id, prefix, label, scopes, created, last used (never the secret).',
     description: 'Needs a key with the `manage` scope (403 FORBIDDEN otherwise).',
-    auth: 'apiKey',
-    mount: 'api',
-    responses: { '200': { description: 'The keys.', schema: 'ApiKeyList' }, '403': forbiddenScope },
+    responses: { '200': keyList, '403': forbiddenScope },
   }),
-  route({
+  tenantRoute({
     operationId: 'createKey',
     method: 'post',
     path: '/v1/keys',
     tag: 'Keys',
     summary: 'Create an API key (the secret is shown once).',
     description: 'Needs a key with the `manage` scope (403 FORBIDDEN otherwise).',
-    auth: 'apiKey',
-    mount: 'api',
     body: { schema: 'ApiKeyCreateBody', required: false, example: { label: 'ci', scopes: ['render'] } },
     appendsToLog: true,
-    responses: { '201': { description: 'The new key, shown once.', schema: 'ApiKeyCreatedResponse' }, '403': forbiddenScope },
+    responses: { '201': newKeyShownOnce, '403': forbiddenScope },
   }),
-  route({
+  tenantRoute({
     operationId: 'revokeKey',
     method: 'post',
     path: '/v1/keys/{keyId}/revoke',
     tag: 'Keys',
     summary: 'Revoke a key: refused (401) by every ingress from the next request.',
     description: 'Needs a key with the `manage` scope (403 FORBIDDEN otherwise).',
-    auth: 'apiKey',
-    mount: 'api',
     appendsToLog: true,
-    responses: { '200': { description: 'The revoked key.', schema: 'ApiKeySummary' }, '403': forbiddenScope, '404': notFound },
+    responses: { '200': revokedKey, '403': forbiddenScope, '404': notFound },
   }),
-  route({
+  tenantRoute({
     operationId: 'rotateKey',
     method: 'post',
     path: '/v1/keys/{keyId}/rotate',
     tag: 'Keys',
     summary: 'Rotate a key: a new key (shown once); the old one keeps working for `overlapSeconds`.',
     description: 'Needs a key with the `manage` scope (403 FORBIDDEN otherwise).',
-    auth: 'apiKey',
-    mount: 'api',
     body: { schema: 'ApiKeyRotateBody', required: false, example: { overlapSeconds: 3600 } },
     appendsToLog: true,
     responses: {
-      '201': { description: 'The new key, shown once.', schema: 'ApiKeyCreatedResponse' },
+      '201': newKeyShownOnce,
       '403': forbiddenScope,
       '404': notFound,
     },
   }),
-  route({
+  tenantRoute({
     operationId: 'listS3Connections',
     method: 'get',
     path: '/v1/s3-connections',
     tag: 'S3 connections',
     summary: 'Your S3 connections (secrets are never answered).',
     description: 'Needs a key with the `manage` scope (403 FORBIDDEN otherwise).',
-    auth: 'apiKey',
-    mount: 'api',
-    responses: { '200': { description: 'The connections.', schema: 'S3ConnectionList' }, '403': forbiddenScope },
+    responses: { '200': connectionList, '403': forbiddenScope },
   }),
-  route({
+  tenantRoute({
     operationId: 'createS3Connection',
     method: 'post',
     path: '/v1/s3-connections',
@@ -423,79 +412,67 @@ export const apiRoutes = [
     summary: 'Register your own bucket; Pressroom tests it with a write and a delete first.',
     description:
       'Needs a key with the `manage` scope (403 FORBIDDEN otherwise). Custom S3 is on the high plan only (403 PLAN_FORBIDS_CUSTOM_S3).',
-    auth: 'apiKey',
-    mount: 'api',
     body: { schema: 'S3ConnectionCreateBody' },
     appendsToLog: true,
     responses: {
-      '201': { description: 'The connection (without its secret).', schema: 'S3ConnectionSummary' },
+      '201': connectionCreated,
       '403': { description: 'PLAN_FORBIDS_CUSTOM_S3, or a key without the manage scope.', schema: 'ErrorBody' },
       '422': { description: 'S3_CONNECTION_TEST_FAILED: the test write or delete failed; `message` says why.', schema: 'ErrorBody' },
     },
   }),
-  route({
+  tenantRoute({
     operationId: 'getS3Connection',
     method: 'get',
     path: '/v1/s3-connections/{connectionId}',
     tag: 'S3 connections',
     summary: 'One of your S3 connections.',
     description: 'Needs a key with the `manage` scope (403 FORBIDDEN otherwise).',
-    auth: 'apiKey',
-    mount: 'api',
-    responses: { '200': { description: 'The connection.', schema: 'S3ConnectionSummary' }, '403': forbiddenScope, '404': notFound },
+    responses: { '200': theConnection, '403': forbiddenScope, '404': notFound },
   }),
-  route({
+  tenantRoute({
     operationId: 'updateS3Connection',
     method: 'put',
     path: '/v1/s3-connections/{connectionId}',
     tag: 'S3 connections',
     summary: 'Change a connection (tested again before it is stored).',
     description: 'Needs a key with the `manage` scope (403 FORBIDDEN otherwise).',
-    auth: 'apiKey',
-    mount: 'api',
     body: { schema: 'S3ConnectionUpdateBody' },
     appendsToLog: true,
     responses: {
-      '200': { description: 'The connection.', schema: 'S3ConnectionSummary' },
+      '200': theConnection,
       '403': forbiddenScope,
       '404': notFound,
       '422': { description: 'S3_CONNECTION_TEST_FAILED: the test write or delete failed.', schema: 'ErrorBody' },
     },
   }),
-  route({
+  tenantRoute({
     operationId: 'deleteS3Connection',
     method: 'delete',
     path: '/v1/s3-connections/{connectionId}',
     tag: 'S3 connections',
     summary: 'Delete a connection (renders already written there stay in your bucket).',
     description: 'Needs a key with the `manage` scope (403 FORBIDDEN otherwise).',
-    auth: 'apiKey',
-    mount: 'api',
     appendsToLog: true,
-    responses: { '204': { description: 'Deleted.' }, '403': forbiddenScope, '404': notFound },
+    responses: { '204': deleted, '403': forbiddenScope, '404': notFound },
   }),
-  route({
+  tenantRoute({
     operationId: 'getUsage',
     method: 'get',
     path: '/v1/usage',
     tag: 'Usage',
     summary: 'Your usage by day (UTC): renders by outcome, pages, bytes and render seconds, from the log.',
-    auth: 'apiKey',
-    mount: 'api',
     parameters: [usageDay('from'), usageDay('to')],
     responses: {
       '200': { description: 'Days with renders, in date order.', schema: 'UsageResponse' },
-      '400': { description: 'VALIDATION_FAILED: from/to are not days in order, or span more than 366 days.', schema: 'ErrorBody' },
+      '400': badDayRange,
     },
   }),
-  route({
+  tenantRoute({
     operationId: 'previewUnsavedTemplate',
     method: 'post',
     path: '/v1/templates/preview',
     tag: 'Templates',
     summary: 'Render unsaved template content and answer the bytes directly.',
-    auth: 'apiKey',
-    mount: 'api',
     parameters: [idempotencyKey],
     body: { schema: 'UnsavedPreviewBody', example: { content: '<h1>Hello <%= it.name %></h1>', data: { name: 'Ada' } } },
     appendsToLog: true,
@@ -508,14 +485,12 @@ export const apiRoutes = [
       },
     },
   }),
-  route({
+  tenantRoute({
     operationId: 'previewTemplate',
     method: 'post',
     path: '/v1/templates/{templateId}/preview',
     tag: 'Templates',
     summary: 'Render a stored template and answer the bytes directly (for editors).',
-    auth: 'apiKey',
-    mount: 'api',
     parameters: [idempotencyKey],
     body: { schema: 'TemplatePreviewBody', example: { data: { name: 'Ada' } } },
     appendsToLog: true,
@@ -568,28 +543,24 @@ export const apiRoutes = [
       { markdown: '# Hello' },
     ),
   ),
-  route({
+  tenantRoute({
     operationId: 'getSignedUploadUrl',
     method: 'get',
     path: '/v1/tools/get-signed-upload-url',
     tag: 'PDF tools',
     summary: 'A link to upload a PDF to (PUT, 30 minutes) and a link to read it back (60 minutes), for the tools.',
-    auth: 'apiKey',
-    mount: 'api',
     parameters: [{ name: 'fileName', in: 'query', required: false, schema: { type: 'string' } }],
     responses: {
       '200': { description: 'The links.', schema: 'SignedUploadUrlResponse' },
       '501': { description: 'This storage takes no uploads.', schema: 'ErrorBody' },
     },
   }),
-  route({
+  tenantRoute({
     operationId: 'getToolStatus',
     method: 'get',
     path: '/v1/tools/status/{requestId}',
     tag: 'PDF tools',
     summary: 'Status of a tool request.',
-    auth: 'apiKey',
-    mount: 'api',
     responses: { '200': { description: 'ONGOING, SUCCESS or FAILED, with the result.', schema: 'ToolStatusResponse' }, '404': notFound },
   }),
   route(
@@ -603,110 +574,92 @@ export const apiRoutes = [
       items: [{ html: '<h1>One</h1>' }, { html: '<h1>Two</h1>' }],
     }),
   ),
-  route({
+  tenantRoute({
     operationId: 'getBatchStatus',
     method: 'get',
     path: '/v1/pdf/batch/status/{batchRequestId}',
     tag: 'Batches',
     summary: 'Status of a batch and of each of its items.',
-    auth: 'apiKey',
-    mount: 'api',
     responses: { '200': { description: 'ONGOING, SUCCESS, PARTIAL_SUCCESS or FAILED.', schema: 'BatchResponse' }, '404': notFound },
   }),
-  route({
+  tenantRoute({
     operationId: 'createTemplate',
     method: 'post',
     path: '/v1/templates',
     tag: 'Templates',
     summary: 'Create a template.',
-    auth: 'apiKey',
-    mount: 'api',
     body: { schema: 'TemplateWriteBody', example: { name: 'hello', content: '<h1>Hello <%= it.name %></h1>' } },
     appendsToLog: true,
     responses: { '201': { description: 'The template (version 1).', schema: 'TemplateResource' } },
   }),
-  route({
+  tenantRoute({
     operationId: 'listTemplates',
     method: 'get',
     path: '/v1/templates',
     tag: 'Templates',
     summary: 'List your templates (each at its latest version).',
-    auth: 'apiKey',
-    mount: 'api',
     responses: { '200': { description: 'Templates.', schema: 'TemplateList' } },
   }),
-  route({
+  tenantRoute({
     operationId: 'getTemplate',
     method: 'get',
     path: '/v1/templates/{templateId}',
     tag: 'Templates',
     summary: 'Read a template (its latest version).',
-    auth: 'apiKey',
-    mount: 'api',
     responses: { '200': { description: 'The template.', schema: 'TemplateResource' }, '404': notFound },
   }),
-  route({
+  tenantRoute({
     operationId: 'listTemplateVersions',
     method: 'get',
     path: '/v1/templates/{templateId}/versions',
     tag: 'Templates',
     summary: 'Every version of a template, oldest first.',
-    auth: 'apiKey',
-    mount: 'api',
     responses: { '200': { description: 'Versions.', schema: 'TemplateVersionList' }, '404': notFound },
   }),
-  route({
+  tenantRoute({
     operationId: 'getTemplateVersion',
     method: 'get',
     path: '/v1/templates/{templateId}/versions/{version}',
     tag: 'Templates',
     summary: 'One immutable version of a template.',
-    auth: 'apiKey',
-    mount: 'api',
     responses: { '200': { description: 'The version.', schema: 'TemplateResource' }, '404': notFound },
   }),
-  route({
+  tenantRoute({
     operationId: 'reviseTemplate',
     method: 'put',
     path: '/v1/templates/{templateId}',
     tag: 'Templates',
     summary: 'Revise a template (version + 1).',
-    auth: 'apiKey',
-    mount: 'api',
     parameters: [ifMatch],
     body: { schema: 'TemplateWriteBody', example: { name: 'hello', content: '<h1>Hi <%= it.name %></h1>' } },
     appendsToLog: true,
     responses: {
       '200': { description: 'The template at its new version.', schema: 'TemplateResource' },
       '404': notFound,
-      '409': { description: 'If-Match names a version that is no longer the latest.', schema: 'ErrorBody' },
+      '409': staleIfMatch,
     },
   }),
-  route({
+  tenantRoute({
     operationId: 'deleteTemplate',
     method: 'delete',
     path: '/v1/templates/{templateId}',
     tag: 'Templates',
     summary: 'Delete a template.',
-    auth: 'apiKey',
-    mount: 'api',
     parameters: [ifMatch],
     appendsToLog: true,
     responses: {
-      '204': { description: 'Deleted.' },
+      '204': deleted,
       '400': { description: 'If-Match is not a version.', schema: 'ErrorBody' },
       '404': notFound,
-      '409': { description: 'If-Match names a version that is no longer the latest.', schema: 'ErrorBody' },
+      '409': staleIfMatch,
     },
   }),
-  route({
+  tenantRoute({
     operationId: 'uploadAsset',
     method: 'post',
     path: '/v1/assets',
     tag: 'Assets',
     summary: 'Upload a font or image (base64 in JSON); templates use it as https://assets.pressroom.invalid/<name>.',
-    auth: 'apiKey',
-    mount: 'api',
     body: { schema: 'AssetUploadBody', example: { name: 'logo.png', contentType: 'image/png', dataBase64: 'iVBORw0KGgo…' } },
     responses: {
       '200': { description: 'Replaced.', schema: 'AssetResource' },
@@ -714,118 +667,96 @@ export const apiRoutes = [
       '413': { description: 'Asset or body too large.', schema: 'ErrorBody' },
     },
   }),
-  route({
+  tenantRoute({
     operationId: 'listAssets',
     method: 'get',
     path: '/v1/assets',
     tag: 'Assets',
     summary: 'Your fonts and images.',
-    auth: 'apiKey',
-    mount: 'api',
     responses: { '200': { description: 'Assets.', schema: 'AssetList' } },
   }),
-  route({
+  tenantRoute({
     operationId: 'getAsset',
     method: 'get',
     path: '/v1/assets/{name}',
     tag: 'Assets',
     summary: 'An asset’s details.',
-    auth: 'apiKey',
-    mount: 'api',
     responses: { '200': { description: 'The asset.', schema: 'AssetResource' }, '404': notFound },
   }),
-  route({
+  tenantRoute({
     operationId: 'getAssetContent',
     method: 'get',
     path: '/v1/assets/{name}/content',
     tag: 'Assets',
     summary: 'An asset’s bytes.',
-    auth: 'apiKey',
-    mount: 'api',
     responses: {
       '200': { description: 'The bytes, with their content type.', content: { 'application/octet-stream': { schema: binary } } },
       '404': notFound,
     },
   }),
-  route({
+  tenantRoute({
     operationId: 'deleteAsset',
     method: 'delete',
     path: '/v1/assets/{name}',
     tag: 'Assets',
     summary: 'Delete an asset.',
-    auth: 'apiKey',
-    mount: 'api',
-    responses: { '204': { description: 'Deleted.' }, '404': notFound },
+    responses: { '204': deleted, '404': notFound },
   }),
-  route({
+  tenantRoute({
     operationId: 'listIntegrationTemplates',
     method: 'get',
     path: '/v1/integration/templates',
     tag: 'Integration',
     summary: 'Your templates in the shape clients of this API family expect: {templates: [{id, displayName, …}]}.',
-    auth: 'apiKey',
-    mount: 'api',
     responses: { '200': { description: 'Templates.', schema: 'IntegrationTemplateList' } },
   }),
-  route({
+  tenantRoute({
     operationId: 'createIntegrationTemplate',
     method: 'post',
     path: '/v1/integration/templates/create',
     tag: 'Integration',
     summary: 'AI generation of a template from a prompt: not offered by Pressroom (501 NOT_IMPLEMENTED).',
-    auth: 'apiKey',
-    mount: 'api',
     responses: { '501': { description: 'Not offered: create templates with POST /v1/templates.', schema: 'ErrorBody' } },
   }),
-  route({
+  tenantRoute({
     operationId: 'getIntegrationTemplate',
     method: 'get',
     path: '/v1/integration/templates/{templateId}',
     tag: 'Integration',
     summary: 'One template (its latest version) in the shape clients of this API family expect.',
-    auth: 'apiKey',
-    mount: 'api',
     responses: { '200': { description: 'The template.', schema: 'IntegrationTemplate' }, '404': notFound },
   }),
-  route({
+  tenantRoute({
     operationId: 'getIntegrationTemplateVariables',
     method: 'get',
     path: '/v1/integration/templates/{templateId}/variables',
     tag: 'Integration',
     summary: 'The variables a template expects.',
-    auth: 'apiKey',
-    mount: 'api',
     responses: { '200': { description: 'Variables.', schema: 'IntegrationTemplateVariables' }, '404': notFound },
   }),
-  route({
+  tenantRoute({
     operationId: 'getWebhookSecret',
     method: 'get',
     path: '/v1/webhooks/secret',
     tag: 'Webhooks',
     summary: 'Your webhook signing secret (created on first use), and the previous one during a rotation overlap.',
-    auth: 'apiKey',
-    mount: 'api',
     responses: { '200': { description: 'The secret(s).', schema: 'WebhookSecretResponse' } },
   }),
-  route({
+  tenantRoute({
     operationId: 'rotateWebhookSecret',
     method: 'post',
     path: '/v1/webhooks/secret/rotate',
     tag: 'Webhooks',
     summary: 'Replace the signing secret; the previous one keeps signing too until `previous.expiresAt`.',
-    auth: 'apiKey',
-    mount: 'api',
     appendsToLog: true,
     responses: { '200': { description: 'The new secret(s).', schema: 'WebhookSecretResponse' } },
   }),
-  route({
+  tenantRoute({
     operationId: 'replayWebhooks',
     method: 'post',
     path: '/v1/webhooks/replay',
     tag: 'Webhooks',
     summary: 'Deliver results again from the log: one request, or every result completed in [from, to).',
-    auth: 'apiKey',
-    mount: 'api',
     body: { schema: 'WebhookReplayBody', example: { requestId: exampleRequestId } },
     appendsToLog: true,
     responses: {
@@ -833,38 +764,32 @@ export const apiRoutes = [
       '404': { description: 'No such delivery for this tenant.', schema: 'ErrorBody' },
     },
   }),
-  route({
+  tenantRoute({
     operationId: 'getDeliveries',
     method: 'get',
     path: '/v1/pdf/{requestId}/deliveries',
     tag: 'Webhooks',
     summary: 'Every webhook attempt of an async render, and the outcome of each round.',
-    auth: 'apiKey',
-    mount: 'api',
     responses: { '200': { description: 'The deliveries.', schema: 'DeliveryView' }, '404': notFound },
   }),
-  route({
+  tenantRoute({
     operationId: 'getRenderEvents',
     method: 'get',
     path: '/v1/pdf/{requestId}/events',
     tag: 'History',
     summary:
       'Every event of one of your renders, in order, read from the log, with the template version and the Chromium that rendered it.',
-    auth: 'apiKey',
-    mount: 'api',
     responses: {
       '200': { description: 'The history.', schema: 'RenderHistory' },
       '404': { description: 'Not found (or another tenant’s, or refused with 503).', schema: 'ErrorBody' },
     },
   }),
-  route({
+  tenantRoute({
     operationId: 'listRenders',
     method: 'get',
     path: '/v1/renders',
     tag: 'History',
     summary: 'Your renders requested in [from, to), optionally only those with an externalId, in requestId order.',
-    auth: 'apiKey',
-    mount: 'api',
     parameters: [
       { name: 'from', in: 'query', schema: { type: 'string', format: 'date-time' }, description: 'Default: 24 hours before `to`.' },
       { name: 'to', in: 'query', schema: { type: 'string', format: 'date-time' }, description: 'Default: now.' },
@@ -881,135 +806,113 @@ export const apiRoutes = [
 
 const adminCondition = 'Served only when PRESSROOM_ADMIN_TOKEN is set (404 otherwise).';
 
+/** A route of the operator's API: behind the admin token, on the admin mount, served only when that token is set. */
+function adminRoute<const Id extends string>(spec: Omit<RouteSpec<Id>, 'auth' | 'mount' | 'conditional'>): RouteSpec<Id> {
+  return route({ ...spec, auth: 'admin', mount: 'admin', conditional: adminCondition });
+}
+
 /** The operator's API under /admin/v1, behind PRESSROOM_ADMIN_TOKEN. */
 export const adminApiRoutes = [
-  route({
+  adminRoute({
     operationId: 'adminGetTenant',
     method: 'get',
     path: '/admin/v1/tenants/{tenantId}',
     tag: 'Admin',
     summary: 'A tenant.',
-    auth: 'admin',
-    mount: 'admin',
-    conditional: adminCondition,
     responses: {
       '200': { description: 'The tenant.', schema: { type: 'object' } },
-      '404': { description: 'Unknown tenant (or key/connection).', schema: 'ErrorBody' },
+      '404': unknownTenantOrPart,
     },
   }),
-  route({
+  adminRoute({
     operationId: 'adminChangePlan',
     method: 'put',
     path: '/admin/v1/tenants/{tenantId}/plan',
     tag: 'Admin',
     summary: 'Change a tenant’s plan (an event on the log).',
-    auth: 'admin',
-    mount: 'admin',
-    conditional: adminCondition,
     body: { schema: 'TenantPlanBody', example: { plan: 'high' } },
     appendsToLog: true,
     responses: {
       '200': { description: 'The tenant.', schema: { type: 'object' } },
-      '404': { description: 'Unknown tenant (or key/connection).', schema: 'ErrorBody' },
+      '404': unknownTenantOrPart,
     },
   }),
-  route({
+  adminRoute({
     operationId: 'adminListApiKeys',
     method: 'get',
     path: '/admin/v1/tenants/{tenantId}/keys',
     tag: 'Admin',
     summary: 'A tenant’s API keys (never the secret).',
-    auth: 'admin',
-    mount: 'admin',
-    conditional: adminCondition,
     responses: {
-      '200': { description: 'The keys.', schema: 'ApiKeyList' },
-      '404': { description: 'Unknown tenant (or key/connection).', schema: 'ErrorBody' },
+      '200': keyList,
+      '404': unknownTenantOrPart,
     },
   }),
-  route({
+  adminRoute({
     operationId: 'adminRevokeApiKey',
     method: 'post',
     path: '/admin/v1/tenants/{tenantId}/keys/{keyId}/revoke',
     tag: 'Admin',
     summary: 'Revoke a tenant’s key.',
-    auth: 'admin',
-    mount: 'admin',
-    conditional: adminCondition,
     appendsToLog: true,
     responses: {
-      '200': { description: 'The revoked key.', schema: 'ApiKeySummary' },
-      '404': { description: 'Unknown tenant (or key/connection).', schema: 'ErrorBody' },
+      '200': revokedKey,
+      '404': unknownTenantOrPart,
     },
   }),
-  route({
+  adminRoute({
     operationId: 'adminRotateApiKey',
     method: 'post',
     path: '/admin/v1/tenants/{tenantId}/keys/{keyId}/rotate',
     tag: 'Admin',
     summary: 'Rotate a tenant’s key with an overlap.',
-    auth: 'admin',
-    mount: 'admin',
-    conditional: adminCondition,
     body: { schema: 'ApiKeyRotateBody', required: false },
     appendsToLog: true,
     responses: {
-      '201': { description: 'The new key, shown once.', schema: 'ApiKeyCreatedResponse' },
-      '404': { description: 'Unknown tenant (or key/connection).', schema: 'ErrorBody' },
+      '201': newKeyShownOnce,
+      '404': unknownTenantOrPart,
     },
   }),
-  route({
+  adminRoute({
     operationId: 'adminListS3Connections',
     method: 'get',
     path: '/admin/v1/tenants/{tenantId}/s3-connections',
     tag: 'Admin',
     summary: 'A tenant’s S3 connections (no secrets).',
-    auth: 'admin',
-    mount: 'admin',
-    conditional: adminCondition,
     responses: {
-      '200': { description: 'The connections.', schema: 'S3ConnectionList' },
-      '404': { description: 'Unknown tenant (or key/connection).', schema: 'ErrorBody' },
+      '200': connectionList,
+      '404': unknownTenantOrPart,
     },
   }),
-  route({
+  adminRoute({
     operationId: 'adminUpdateS3Connection',
     method: 'put',
     path: '/admin/v1/tenants/{tenantId}/s3-connections/{connectionId}',
     tag: 'Admin',
     summary: 'Change a tenant’s connection (tested again).',
-    auth: 'admin',
-    mount: 'admin',
-    conditional: adminCondition,
     body: { schema: 'S3ConnectionUpdateBody' },
     appendsToLog: true,
     responses: {
-      '200': { description: 'The connection.', schema: 'S3ConnectionSummary' },
-      '404': { description: 'Unknown tenant (or key/connection).', schema: 'ErrorBody' },
+      '200': theConnection,
+      '404': unknownTenantOrPart,
       '422': { description: 'S3_CONNECTION_TEST_FAILED.', schema: 'ErrorBody' },
     },
   }),
-  route({
+  adminRoute({
     operationId: 'adminDeleteS3Connection',
     method: 'delete',
     path: '/admin/v1/tenants/{tenantId}/s3-connections/{connectionId}',
     tag: 'Admin',
     summary: 'Delete a tenant’s connection.',
-    auth: 'admin',
-    mount: 'admin',
-    conditional: adminCondition,
     appendsToLog: true,
-    responses: { '204': { description: 'Deleted.' }, '404': { description: 'Unknown tenant (or key/connection).', schema: 'ErrorBody' } },
+    responses: { '204': deleted, '404': unknownTenantOrPart },
   }),
-  route({
+  adminRoute({
     operationId: 'adminGetUsage',
     method: 'get',
     path: '/admin/v1/usage',
     tag: 'Admin',
     summary: 'Every tenant’s usage by day (or one tenant’s, with `tenant`), for billing.',
-    auth: 'admin',
-    mount: 'admin',
-    conditional: adminCondition,
     parameters: [
       usageDay('from'),
       usageDay('to'),
@@ -1017,18 +920,15 @@ export const adminApiRoutes = [
     ],
     responses: {
       '200': { description: 'Days with renders, in date order, per tenant.', schema: 'UsageResponse' },
-      '400': { description: 'VALIDATION_FAILED: from/to are not days in order, or span more than 366 days.', schema: 'ErrorBody' },
+      '400': badDayRange,
     },
   }),
-  route({
+  adminRoute({
     operationId: 'adminCreateTenant',
     method: 'post',
     path: '/admin/v1/tenants',
     tag: 'Admin',
     summary: 'Create a tenant.',
-    auth: 'admin',
-    mount: 'admin',
-    conditional: adminCondition,
     body: { schema: 'TenantCreateBody', example: { name: 'Acme', plan: 'high' } },
     appendsToLog: true,
     responses: {
@@ -1042,47 +942,38 @@ export const adminApiRoutes = [
       },
     },
   }),
-  route({
+  adminRoute({
     operationId: 'adminIssueApiKey',
     method: 'post',
     path: '/admin/v1/tenants/{tenantId}/keys',
     tag: 'Admin',
     summary: 'Issue an API key for a tenant (shown once).',
-    auth: 'admin',
-    mount: 'admin',
-    conditional: adminCondition,
     body: { schema: 'ApiKeyCreateBody', required: false, example: { label: 'ci', scopes: ['render', 'manage'] } },
     appendsToLog: true,
     responses: {
       '201': { description: 'The key, shown once (with the tenantId).', schema: 'ApiKeyCreatedResponse' },
-      '404': { description: 'Unknown tenant.', schema: 'ErrorBody' },
+      '404': unknownTenant,
     },
   }),
-  route({
+  adminRoute({
     operationId: 'adminRegisterS3Connection',
     method: 'post',
     path: '/admin/v1/tenants/{tenantId}/s3-connections',
     tag: 'Admin',
     summary: 'Register a tenant’s own S3 bucket (credentials stored encrypted).',
-    auth: 'admin',
-    mount: 'admin',
-    conditional: adminCondition,
     body: { schema: 'S3ConnectionCreateBody' },
     appendsToLog: true,
     responses: {
-      '201': { description: 'The connection (without its secret).', schema: 'S3ConnectionSummary' },
-      '404': { description: 'Unknown tenant.', schema: 'ErrorBody' },
+      '201': connectionCreated,
+      '404': unknownTenant,
     },
   }),
-  route({
+  adminRoute({
     operationId: 'adminReadEvents',
     method: 'get',
     path: '/admin/v1/events',
     tag: 'Admin',
     summary: 'The log, for audit, as JSON lines (what `ops events` prints).',
-    auth: 'admin',
-    mount: 'admin',
-    conditional: adminCondition,
     parameters: [
       {
         name: 'request',
@@ -1202,7 +1093,7 @@ export const storageRoutes = [
     ],
     responses: {
       '200': { description: 'The file.', content: { 'application/pdf': { schema: binary }, 'image/png': { schema: binary } } },
-      '403': { description: 'The link is invalid or has expired.', schema: 'ErrorBody' },
+      '403': invalidLink,
       '410': { description: 'EXPIRED or DELETED: the render’s file was removed.', schema: 'ErrorBody' },
     },
   }),
@@ -1223,7 +1114,7 @@ export const storageRoutes = [
     body: { schema: binary, required: true },
     responses: {
       '200': { description: 'Stored.' },
-      '403': { description: 'The link is invalid or has expired.', schema: 'ErrorBody' },
+      '403': invalidLink,
       '413': { description: 'Above the upload limit.', schema: 'ErrorBody' },
     },
   }),

@@ -45,7 +45,7 @@ import { webhookRoutes } from './routes/webhook-routes.ts';
 import { historyRoutes } from './routes/history-routes.ts';
 import { removalRoutes } from './routes/removal-routes.ts';
 import { adminUsageRoutes, usageRoutes } from './routes/usage-routes.ts';
-import { createRenderRemoval } from '@pressroom/core';
+import { createRenderRemoval, createStoredPayloads, type PayloadHandoff } from '@pressroom/core';
 import { openApiDocument } from './openapi.ts';
 import { adminApiRoutes, apiRoutes, openRoutes, type ApiOperationId, type OpenOperationId } from './api-routes.ts';
 import { buildRouter, type Handlers } from './http/route-table.ts';
@@ -58,6 +58,8 @@ export interface IngressDeps {
   catalog: Catalog;
   catalogCommands: CatalogCommands;
   storage: ArtifactStorage;
+  /** Stored payloads handed to the render worker of this process (standalone): see PayloadHandoff. */
+  payloadHandoff?: PayloadHandoff;
   secrets: SecretBox;
   topics: TopicNames;
   ids: Ids;
@@ -99,6 +101,8 @@ export interface IngressDeps {
     plans?: Record<string, PlanLimits>;
     /** Back-pressure on the async lane and the lease of an in-flight render. */
     admission?: AdmissionSettings;
+    /** Request payloads in our own storage, the log keeping hash and size (default), or inline on the log. */
+    payloads?: 'store' | 'inline';
   };
 }
 
@@ -174,6 +178,9 @@ export function buildIngressApp(deps: IngressDeps): Koa {
     acceptTimeoutMs: deps.settings.acceptTimeoutMs,
     idempotencyTtlMs: deps.settings.idempotencyTtlMs,
     ...(plans ? { plans } : {}),
+    ...((deps.settings.payloads ?? 'store') === 'store'
+      ? { payloads: createStoredPayloads({ own: deps.storage.own, ...(deps.payloadHandoff ? { handoff: deps.payloadHandoff } : {}) }) }
+      : {}),
     ...(deps.quotas && plans && deps.settings.admission
       ? { admission: createAdmission({ ...deps, inFlight: deps.quotas.inFlight, plans, admission: deps.settings.admission }) }
       : {}),

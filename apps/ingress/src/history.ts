@@ -1,5 +1,6 @@
 import type { LogEvent } from '@pressroom/schemas';
 import type { EventLog, TopicNames } from '@pressroom/core';
+import { templateOfSource } from '@pressroom/domain';
 
 /** One event of a render's history, as the API shows it. */
 export interface HistoryEvent {
@@ -40,8 +41,7 @@ function externalIdOf(event: LogEvent): string | undefined {
 }
 
 function templateOf(event: LogEvent): RenderSummary['template'] {
-  if (event.type !== 'RenderRequested' || event.data.source.kind !== 'template') return undefined;
-  return { templateId: event.data.source.templateId, templateVersion: event.data.source.templateVersion };
+  return event.type === 'RenderRequested' ? templateOfSource(event.data.source) : undefined;
 }
 
 /**
@@ -52,7 +52,13 @@ function shown(event: LogEvent): Record<string, unknown> {
   if (event.type !== 'RenderRequested') return event.data;
   const { source, ...rest } = event.data;
   const { kind } = source;
-  const slim = source.kind === 'template' ? { kind, templateId: source.templateId, templateVersion: source.templateVersion } : { kind };
+  // A stored payload shows its hash and size (what identifies it), never its key or content.
+  const slim =
+    source.kind === 'stored'
+      ? { kind: source.of, ...templateOfSource(source), payload: { sha256: source.payload.sha256, bytes: source.payload.bytes } }
+      : source.kind === 'template'
+        ? { kind, templateId: source.templateId, templateVersion: source.templateVersion }
+        : { kind };
   return { ...rest, source: slim };
 }
 

@@ -28,6 +28,7 @@ import {
   type Ids,
   type Logger,
   type StatusView,
+  type StoredPayloads,
   type Tenant,
   type TopicNames,
 } from '@pressroom/core';
@@ -77,6 +78,8 @@ export interface RenderRequestsDeps {
   admission?: Admission;
   /** Each plan's quotas (the batch size here). */
   plans?: Record<string, PlanLimits>;
+  /** Request payloads go to our own storage before the append (PRESSROOM_PAYLOADS=store); absent: inline on the log. */
+  payloads?: StoredPayloads;
 }
 
 export interface Submitted {
@@ -201,13 +204,13 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
     input: RenderInput,
     opts: { requestId?: string; idempotency?: { key: string; fingerprint: string }; whenNotTaken?: () => void } = {},
   ): Promise<RenderRequested> {
-    const requested = await prepare(tenant, mode, input, opts);
-    await appendAccepted(mode === 'sync' ? deps.topics.requestedSync : deps.topics.requestedAsync, [requested], {
-      unknownId: requested.requestId,
-      statusPath: `/v1/pdf/status/${requested.requestId}`,
+    const prepared = await prepare(tenant, mode, input, opts);
+    const [requested] = await appendAccepted(mode === 'sync' ? deps.topics.requestedSync : deps.topics.requestedAsync, [prepared], {
+      unknownId: prepared.requestId,
+      statusPath: `/v1/pdf/status/${prepared.requestId}`,
       ...(opts.whenNotTaken ? { whenNotTaken: opts.whenNotTaken } : {}),
     });
-    return requested;
+    return requested ?? prepared;
   }
 
   /**
@@ -229,12 +232,12 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
       if (problem) problems.push(problem);
     }
     const batchRequestId = deps.ids.next();
-    const items: RenderRequested[] = [];
+    const prepared: RenderRequested[] = [];
     for (const [index, item] of body.items.entries()) {
       const input: RenderInput =
         kind === 'template' ? { kind: 'template', body: item as Http.TemplateSyncBody } : { kind: 'html', body: item as Http.HtmlSyncBody };
       try {
-        items.push(await prepare(tenant, mode, input, { batch: { batchRequestId, index } }));
+        prepared.push(await prepare(tenant, mode, input, { batch: { batchRequestId, index } }));
       } catch (err) {
         if (!(err instanceof PressroomError) || !['VALIDATION_FAILED', 'NOT_FOUND'].includes(err.code)) throw err;
         const at = `items.${index}`;
@@ -243,7 +246,7 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
       }
     }
     if (problems.length) throw validationError(problems, 'The batch is invalid; nothing was rendered. Each problem names its item.');
-    await appendAccepted(mode === 'sync' ? deps.topics.requestedSync : deps.topics.requestedAsync, items, {
+    const items = await appendAccepted(mode === 'sync' ? deps.topics.requestedSync : deps.topics.requestedAsync, prepared, {
       unknownId: batchRequestId,
       statusPath: `/v1/pdf/batch/status/${batchRequestId}`,
     });
@@ -338,14 +341,26 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
    */
   async function appendAccepted(
     topic: string,
-    requests: RenderRequested[],
+    prepared: RenderRequested[],
     opts: { unknownId: string; statusPath: string; whenNotTaken?: () => void },
-  ): Promise<void> {
+  ): Promise<RenderRequested[]> {
     const acceptBy = Math.min(
-      ...requests.map((r) => Date.parse(r.data.acceptBy ?? '') || deps.clock.now().getTime() + deps.acceptTimeoutMs),
+      ...prepared.map((r) => Date.parse(r.data.acceptBy ?? '') || deps.clock.now().getTime() + deps.acceptTimeoutMs),
     );
     // 429s come first: nothing of a refused request reaches the log.
-    const admitted = await deps.admission?.admit(requests);
+    const admitted = await deps.admission?.admit(prepared);
+    // The payloads go to our own storage before the log hears of the requests, which then carry
+    // only a reference (hash and size). A payload stored for a request that is then refused is
+    // never rendered, and goes with the render's retention.
+    let requests = prepared;
+    if (deps.payloads) {
+      try {
+        requests = await deps.payloads.store(prepared, acceptBy);
+      } catch (err) {
+        await admitted?.release();
+        throw err;
+      }
+    }
     // Taken before the send: the outcome of any of these requests lies past it.
     const floor = deps.withdrawals.floor();
     const appended = deps.log.append(topic, requests);
@@ -378,6 +393,7 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
     // In log order: each request, then (when the log already holds it) its outcome.
     for (const requested of requests) await deps.view.apply(requested);
     for (const outcome of outcomes) await deps.view.apply(outcome);
+    return requests;
   }
 
   /** The ingress's deadline passed first: a moment for the adapter to say whether it never sent the append. */

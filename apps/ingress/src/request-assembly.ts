@@ -135,13 +135,14 @@ export function webhookOf(input: RenderInput): string | undefined {
   return 'webhook' in input.body ? input.body.webhook || undefined : undefined;
 }
 
-/** The real API's per-render extras: the links' lifetime, the caller's externalId, debug's variable checks. */
+/** The real API's per-render extras: the links' lifetime, the caller's externalId, the cache opt-out, debug's variable checks. */
 export function renderExtras(input: RenderInput, resolved: ResolvedSource): Partial<RenderRequested['data']> {
   if (input.kind !== 'template' && input.kind !== 'html') return {};
   const b = input.body;
   const extras: Partial<RenderRequested['data']> = {
     ...(b.signedUrlExpiresIn !== undefined ? { linkTtlSeconds: b.signedUrlExpiresIn } : {}),
     ...(b.externalId !== undefined ? { externalId: b.externalId } : {}),
+    ...(b.cache === false ? { noCache: true } : {}),
   };
   if (input.kind === 'template' && input.body.debug === true && resolved.source.kind === 'template') {
     const { templateId, templateVersion } = resolved.source;

@@ -2,10 +2,13 @@ import { createServer, type Server } from 'node:http';
 import type { Runtime } from '@pressroom/runtime';
 import { startMetricsServer } from '@pressroom/observability';
 import { buildIngressApp } from './app.ts';
-import { bootstrapDefaultTenant } from '@pressroom/core';
+import { bootstrapDefaultTenant, type PayloadHandoff } from '@pressroom/core';
 
-/** Starts the public API on the configured port; prints a development key (on stderr) on first start. */
-export async function startIngressServer(rt: Runtime): Promise<Server> {
+/**
+ * Starts the public API on the configured port; prints a development key (on stderr) on first start.
+ * `payloadHandoff`: shared with the render worker of the same process (standalone), see PayloadHandoff.
+ */
+export async function startIngressServer(rt: Runtime, opts: { payloadHandoff?: PayloadHandoff } = {}): Promise<Server> {
   const { config } = rt;
   const boot = await untilDone(rt, () =>
     bootstrapDefaultTenant(rt, { apiKey: config.apiKey, createDevelopmentKey: config.profile === 'embedded' }),
@@ -21,6 +24,7 @@ export async function startIngressServer(rt: Runtime): Promise<Server> {
   }
   const app = buildIngressApp({
     ...rt,
+    ...(opts.payloadHandoff ? { payloadHandoff: opts.payloadHandoff } : {}),
     settings: {
       publicUrl: config.publicUrl,
       syncTimeoutMs: config.syncTimeoutMs,
@@ -41,6 +45,7 @@ export async function startIngressServer(rt: Runtime): Promise<Server> {
       metrics: config.metrics,
       plans: config.plans,
       admission: config.admission,
+      payloads: config.payloads,
     },
   });
   const handle = app.callback();

@@ -18,6 +18,7 @@ export {
   rebuildCatalog,
   readUsage,
   rebuildStatusView,
+  REPLAY_BATCH,
   rebuildTemplateView,
   registerS3Connection,
   replayAssetIndex,

@@ -7,6 +7,8 @@ import {
   createEventFactory,
   createFileEventLog,
   createMemoryCatalog,
+  createStoredPayloads,
+  payloadFingerprint,
   RenderFailure,
   SecretBox,
   silentLogger,
@@ -17,6 +19,7 @@ import {
   type LogRecord,
   type S3ConnectionStoreFactory,
 } from '@pressroom/core';
+import { payloadKey } from '@pressroom/domain';
 import { createLocalObjectStore } from '@pressroom/local-storage';
 import { createMetrics } from '@pressroom/observability';
 import { createFakeRenderer, waitFor, type FakeRenderer } from '@pressroom/testing';
@@ -53,7 +56,7 @@ describe('render worker (fake renderer, embedded log)', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  const run = async (renderer: FakeRenderer, output: 'pdf' | 'png') => {
+  const run = async (renderer: FakeRenderer, output: 'pdf' | 'png', opts: { stored?: 'kept' | 'removed' } = {}) => {
     const worker = await startRenderWorker({
       log,
       renderer,
@@ -69,13 +72,15 @@ describe('render worker (fake renderer, embedded log)', () => {
       retry: { baseDelayMs: 1, maxDelayMs: 1, maxAttempts: 2 },
     });
     const requestId = uuidV7Ids.next();
-    await log.append(topics.requestedAsync, [
-      event(
-        'RenderRequested',
-        { requestId, tenantId: 'tenant-a' },
-        { mode: 'async', source: { kind: 'html', html: '<p>hi</p>' }, output, storage: { kind: 'default' } },
-      ),
-    ]);
+    const inline = event(
+      'RenderRequested',
+      { requestId, tenantId: 'tenant-a' },
+      { mode: 'async', source: { kind: 'html', html: '<p>hi</p>' }, output, storage: { kind: 'default' } },
+    );
+    // As the ingress logs it with PRESSROOM_PAYLOADS=store: the payload in our storage, a reference on the log.
+    const [requested] = opts.stored ? await createStoredPayloads({ own }).store([inline], Date.now() + 5_000) : [inline];
+    if (opts.stored === 'removed') await own.delete(payloadKey('tenant-a', requestId));
+    await log.append(topics.requestedAsync, [requested!]);
     const outcome = await waitFor(
       async () => {
         const seen: LogRecord[] = [];
@@ -103,6 +108,24 @@ describe('render worker (fake renderer, embedded log)', () => {
     const stored = await own.get(outcome.data.artifact.key);
     expect(stored?.contentType).toBe('image/png');
     expect(Array.from(stored?.bytes ?? [])).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  });
+
+  it('reads a stored payload back and renders it; the outcome carries its hash and size', async () => {
+    const renderer = createFakeRenderer();
+    const { outcome } = await run(renderer, 'pdf', { stored: 'kept' });
+    expect(renderer.jobs[0]).toMatchObject({ source: { kind: 'html', html: '<p>hi</p>' } });
+    expect(outcome?.type).toBe('RenderSucceeded');
+    expect(outcome?.data).toMatchObject({ payload: payloadFingerprint({ kind: 'html', html: '<p>hi</p>' }) });
+  });
+
+  it('fails a request whose stored payload is gone PAYLOAD_REMOVED, not retried, without rendering', async () => {
+    const renderer = createFakeRenderer();
+    const { outcome } = await run(renderer, 'pdf', { stored: 'removed' });
+    expect(renderer.jobs).toHaveLength(0);
+    expect(outcome?.type).toBe('RenderFailed');
+    if (outcome?.type !== 'RenderFailed') return;
+    expect(outcome.data.error.code).toBe('PAYLOAD_REMOVED');
+    expect(outcome.data.retriable).toBe(false);
   });
 
   it('records the renderer’s failure code as RenderFailed, and stores nothing', async () => {

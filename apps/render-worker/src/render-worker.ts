@@ -12,12 +12,16 @@ import {
   PressroomError,
   tenantRenderCap,
   isTerminal,
+  renderCacheKey,
+  renderCacheUse,
   type RenderRetryPolicy,
   type StepFailure,
   type TransientRetryPolicy,
 } from '@pressroom/domain';
 import {
+  applyToRenderCache,
   payloadFingerprint,
+  createStoredPayloads,
   RenderFailure,
   type ArtifactStorage,
   type EventFactory,
@@ -33,7 +37,10 @@ import {
   type AssetSource,
   type StatusView,
   type PdfToolkit,
+  type RenderCacheIndex,
   type ToolInputs,
+  type PayloadHandoff,
+  type StoredPayloads,
 } from '@pressroom/core';
 import type { RenderRequested, ToolResultInfo } from '@pressroom/schemas';
 import { runPdfTool } from './pdf-tool-step.ts';
@@ -63,6 +70,8 @@ export interface RenderWorkerDeps {
   capForPlan?: (plan: string | undefined) => number;
   /** The PNG pixel cap of a plan (PRESSROOM_PLANS pngMaxPixels); none: the renderer's own limit. */
   pngMaxPixelsForPlan?: (plan: string | undefined) => number | undefined;
+  /** The most pages a PNG of a plan stacks (PRESSROOM_PLANS pngMaxPages); none: no cap. */
+  pngMaxPagesForPlan?: (plan: string | undefined) => number | undefined;
   renderTimeoutMs: number;
   group?: string;
   workerId?: string;
@@ -83,6 +92,21 @@ export interface RenderWorkerDeps {
   view?: Pick<StatusView, 'get'>;
   /** The PDF tools' programs and input reader; a `pdf-tool` request fails RENDER_ERROR without them. */
   pdfTools?: { toolkit: PdfToolkit; inputs: ToolInputs };
+  /**
+   * The render cache (issue 13): an identical render of the same tenant is served as a copy of
+   * its earlier file, without Chromium, when the tenant's plan has it. Without it: never.
+   */
+  renderCache?: RenderCacheDeps;
+  /** Payloads the ingress of this process stored (standalone): taken from memory, not read back. */
+  payloadHandoff?: PayloadHandoff;
+}
+
+export interface RenderCacheDeps {
+  index: RenderCacheIndex;
+  /** Whether the plan has the cache (PRESSROOM_PLANS renderCache; default off). */
+  allowedForPlan: (plan: string | undefined) => boolean;
+  /** The tenant's uploaded assets by name and content hash (part of the key). */
+  assetsOf: (tenantId: string) => Promise<{ name: string; sha256: string }[]>;
 }
 
 /** How often a long render tells the group it is alive (well under any session timeout). */
@@ -98,6 +122,7 @@ export async function startRenderWorker(deps: RenderWorkerDeps): Promise<Subscri
   const group = deps.group ?? `${deps.topics.prefix}.renderer`;
   const worker = deps.workerId ?? `${hostname()}:${process.pid}`;
   const slots = new RenderSlots(deps.concurrency);
+  const payloads = createStoredPayloads({ own: deps.storage.own, ...(deps.payloadHandoff ? { handoff: deps.payloadHandoff } : {}) });
   const capOf = (plan: string | undefined) => tenantRenderCap(deps.capForPlan?.(plan) ?? deps.concurrency, deps.concurrency);
   const handle = async (record: LogRecord, ctx: ConsumeContext) => {
     if (record.event.type !== 'RenderRequested') return;
@@ -115,7 +140,7 @@ export async function startRenderWorker(deps: RenderWorkerDeps): Promise<Subscri
     }
     deps.metrics.renderWaitSeconds.observe({ lane: data.mode }, (performance.now() - waitStarted) / 1000);
     try {
-      await handleRecord(deps, worker, record, ctx);
+      await handleRecord(deps, payloads, worker, record, ctx);
     } finally {
       release();
     }
@@ -146,7 +171,13 @@ export async function startRenderWorker(deps: RenderWorkerDeps): Promise<Subscri
   };
 }
 
-async function handleRecord(deps: RenderWorkerDeps, worker: string, record: LogRecord, ctx: ConsumeContext): Promise<void> {
+async function handleRecord(
+  deps: RenderWorkerDeps,
+  payloads: StoredPayloads,
+  worker: string,
+  record: LogRecord,
+  ctx: ConsumeContext,
+): Promise<void> {
   if (record.event.type !== 'RenderRequested') return;
   const requested = record.event;
   const logger = deps.logger.child({ requestId: requested.requestId, tenantId: requested.tenantId });
@@ -182,7 +213,17 @@ async function handleRecord(deps: RenderWorkerDeps, worker: string, record: LogR
   // Also during retry waits: a record waiting out a storage outage keeps its member in the group.
   const beat = setInterval(() => void ctx.heartbeat().catch(() => {}), HEARTBEAT_EVERY_MS);
   try {
-    const outcome = await renderAndStore(deps, requested, { worker, signal: ctx.signal, logger }, known?.attempts ?? 0);
+    // A stored payload (PRESSROOM_PAYLOADS=store) is read back from our storage first; one that is
+    // gone (deleted, expired) fails the render PAYLOAD_REMOVED, which no retry can change.
+    const resolved = await payloads.resolve(requested.data.source);
+    const outcome: Outcome = resolved.ok
+      ? await renderAndStore(
+          deps,
+          { ...requested, data: { ...requested.data, source: resolved.source } },
+          { worker, signal: ctx.signal, logger },
+          known?.attempts ?? 0,
+        )
+      : { error: { code: resolved.code, message: resolved.message }, retriable: false };
     const executionMs = Math.round(performance.now() - started);
     const ids = { requestId: requested.requestId, tenantId: requested.tenantId };
     const chromium = await deps.renderer.browserVersion?.().catch(() => undefined);
@@ -195,7 +236,8 @@ async function handleRecord(deps: RenderWorkerDeps, worker: string, record: LogR
     };
     const toolRequest = requested.data.tool ? { toolRequest: requested.data.tool } : {};
     // The payload by hash and size, on the outcome: what the log keeps of it once it is dropped.
-    const payload = payloadFingerprint(requested.data.source);
+    const source = requested.data.source;
+    const payload = source.kind === 'stored' ? { sha256: source.payload.sha256, bytes: source.payload.bytes } : payloadFingerprint(source);
     const completed =
       'artifact' in outcome
         ? deps.event('RenderSucceeded', ids, {
@@ -208,6 +250,7 @@ async function handleRecord(deps: RenderWorkerDeps, worker: string, record: LogR
             ...(outcome.debugArtifact ? { debugArtifact: outcome.debugArtifact } : {}),
             ...(outcome.tool ? { tool: outcome.tool } : {}),
             ...toolRequest,
+            ...(outcome.cache ? { cache: outcome.cache } : {}),
           })
         : deps.event('RenderFailed', ids, {
             ...delivery,
@@ -232,6 +275,12 @@ async function handleRecord(deps: RenderWorkerDeps, worker: string, record: LogR
       },
     });
     if (!appended.ok) throw new Error(`the outcome could not be appended: ${appended.failure.message}`);
+    if (deps.renderCache && completed.type === 'RenderSucceeded' && completed.data.cache) {
+      // On the log first, then in the index (its projector applies it too; a failure here costs a render).
+      await applyToRenderCache(deps.renderCache.index, completed).catch((err: unknown) => {
+        logger.warn('the render cache index could not be updated', { err });
+      });
+    }
     const result = completed.type === 'RenderSucceeded' ? 'success' : 'failure';
     deps.metrics.renderSeconds.observe({ output: requested.data.output, outcome: result }, executionMs / 1000);
     deps.metrics.rendersTotal.inc({ outcome: result, code: 'error' in outcome ? outcome.error.code : '' });
@@ -247,8 +296,9 @@ async function handleRecord(deps: RenderWorkerDeps, worker: string, record: LogR
 }
 
 type ArtifactOut = { target: RenderRequested['data']['storage']; key: string; contentType: string; bytes: number };
+type CacheNote = { key: string; hit: boolean; from?: string };
 type Outcome =
-  | { artifact: ArtifactOut; debugArtifact?: ArtifactOut; tool?: ToolResultInfo; pages?: number }
+  | { artifact: ArtifactOut; debugArtifact?: ArtifactOut; tool?: ToolResultInfo; pages?: number; cache?: CacheNote }
   | { error: { code: FailureCodeValue; message: string }; retriable?: boolean; attempts?: number };
 
 interface StepContext {
@@ -270,10 +320,15 @@ async function renderAndStore(deps: RenderWorkerDeps, requested: RenderRequested
     if ('error' in ran) return ran;
     return storeToolOutputs(deps, requested, step, ran);
   }
+  const key = artifactKey({ tenantId: requested.tenantId, requestId: requested.requestId, output: data.output, target: data.storage });
+  const cacheKey = await renderCacheKeyOf(deps, requested, step.logger);
+  if (cacheKey !== undefined) {
+    const served = await serveFromCache(deps, requested, cacheKey, key, step.logger);
+    if (served) return served;
+  }
   const rendered = await renderWithRetries(deps, step.worker, requested, earlier);
   if ('error' in rendered) return rendered;
   const bytes = rendered.bytes;
-  const key = artifactKey({ tenantId: requested.tenantId, requestId: requested.requestId, output: data.output, target: data.storage });
   const contentType = contentTypeFor(data.output);
   const stored = await storeWithRetries(deps, requested, step, () =>
     deps.storage.put(requested.tenantId, data.storage, key, bytes, contentType),
@@ -294,7 +349,88 @@ async function renderAndStore(deps: RenderWorkerDeps, requested: RenderRequested
   const debugArtifact = data.debug ? await storeDebug(deps, requested, rendered.html, step.logger) : undefined;
   // For usage: a PNG is one page; a PDF's pages are counted from its bytes (no parse, no child process).
   const pages = data.output === 'png' ? 1 : countPdfPages(bytes);
-  return { artifact, pages, ...(debugArtifact ? { debugArtifact } : {}) };
+  return {
+    artifact,
+    pages,
+    ...(debugArtifact ? { debugArtifact } : {}),
+    ...(cacheKey !== undefined ? { cache: { key: cacheKey, hit: false } } : {}),
+  };
+}
+
+/**
+ * The request's content key when the render cache may serve it (renderCacheUse), else undefined.
+ * Best effort: when the assets or the browser version cannot be read, the request just renders.
+ */
+async function renderCacheKeyOf(deps: RenderWorkerDeps, requested: RenderRequested, logger: Logger): Promise<string | undefined> {
+  const cache = deps.renderCache;
+  if (!cache) return undefined;
+  const { data } = requested;
+  try {
+    const chromium = cache.allowedForPlan(data.plan) ? await deps.renderer.browserVersion?.() : undefined;
+    const use = renderCacheUse({
+      planAllows: cache.allowedForPlan(data.plan),
+      optedOut: data.noCache === true,
+      sourceKind: data.source.kind,
+      storageKind: data.storage.kind,
+      debug: data.debug !== undefined,
+      tool: data.tool !== undefined,
+      chromiumKnown: chromium !== undefined,
+    });
+    if (!use.use || chromium === undefined) return undefined;
+    const job = renderJobFor(requested, deps);
+    return renderCacheKey({
+      tenantId: requested.tenantId,
+      source: data.source,
+      output: data.output,
+      pdfParams: data.pdfParams,
+      pdfMetadata: data.pdfMetadata,
+      ready: data.ready,
+      maxPngPixels: job.maxPngPixels,
+      maxPngPages: job.maxPngPages,
+      assets: await cache.assetsOf(requested.tenantId),
+      chromium,
+    });
+  } catch (err) {
+    logger.warn('the render cache key could not be made; rendering', { err });
+    return undefined;
+  }
+}
+
+/**
+ * A copy of the file an identical earlier render of this tenant produced, under this request's
+ * own key (DELETE and retention of one render never touch another's object), or undefined to
+ * render: no entry (miss), its file gone (stale), or the index or storage failing (rendered, no
+ * retry: a render is the fallback that always works).
+ */
+async function serveFromCache(
+  deps: RenderWorkerDeps,
+  requested: RenderRequested,
+  cacheKey: string,
+  key: string,
+  logger: Logger,
+): Promise<Outcome | undefined> {
+  const { tenantId, data } = requested;
+  const count = (outcome: 'hit' | 'miss' | 'stale') => deps.metrics.renderCacheTotal.inc({ outcome });
+  try {
+    const entry = await deps.renderCache?.index.get(tenantId, cacheKey);
+    // Never another tenant's file: the key includes the tenant, and the file must be under its prefix.
+    if (!entry || !entry.key.startsWith(`${tenantId}/`)) return void count('miss');
+    const copied = entry.key === key || (await deps.storage.copyOwn(entry.key, key));
+    if (!copied) {
+      logger.info('the cached file is gone; rendering', { from: entry.requestId });
+      return void count('stale');
+    }
+    count('hit');
+    logger.info('served from the render cache', { from: entry.requestId });
+    return {
+      artifact: { target: data.storage, key, contentType: entry.contentType, bytes: entry.bytes },
+      ...(entry.pages !== undefined ? { pages: entry.pages } : {}),
+      cache: { key: cacheKey, hit: true, from: entry.requestId },
+    };
+  } catch (err) {
+    logger.warn('the render cache failed; rendering', { err });
+    return void count('miss');
+  }
 }
 
 /**
@@ -465,21 +601,24 @@ async function renderWithRetries(
  */
 export function renderJobFor(
   requested: RenderRequested,
-  deps: Pick<RenderWorkerDeps, 'renderTimeoutMs' | 'assetsFor' | 'pngMaxPixelsForPlan'>,
+  deps: Pick<RenderWorkerDeps, 'renderTimeoutMs' | 'assetsFor' | 'pngMaxPixelsForPlan' | 'pngMaxPagesForPlan'>,
 ): RenderJob {
   const { data } = requested;
   const pngCap = data.output === 'png' ? deps.pngMaxPixelsForPlan?.(data.plan) : undefined;
+  const pngPages = data.output === 'png' ? deps.pngMaxPagesForPlan?.(data.plan) : undefined;
   return {
     source: data.source,
     output: data.output,
     // The request's own pdfParams.timeout may shorten the limit, never lengthen it (0: the service's).
     timeoutMs: data.pdfParams?.timeout ? Math.min(data.pdfParams.timeout, deps.renderTimeoutMs) : deps.renderTimeoutMs,
     lane: data.mode,
+    tenantId: requested.tenantId,
     ...(data.debug ? { debug: true } : {}),
     ...(data.pdfMetadata ? { pdfMetadata: data.pdfMetadata } : {}),
     ...(data.pdfParams ? { pdfParams: data.pdfParams } : {}),
     ...(data.ready ? { ready: data.ready } : {}),
     ...(pngCap !== undefined ? { maxPngPixels: pngCap } : {}),
+    ...(pngPages !== undefined ? { maxPngPages: pngPages } : {}),
     ...(deps.assetsFor ? { assets: deps.assetsFor(requested.tenantId) } : {}),
   };
 }

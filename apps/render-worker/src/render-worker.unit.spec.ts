@@ -63,6 +63,7 @@ describe('renderJobFor', () => {
       output: 'png',
       timeoutMs: 12_000,
       lane: 'async',
+      tenantId: 'tenant-a',
       pdfMetadata: { title: 'T' },
       pdfParams: { format: 'Letter', landscape: true, hasCover: true },
       ready: { expression: 'window.done' },
@@ -79,8 +80,20 @@ describe('renderJobFor', () => {
     expect(renderJobFor(requested({ output: 'png', plan: 'other' }), deps)).not.toHaveProperty('maxPngPixels');
   });
 
+  it("carries the PNG page cap of the request's plan, for PNG output only", () => {
+    const deps = { renderTimeoutMs: 5_000, pngMaxPagesForPlan: (plan: string | undefined) => (plan === 'high' ? 100 : undefined) };
+    expect(renderJobFor(requested({ output: 'png', plan: 'high' }), deps).maxPngPages).toBe(100);
+    expect(renderJobFor(requested({ output: 'pdf', plan: 'high' }), deps)).not.toHaveProperty('maxPngPages');
+  });
+
   it('leaves out what the request does not have, and assets when the worker has no store', () => {
     const job = renderJobFor(requested({ mode: 'sync' }), { renderTimeoutMs: 5_000 });
-    expect(job).toEqual({ source: { kind: 'html', html: '<p>hi</p>' }, output: 'pdf', timeoutMs: 5_000, lane: 'sync' });
+    expect(job).toEqual({
+      source: { kind: 'html', html: '<p>hi</p>' },
+      output: 'pdf',
+      timeoutMs: 5_000,
+      lane: 'sync',
+      tenantId: 'tenant-a',
+    });
   });
 });

@@ -7,13 +7,22 @@ export function renderWorkerSettings(
   config: PressroomConfig,
 ): Pick<
   RenderWorkerDeps,
-  'concurrency' | 'readAhead' | 'capForPlan' | 'pngMaxPixelsForPlan' | 'renderTimeoutMs' | 'retry' | 'acceptClockSkewMs' | 'crashRetry'
+  | 'concurrency'
+  | 'readAhead'
+  | 'capForPlan'
+  | 'pngMaxPixelsForPlan'
+  | 'pngMaxPagesForPlan'
+  | 'renderTimeoutMs'
+  | 'retry'
+  | 'acceptClockSkewMs'
+  | 'crashRetry'
 > {
   return {
     concurrency: config.render.pages,
     readAhead: config.render.readAhead,
     capForPlan: (plan) => planRenderCap(config.render.tenantCaps, plan),
     pngMaxPixelsForPlan: (plan) => (plan === 'standard' || plan === 'high' ? config.plans[plan].pngMaxPixels : undefined),
+    pngMaxPagesForPlan: (plan) => (plan === 'standard' || plan === 'high' ? config.plans[plan].pngMaxPages : undefined),
     renderTimeoutMs: config.render.timeoutMs,
     retry: config.render.retry,
     acceptClockSkewMs: config.acceptClockSkewMs,

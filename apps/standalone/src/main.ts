@@ -3,7 +3,7 @@ import { closeServer, startIngressServer } from '@pressroom/ingress';
 import { startRenderSide } from '@pressroom/render-worker';
 import { startAssetProjector, startCatalogProjector, startStatusProjector, startTemplateProjector } from '@pressroom/status-projector';
 import { dispatcherSettings, startWebhookDispatcher } from '@pressroom/webhook-dispatcher';
-import { createRenderRemoval, startRetentionSweeper } from '@pressroom/core';
+import { createPayloadHandoff, createRenderRemoval, startRetentionSweeper } from '@pressroom/core';
 import { readConfig } from './config.ts';
 
 /** `{ [key]: value }` when value is defined, `{}` otherwise (exactOptionalPropertyTypes). */
@@ -12,7 +12,16 @@ const opt = <K extends string, V>(key: K, value: V | undefined) => (value === un
 // All four apps in one process. This is the composition root, the one app that imports the
 // others: each still talks to the rest only through the log and the view.
 const config = readConfig();
+// How long each step of the start took (one log line when listening: where a slow start goes).
+const phases: Record<string, number> = {};
+let phaseStart = performance.now();
+const phase = (name: string) => {
+  const now = performance.now();
+  phases[name] = Math.round(now - phaseStart);
+  phaseStart = now;
+};
 const rt = await openRuntime(config, 'standalone');
+phase('runtimeMs');
 keepServingOnFaults(rt.logger, rt.metrics);
 // The projector first: with a volatile view it rebuilds from the log before anyone asks.
 // With a snapshot, only the log after it is replayed (start-up does not grow with history).
@@ -33,21 +42,57 @@ const templateProjector = await startTemplateProjector({
   ...opt('restore', restoreOf('templates')),
 });
 snapshots?.every(config.snapshotIntervalMs);
+phase('viewsMs');
 const catalogProjector = await startCatalogProjector(rt);
 const assetProjector = await startAssetProjector(rt);
-const { renderer, worker, batchFinisher } = await startRenderSide(config, rt);
+phase('catalogAndAssetsMs');
+// The ingress and the render worker share this process: a payload the ingress stored is handed
+// to the worker in memory (checked by key, hash and size) instead of being read back from disk.
+const payloadHandoff = createPayloadHandoff();
+// Chromium (its host process, its launch) starts beside the ingress, not before it: a request
+// accepted meanwhile waits on the log for the worker like any other, and /readyz says "not
+// ready" until Chromium answers. A render side that cannot start ends the process, as before.
+const renderSideStarted = performance.now();
+const renderSide = startRenderSide(config, { ...rt, payloadHandoff });
+let renderSideUp: Awaited<typeof renderSide> | undefined;
+renderSide.then(
+  (side) => {
+    renderSideUp = side;
+    rt.logger.info('render side started', { ms: Math.round(performance.now() - renderSideStarted) });
+  },
+  (err: unknown) => {
+    rt.logger.error('the render side could not start; exiting', { err });
+    process.exit(1);
+  },
+);
 const dispatcher = await startWebhookDispatcher({ ...rt, settings: dispatcherSettings(config) });
+phase('dispatcherMs');
 // Retention: our own storage (local disk here) is swept for renders older than their plan keeps.
 const sweeper = startRetentionSweeper(createRenderRemoval({ ...rt, own: rt.storage.own, by: 'standalone' }), {
   policy: config.retention.files,
   intervalMs: config.retention.sweepIntervalMs,
   logger: rt.logger,
 });
-const server = await startIngressServer({ ...rt, readiness: [...rt.readiness, { name: 'chromium', check: () => renderer.ping() }] });
+const chromiumReady = async () => {
+  if (!renderSideUp) throw new Error('Chromium is starting');
+  await renderSideUp.renderer.ping();
+};
+const server = await startIngressServer(
+  { ...rt, readiness: [...rt.readiness, { name: 'chromium', check: chromiumReady }] },
+  { payloadHandoff },
+);
+phase('ingressMs');
+rt.logger.info('started', { ...phases, sinceProcessStartMs: Math.round(performance.now()) });
+// The Idempotency-Keys are replayed from the log on first use; start that now, in the background,
+// so the first keyed request does not wait for it (a claim before it is done still waits: never a
+// key forgotten). The webhook deliveries' rebuild starts with the dispatcher's first claim.
+void rt.idempotency
+  .warmUp?.()
+  .catch((err: unknown) => rt.logger.warn('Idempotency-Keys not rebuilt yet; the first keyed request rebuilds them', { err }));
 onShutdown(rt.logger, [
   () => closeServer(server),
-  () => worker.stop(),
-  () => batchFinisher.stop(),
+  async () => (await renderSide).worker.stop(),
+  async () => (await renderSide).batchFinisher.stop(),
   () => sweeper.stop(),
   () => dispatcher.stop(),
   () => projector.stop(),
@@ -56,6 +101,6 @@ onShutdown(rt.logger, [
   () => assetProjector.stop(),
   // After the projectors: their positions are committed, so the snapshot covers everything they applied.
   async () => snapshots?.close(),
-  () => renderer.close(),
+  async () => (await renderSide).renderer.close(),
   () => rt.close(),
 ]);

@@ -12,8 +12,8 @@ import {
 
 const config = readConfig();
 // The four views it builds from the log (and the end of each render's in-flight lease); it never
-// waits on a status. With a retention configured it also sweeps our bucket: only then does it
-// open storage (and check the bucket in its readiness).
+// waits on a status. Unless every plan keeps files forever it also sweeps our bucket: only then
+// does it open storage (and check the bucket in its readiness).
 const sweeps = Object.keys(config.retention.files).length > 0;
 const views = ['log', 'view', 'templates', 'catalog', 'assetIndex', 'quotas'] as const;
 const rt = await openParts(config, 'status-projector', sweeps ? [...views, 'storage' as const] : views, { statusWaits: false });

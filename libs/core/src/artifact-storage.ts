@@ -3,6 +3,7 @@ import { PressroomError } from '@pressroom/domain';
 import type { Catalog, S3Connection } from './ports/catalog.ts';
 import type { ObjectStore } from './ports/object-store.ts';
 import type { SecretBox } from './secret-box.ts';
+import type { IssuedLink, LinkLedger } from './link-ledger.ts';
 
 /** A tenant S3 connection with its secret in clear: static credentials, or a role to assume (with the service's own credentials). */
 export interface OpenS3Connection {
@@ -35,9 +36,18 @@ export class ArtifactStorage {
   readonly #catalog: Catalog;
   readonly #secrets: SecretBox;
   readonly #connectionStore: S3ConnectionStoreFactory;
+  readonly #links: LinkLedger | undefined;
 
-  constructor(deps: { own: ObjectStore; catalog: Catalog; secrets: SecretBox; connectionStore: S3ConnectionStoreFactory }) {
+  constructor(deps: {
+    own: ObjectStore;
+    catalog: Catalog;
+    secrets: SecretBox;
+    connectionStore: S3ConnectionStoreFactory;
+    /** Where links handed out are recorded (`LinkIssued`); none: not recorded. */
+    links?: LinkLedger;
+  }) {
     this.#own = deps.own;
+    this.#links = deps.links;
     this.#catalog = deps.catalog;
     this.#secrets = deps.secrets;
     this.#connectionStore = deps.connectionStore;
@@ -48,10 +58,21 @@ export class ArtifactStorage {
     await store.put(key, bytes, contentType);
   }
 
-  /** A link to the artifact that lives `expiresInSeconds` from now (the request's signedUrlExpiresIn; default one hour). */
-  async signedUrl(tenantId: string, artifact: ArtifactRef, expiresInSeconds: number = SIGNED_URL_TTL_SECONDS): Promise<string> {
+  /**
+   * A link to the artifact that lives `expiresInSeconds` from now (the request's signedUrlExpiresIn;
+   * default one hour). With `handedOut` (a link given to a caller: a response, a webhook body) it
+   * is recorded as `LinkIssued`, after signing and without waiting (see LinkLedger).
+   */
+  async signedUrl(
+    tenantId: string,
+    artifact: ArtifactRef,
+    expiresInSeconds: number = SIGNED_URL_TTL_SECONDS,
+    handedOut?: Pick<IssuedLink, 'requestId' | 'where' | 'file'>,
+  ): Promise<string> {
     const store = await this.#storeFor(tenantId, artifact.target);
-    return store.signedGetUrl(artifact.key, expiresInSeconds);
+    const url = await store.signedGetUrl(artifact.key, expiresInSeconds);
+    if (handedOut) this.#links?.issued({ ...handedOut, tenantId, expiresInSeconds });
+    return url;
   }
 
   /**
@@ -77,6 +98,14 @@ export class ArtifactStorage {
   /** A presigned (S3) or HMAC-signed (local) PUT to our own storage; undefined when the store has none. */
   async signedPutUrl(key: string, expiresInSeconds: number): Promise<string | undefined> {
     return this.#own.signedPutUrl?.(key, expiresInSeconds);
+  }
+
+  /**
+   * Copies a file of our own storage to a new key (the render cache: each render keeps its own
+   * object). False when the source is gone or the store cannot copy: the caller renders instead.
+   */
+  async copyOwn(fromKey: string, toKey: string): Promise<boolean> {
+    return this.#own.copy ? this.#own.copy(fromKey, toKey) : false;
   }
 
   /** A link to a file of our own storage. */

@@ -13,8 +13,9 @@ describe('event codec', () => {
     expect(decodeEventJson(encodeEventJson(parseEvent(value)))).toEqual(value);
   });
 
-  it('covers every event type with a golden example', () => {
-    expect(examples.sort()).toEqual(
+  it('covers every event type with a golden example (more shapes of a type: <Type>.<shape>.v1.json)', () => {
+    expect(examples.every((f) => Object.keys(EventSchemas).includes(f.split('.')[0]!))).toBe(true);
+    expect(examples.filter((f) => f.split('.').length === 3).sort()).toEqual(
       Object.keys(EventSchemas)
         .sort()
         .map((t) => `${t}.v1.json`),

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LogEvent } from '@pressroom/schemas';
+import { assetRecord } from '@pressroom/testing';
 import { createFileEventLog } from './adapters/file-event-log.ts';
 import { createMemoryAssetIndex } from './adapters/memory-asset-index.ts';
 import { topicNames, type EventLog } from './ports/event-log.ts';
@@ -25,17 +26,9 @@ describe('assets indexed before the log', () => {
     const topics = topicNames('legacy');
     const ids = { next: () => randomUUID() };
     // Given the embedded profile's former index files, one per tenant
-    const record = (tenantId: string, name: string) => ({
-      tenantId,
-      name,
-      contentType: 'image/png',
-      bytes: 3,
-      sha256: 'a'.repeat(64),
-      createdAt: '2026-01-01T00:00:00.000Z',
-    });
     await mkdir(join(dir, 'assets'));
-    await writeFile(join(dir, 'assets', 'acme.json'), JSON.stringify([record('acme', 'logo.png'), record('acme', 'font.woff2')]));
-    await writeFile(join(dir, 'assets', 'beta.json'), JSON.stringify([record('beta', 'logo.png')]));
+    await writeFile(join(dir, 'assets', 'acme.json'), JSON.stringify([assetRecord('acme', 'logo.png'), assetRecord('acme', 'font.woff2')]));
+    await writeFile(join(dir, 'assets', 'beta.json'), JSON.stringify([assetRecord('beta', 'logo.png')]));
     const records = await readFileAssetIndex(join(dir, 'assets'));
     // When imported twice
     expect(await importLegacyAssets(records, { log, topics, ids })).toEqual({ imported: 3, skipped: 0 });
@@ -47,7 +40,7 @@ describe('assets indexed before the log', () => {
     expect(new Set(events.map((e) => e.occurredAt))).toEqual(new Set(['2026-01-01T00:00:00.000Z']));
     // And a fresh index rebuilds itself from it on the first read
     const index = selfRebuildingAssetIndex(createMemoryAssetIndex(), { log, topics });
-    expect(await index.get('acme', 'logo.png')).toEqual(record('acme', 'logo.png'));
+    expect(await index.get('acme', 'logo.png')).toEqual(assetRecord('acme', 'logo.png'));
     expect((await index.list('acme')).map((r) => r.name)).toEqual(['font.woff2', 'logo.png']);
     expect(await index.get('beta', 'font.woff2')).toBeUndefined();
   });

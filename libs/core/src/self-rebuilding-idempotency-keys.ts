@@ -73,6 +73,7 @@ export function selfRebuildingIdempotencyKeys(keys: IdempotencyKeys, deps: Idemp
     remember: (tenantId, key, claim, ttlMs) => keys.remember(tenantId, key, claim, ttlMs),
     isBuilt: () => keys.isBuilt(),
     markBuilt: () => keys.markBuilt(),
+    warmUp: async () => void (await ensureBuilt()),
     close: () => keys.close(),
   };
 }

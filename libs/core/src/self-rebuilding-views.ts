@@ -1,4 +1,6 @@
+import type { PressroomEvent } from '@pressroom/schemas';
 import type { TopicNames } from './ports/event-log.ts';
+import { REPLAY_BATCH } from './projections/status-projector.ts';
 import type { StatusView } from './ports/status-view.ts';
 import type { TemplateView } from './ports/template-view.ts';
 import { healingRead, isEmpty, rebuilder, replayView, type ViewRebuildDeps } from './self-rebuilding.ts';
@@ -10,11 +12,24 @@ export const renderTopics = (t: TopicNames) => [t.requestedSync, t.requestedAsyn
  * are idempotent and forward-only, so writers running meanwhile lose nothing.
  */
 export function replayStatusView(view: StatusView, deps: ViewRebuildDeps): Promise<number> {
+  // Applied in batches (two round trips per REPLAY_BATCH events, not two per event).
+  let batch: PressroomEvent[] = [];
+  const flush = async () => {
+    const full = batch;
+    batch = [];
+    if (full.length) await view.applyMany(full);
+  };
   return replayView(view, deps, {
     name: 'status view',
     topics: renderTopics(deps.topics),
     visit: async (record) => {
-      if ('requestId' in record.event) await view.apply(record.event);
+      if (!('requestId' in record.event)) return;
+      batch.push(record.event);
+      if (batch.length >= REPLAY_BATCH) await flush();
+    },
+    finish: async () => {
+      await flush();
+      return {};
     },
   });
 }
@@ -41,6 +56,11 @@ export function selfRebuildingStatusView(view: StatusView, deps: ViewRebuildDeps
   return {
     apply: (event) => view.apply(event),
     get: healingRead(ensureBuilt, (requestId: string) => view.get(requestId)),
+    applyMany: (events) => view.applyMany(events),
+    getMany: async (requestIds) => {
+      await ensureBuilt();
+      return view.getMany(requestIds);
+    },
     waitForTerminal: (requestId, timeoutMs) => view.waitForTerminal(requestId, timeoutMs),
     clear: () => view.clear(),
     isBuilt: () => view.isBuilt(),

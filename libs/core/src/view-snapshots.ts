@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { mkdir, open, rename } from 'node:fs/promises';
+import { mkdir, open, rename, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { crc32 } from 'node:zlib';
@@ -9,6 +9,7 @@ import type { FileEventLog } from './adapters/file-event-log.ts';
 import type { MemoryStatusView } from './adapters/memory-status-view.ts';
 import type { MemoryTemplateView, TemplateViewItem } from './adapters/memory-template-view.ts';
 import type { LogRecord, TopicNames } from './ports/event-log.ts';
+import { DamagedSnapshotError, openIndexedSnapshot, writeIndexedSnapshot, type IndexedSnapshot } from './indexed-snapshot-file.ts';
 import { renderTopics } from './self-rebuilding-views.ts';
 import { silentLogger, type Logger } from './ports/logger.ts';
 
@@ -40,8 +41,24 @@ export interface SnapshotView<T> {
   /** The topics the view is built from, and the consumer group that keeps it up to date. */
   topics: string[];
   group: string;
+  /** Every item the view holds in memory (with `indexed`: those not only in the attached snapshot). */
   exportState(): T[];
   importState(items: T[]): void;
+  /**
+   * A view too large to load at start (the status view: one item per render ever made): its
+   * snapshot is written sorted, with an index (indexed-snapshot-file.ts), and attached instead of
+   * loaded — the view reads an item it does not hold from the file, on first use. Opening costs
+   * the same whatever the number of items.
+   */
+  indexed?: {
+    keyOf(item: T): string;
+    /**
+     * Reads through to `base` what the view does not hold (undefined: nothing attached). With
+     * `readsWaitFor`, the view's reads (not its applies) wait for it first: the view is being
+     * replayed and would answer from half of it.
+     */
+    attach(base: ((key: string) => Promise<T | undefined>) | undefined, readsWaitFor?: Promise<unknown>): void;
+  };
   isItem(value: unknown): value is T;
   /** Applies one record of the log (what the view's projector does with it). */
   apply(record: LogRecord): Promise<void>;
@@ -67,6 +84,8 @@ export interface ViewSnapshotter {
   save(): Promise<boolean>;
   /** What the last `restore` did (for the tests and the start-up log line). */
   lastRestore(): RestoreResult | undefined;
+  /** Closes the snapshot file the view reads through to (after the last save). */
+  close(): Promise<void>;
 }
 
 interface Header {
@@ -82,11 +101,15 @@ export function createViewSnapshotter<T>(
 ): ViewSnapshotter {
   const logger = deps.logger ?? silentLogger;
   const path = join(deps.dir, `${encodeURIComponent(view.name)}.snapshot`);
+  const indexed = view.indexed;
   /** The log positions every record below which the view holds since `restore` (its replay's ends). */
   let restoredTo: Record<string, number> = {};
   let savedAt: Record<string, number> | undefined;
   let restored: RestoreResult | undefined;
   let saving: Promise<boolean> | undefined;
+  /** The indexed snapshot the view reads through to (indexed views only). */
+  let base: IndexedSnapshot | undefined;
+  let recovering: Promise<void> | undefined;
 
   async function positionsNow(): Promise<Record<string, number>> {
     // The view holds every record below the replay's ends (restore) and every record below
@@ -99,7 +122,89 @@ export function createViewSnapshotter<T>(
     return out;
   }
 
+  /** Replays the log from `from` (all of it when empty) into the view, up to the ends as they are now. */
+  async function replay(from: Record<string, number>, onRecord?: () => void): Promise<{ replayed: number; ends: Record<string, number> }> {
+    const ends = await deps.log.ends(view.topics);
+    let replayed = 0;
+    await deps.log.readFrom(view.topics, from, async (record) => {
+      // Only up to the ends read above: what comes later is the projector's.
+      if (Number(record.offset) >= (ends[record.topic] ?? 0)) return;
+      replayed++;
+      onRecord?.();
+      await view.apply(record);
+    });
+    return { replayed, ends };
+  }
+
+  /**
+   * A block of the attached snapshot turned out damaged (its CRC is checked when it is read):
+   * the snapshot is detached and the whole log replayed into the view (applies are idempotent
+   * and forward-only: what the view holds already stays right). Whoever asked waits, so no
+   * answer comes from a damaged file.
+   */
+  function recover(err: unknown): Promise<void> {
+    recovering ??= (async () => {
+      logger.warn('view snapshot damaged; the view is replayed from the log', { view: view.name, path, reason: String(err) });
+      const damaged = base;
+      base = undefined;
+      let replayed = () => {};
+      indexed?.attach(undefined, new Promise<void>((resolve) => (replayed = resolve)));
+      try {
+        const { ends } = await replay({});
+        restoredTo = ends;
+        savedAt = undefined;
+      } finally {
+        replayed();
+        await damaged?.close().catch(() => undefined);
+      }
+    })().finally(() => (recovering = undefined));
+    return recovering;
+  }
+
+  /** The items in key order, for an indexed snapshot: the attached one's, overridden by those in memory. */
+  async function* merged(items: T[]): AsyncIterable<{ key: string; line: string }> {
+    const keyOf = (item: T) => (indexed as NonNullable<typeof indexed>).keyOf(item);
+    const mine = items.map((item) => ({ key: keyOf(item), item })).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    let i = 0;
+    if (base) {
+      for await (const old of base.scan()) {
+        while (i < mine.length && (mine[i] as { key: string }).key < old.key) {
+          const m = mine[i++] as { key: string; item: T };
+          yield { key: m.key, line: JSON.stringify(m.item) };
+        }
+        if (i < mine.length && (mine[i] as { key: string }).key === old.key) continue; // the view's is newer
+        yield old;
+      }
+    }
+    for (; i < mine.length; i++) {
+      const m = mine[i] as { key: string; item: T };
+      yield { key: m.key, line: JSON.stringify(m.item) };
+    }
+  }
+
+  async function writeLines(fh: FileHandle, header: Header, items: T[]): Promise<number> {
+    let crc = 0;
+    let chunk: string[] = [JSON.stringify(header)];
+    let chunkBytes = 0;
+    const flush = async () => {
+      if (chunk.length) await fh.write(`${chunk.join('\n')}\n`);
+      chunk = [];
+      chunkBytes = 0;
+    };
+    for (const item of items) {
+      const line = JSON.stringify(item);
+      crc = crc32(`${line}\n`, crc);
+      chunk.push(line);
+      chunkBytes += line.length;
+      if (chunkBytes > 1 << 20) await flush();
+    }
+    chunk.push(JSON.stringify({ end: true, count: items.length, crc: crcText(crc) }));
+    await flush();
+    return items.length;
+  }
+
   async function save(): Promise<boolean> {
+    await recovering;
     const positions = await positionsNow();
     if (savedAt && view.topics.every((t) => savedAt?.[t] === positions[t])) return false;
     // Exported after reading the positions: the view holds at least what they say.
@@ -108,24 +213,18 @@ export function createViewSnapshotter<T>(
     await mkdir(deps.dir, { recursive: true });
     const tmp = `${path}.tmp`;
     const fh = await open(tmp, 'w');
+    let count: number;
     try {
-      let crc = 0;
-      let chunk: string[] = [JSON.stringify(header)];
-      let chunkBytes = 0;
-      const flush = async () => {
-        if (chunk.length) await fh.write(`${chunk.join('\n')}\n`);
-        chunk = [];
-        chunkBytes = 0;
-      };
-      for (const item of items) {
-        const line = JSON.stringify(item);
-        crc = crc32(`${line}\n`, crc);
-        chunk.push(line);
-        chunkBytes += line.length;
-        if (chunkBytes > 1 << 20) await flush();
-      }
-      chunk.push(JSON.stringify({ end: true, count: items.length, crc: crcText(crc) }));
-      await flush();
+      if (indexed) {
+        try {
+          count = await writeIndexedSnapshot(fh, header, merged(items));
+        } catch (e) {
+          if (!(e instanceof DamagedSnapshotError)) throw e;
+          // The attached snapshot is damaged: replay the log into the view, then try again at the next save.
+          await recover(e);
+          return false;
+        }
+      } else count = await writeLines(fh, header, items);
       await fh.sync();
     } finally {
       await fh.close();
@@ -138,16 +237,51 @@ export function createViewSnapshotter<T>(
       await dirHandle.close();
     }
     savedAt = positions;
-    logger.info('view snapshot written', { view: view.name, items: items.length, positions });
+    logger.info('view snapshot written', { view: view.name, items: count, positions });
     return true;
+  }
+
+  const ignore = (reason: string) => {
+    logger.warn('view snapshot ignored; the view is replayed from the log', { view: view.name, path, reason });
+    return undefined;
+  };
+
+  /** Whether a snapshot's positions fit this log (a snapshot ahead of it belongs to another log). */
+  async function fitsTheLog(header: Header): Promise<string | undefined> {
+    const ends = await deps.log.ends(view.topics);
+    for (const topic of view.topics) {
+      const at = header.positions?.[topic];
+      if (!Number.isSafeInteger(at) || (at as number) < 0) return `no position for ${topic}`;
+      // A snapshot ahead of the log belongs to another log (a data dir restored from a backup).
+      if ((at as number) > (ends[topic] ?? 0)) return `position ${String(at)} of ${topic} is past the log's end ${ends[topic]}`;
+    }
+    return undefined;
+  }
+
+  /** The indexed snapshot on disk, opened (header, end line and index only), when it is whole, of this format, and not ahead of the log. */
+  async function openBase(): Promise<IndexedSnapshot | undefined> {
+    const keyOf = (item: unknown) => (indexed as NonNullable<typeof indexed>).keyOf(item as T);
+    let file: IndexedSnapshot;
+    try {
+      file = await openIndexedSnapshot(path, keyOf);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      return ignore(e instanceof DamagedSnapshotError ? `incomplete or damaged: ${e.message}` : String(e));
+    }
+    const header = file.header as unknown as Header;
+    const unfit =
+      header.format !== view.format || header.view !== view.name
+        ? `format ${String(header.format)}, expected ${view.format}`
+        : await fitsTheLog(header);
+    if (unfit) {
+      await file.close();
+      return ignore(unfit);
+    }
+    return file;
   }
 
   /** The snapshot on disk, when it is whole, of this format, and not ahead of the log. */
   async function load(): Promise<{ header: Header; items: T[] } | undefined> {
-    const ignore = (reason: string) => {
-      logger.warn('view snapshot ignored; the view is replayed from the log', { view: view.name, path, reason });
-      return undefined;
-    };
     let lines: ReturnType<typeof createInterface>;
     try {
       const stream = createReadStream(path, { encoding: 'utf8' });
@@ -187,37 +321,63 @@ export function createViewSnapshotter<T>(
     }
     if (!header) return ignore('empty file');
     if (!trailer || trailer.count !== items.length || trailer.crc !== crcText(crc)) return ignore('incomplete or damaged (count or crc)');
-    const ends = await deps.log.ends(view.topics);
-    for (const topic of view.topics) {
-      const at = header.positions?.[topic];
-      if (!Number.isSafeInteger(at) || (at as number) < 0) return ignore(`no position for ${topic}`);
-      // A snapshot ahead of the log belongs to another log (a data dir restored from a backup).
-      if ((at as number) > (ends[topic] ?? 0)) return ignore(`position ${String(at)} of ${topic} is past the log's end ${ends[topic]}`);
+    const unfit = await fitsTheLog(header);
+    return unfit ? ignore(unfit) : { header, items };
+  }
+
+  /** Reads one item of the attached snapshot (undefined: not in it, or the snapshot was found damaged and the view replayed). */
+  async function readThrough(file: IndexedSnapshot, key: string): Promise<T | undefined> {
+    try {
+      const line = await file.lookup(key);
+      if (line === undefined) return undefined;
+      const item = JSON.parse(line) as unknown;
+      if (!view.isItem(item)) throw new DamagedSnapshotError(`invalid item for ${key}`);
+      return item;
+    } catch (e) {
+      if (file !== base) {
+        // Detached meanwhile (a recovery, a new restore): the view holds it once that is done.
+        await recovering;
+        return undefined;
+      }
+      if (!(e instanceof DamagedSnapshotError) && !(e instanceof SyntaxError)) throw e;
+      await recover(e);
+      return undefined;
     }
-    return { header, items };
   }
 
   return {
     name: view.name,
     async restore(opts = {}) {
-      const snapshot = opts.fromScratch ? undefined : await load();
+      await recovering;
+      await base?.close().catch(() => undefined);
+      base = undefined;
       await view.clear();
-      if (snapshot) view.importState(snapshot.items);
-      const from = snapshot?.header.positions ?? {};
-      const ends = await deps.log.ends(view.topics);
-      let replayed = 0;
-      await deps.log.readFrom(view.topics, from, async (record) => {
-        // Only up to the ends read above: what comes later is the projector's.
-        if (Number(record.offset) >= (ends[record.topic] ?? 0)) return;
-        replayed++;
-        opts.onRecord?.();
-        await view.apply(record);
-      });
+      indexed?.attach(undefined);
+      let from: Record<string, number> = {};
+      let items = 0;
+      if (!opts.fromScratch && indexed) {
+        const file = await openBase();
+        if (file) {
+          base = file;
+          indexed.attach((key) => readThrough(file, key));
+          from = (file.header as unknown as Header).positions;
+          items = file.count;
+        }
+      } else if (!opts.fromScratch) {
+        const snapshot = await load();
+        if (snapshot) {
+          view.importState(snapshot.items);
+          from = snapshot.header.positions;
+          items = snapshot.items.length;
+        }
+      }
+      const fromSnapshot = Object.keys(from).length > 0;
+      const { replayed, ends } = await replay(from, opts.onRecord);
       await view.markBuilt();
       restoredTo = ends;
-      savedAt = snapshot?.header.positions;
-      restored = { fromSnapshot: snapshot !== undefined, replayed };
-      logger.info('view restored', { view: view.name, ...restored, items: snapshot?.items.length ?? 0 });
+      savedAt = fromSnapshot ? from : undefined;
+      restored = { fromSnapshot, replayed };
+      logger.info('view restored', { view: view.name, ...restored, items });
       return restored;
     },
     save() {
@@ -227,6 +387,10 @@ export function createViewSnapshotter<T>(
       return next;
     },
     lastRestore: () => restored,
+    async close() {
+      await saving?.catch(() => false);
+      await base?.close().catch(() => undefined);
+    },
   };
 }
 
@@ -243,10 +407,12 @@ const crcText = (crc: number) => crc.toString(16).padStart(8, '0');
 export class ViewSnapshots {
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(
-    readonly snapshotters: ViewSnapshotter[],
-    private readonly logger: Logger = silentLogger,
-  ) {}
+  readonly snapshotters: ViewSnapshotter[];
+  private readonly logger: Logger;
+  constructor(snapshotters: ViewSnapshotter[], logger: Logger = silentLogger) {
+    this.snapshotters = snapshotters;
+    this.logger = logger;
+  }
 
   get(name: string): ViewSnapshotter | undefined {
     return this.snapshotters.find((s) => s.name === name);
@@ -274,6 +440,7 @@ export class ViewSnapshots {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     await this.saveAll();
+    for (const s of this.snapshotters) await s.close();
   }
 }
 
@@ -314,11 +481,13 @@ export function embeddedViewSnapshots(deps: {
       createViewSnapshotter(
         {
           name: 'status',
-          format: 'status-view/1',
+          // 2: sorted, in blocks with an index, read where it lies (indexed-snapshot-file.ts).
+          format: 'status-view/2',
           topics: renderTopics(topics),
           group: `${topics.prefix}.status-projector`,
           exportState: () => status.exportState(),
           importState: (items) => status.importState(items),
+          indexed: { keyOf: (entry) => entry.requestId, attach: (base, readsWaitFor) => status.attachBase(base, readsWaitFor) },
           isItem: (v): v is StatusViewEntry => statusEntry.Check(v),
           apply: async ({ event }) => void ('requestId' in event ? await status.apply(event) : undefined),
           clear: () => status.clear(),

@@ -44,6 +44,7 @@ const COMMON_FIELDS: Record<string, Kind> = {
   hasCover: 'boolean',
   signedUrlExpiresIn: 'integer',
   externalId: 'string',
+  cache: 'boolean',
 };
 
 const PDF_PARAMS_FIELDS: Record<string, Kind> = {

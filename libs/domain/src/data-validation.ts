@@ -171,8 +171,10 @@ function resolvePointer(root: unknown, ref: string): unknown {
 }
 
 class Refused extends Error {
-  constructor(readonly problem: FieldProblem) {
+  readonly problem: FieldProblem;
+  constructor(problem: FieldProblem) {
     super(problem.message);
+    this.problem = problem;
   }
 }
 

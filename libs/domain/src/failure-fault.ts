@@ -24,6 +24,8 @@ const FAULT: Record<FailureCodeValue, FailureFault> = {
   // PDF tools: the caller's documents.
   INPUT_INVALID: 'tenant',
   INPUT_UNAVAILABLE: 'tenant',
+  // Removed by the tenant (DELETE) or by its plan's retention: rendering it again cannot succeed.
+  PAYLOAD_REMOVED: 'tenant',
 };
 
 /** Unknown codes (from a newer writer on the log) are counted as ours: never blame the caller blindly. */

@@ -1,4 +1,4 @@
-import type { PdfParams } from '@pressroom/schemas';
+import type { PdfParams, ToolMetadata } from '@pressroom/schemas';
 
 /**
  * Pure rules of the PDF tools (`/v1/tools/*`): page ranges and intervals of split-pdf, the
@@ -167,20 +167,7 @@ export function uploadFileName(fileName: string | undefined, fallback: string): 
 }
 
 /** The metadata fields of update-pdf-metadata, as the SDK's UpdatePdfMetadataPayload names them. */
-export interface PdfToolMetadata {
-  title?: string;
-  author?: string;
-  subject?: string;
-  keywords?: string[];
-  creator?: string;
-  producer?: string;
-  copyright?: string;
-  createDate?: string;
-  modDate?: string;
-  pdfVersion?: number;
-  marked?: boolean;
-  trapped?: 'Unknown' | 'True' | 'False';
-}
+export type PdfToolMetadata = ToolMetadata;
 
 /** PDF versions a document can be written as (`pdfVersion`). */
 export const PDF_VERSIONS = [1.3, 1.4, 1.5, 1.6, 1.7, 2.0] as const;

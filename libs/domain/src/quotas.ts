@@ -19,8 +19,16 @@ export interface PlanLimits {
   pngMaxPixels: number;
   /** Most pages of a PNG render (the sheets stacked into one image). */
   pngMaxPages: number;
-  /** How long rendered files and previews are kept, in days (0: forever). */
-  retentionDays: number;
+  /**
+   * How long our storage keeps a render's files, previews, tool outputs and stored request
+   * payload: a duration (`30d`, `12h`, `2s`) or `forever` (retention.ts reads it).
+   */
+  retention: string;
+  /**
+   * Identical renders of this plan's tenants are served from the render cache (a copy of an
+   * earlier file of the same tenant, no Chromium). Absent: off.
+   */
+  renderCache?: boolean;
 }
 
 /** A token bucket's stored state: tokens left at `atMs`. */
@@ -96,4 +104,32 @@ export function admitsConcurrent(inFlight: number, count: number, cap: number): 
 export function asyncLaneOpen(backlog: number | undefined, maxDepth: number): boolean {
   if (maxDepth <= 0 || backlog === undefined) return true;
   return backlog < maxDepth;
+}
+
+/**
+ * How many pages a PNG render stacks: a PNG is the full-page capture of the document, so what
+ * would print on several sheets becomes one tall image. Its pages are its height over the sheet's
+ * (a part of a sheet counts as one; a rounding pixel does not).
+ */
+export function pngPageCount(contentHeightPx: number, sheetHeightPx: number): number {
+  if (sheetHeightPx <= 0) return 1;
+  return Math.max(1, Math.ceil(Math.floor(contentHeightPx) / Math.ceil(sheetHeightPx)));
+}
+
+/**
+ * The plan's pngMaxPages for a laid-out PNG: undefined when within it, else the reason naming
+ * the rule (the render fails OUTPUT_TOO_LARGE with it, before Chromium captures anything).
+ */
+export function pngPagesRefusal(args: {
+  contentHeightPx: number;
+  sheetHeightPx: number;
+  maxPages: number | undefined;
+}): string | undefined {
+  if (args.maxPages === undefined) return undefined;
+  const pages = pngPageCount(args.contentHeightPx, args.sheetHeightPx);
+  if (pages <= args.maxPages) return undefined;
+  return (
+    `The PNG would stack ${pages} pages (${Math.floor(args.contentHeightPx)} px tall, ${Math.ceil(args.sheetHeightPx)} px a page), ` +
+    `over your plan's pngMaxPages of ${args.maxPages}. Shorten the document or render a PDF.`
+  );
 }

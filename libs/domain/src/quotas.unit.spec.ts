@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { admitsConcurrent, asyncLaneOpen, rateLimitHeaders, takeToken, type BucketState } from './quotas.ts';
+import { admitsConcurrent, asyncLaneOpen, pngPageCount, pngPagesRefusal, rateLimitHeaders, takeToken, type BucketState } from './quotas.ts';
 
 const policy = { requestsPerSecond: 2, burst: 3 };
 
@@ -67,5 +67,23 @@ describe('asyncLaneOpen', () => {
     expect(asyncLaneOpen(10, 10)).toBe(false);
     expect(asyncLaneOpen(10_000, 0)).toBe(true);
     expect(asyncLaneOpen(undefined, 10)).toBe(true);
+  });
+});
+
+describe('pngPageCount and pngPagesRefusal', () => {
+  const A4 = 1123; // px at 96 dpi
+
+  it('counts the sheets a tall PNG stacks: a started sheet counts, a rounding pixel does not', () => {
+    expect(pngPageCount(500, A4)).toBe(1);
+    expect(pngPageCount(A4, A4)).toBe(1);
+    expect(pngPageCount(A4 + 0.6, A4 - 0.4)).toBe(1);
+    expect(pngPageCount(A4 + 1, A4)).toBe(2);
+    expect(pngPageCount(20 * A4, A4)).toBe(20);
+  });
+
+  it("refuses a PNG over the plan's pngMaxPages, naming the rule; none without a cap", () => {
+    expect(pngPagesRefusal({ contentHeightPx: 3 * A4, sheetHeightPx: A4, maxPages: 3 })).toBeUndefined();
+    expect(pngPagesRefusal({ contentHeightPx: 3 * A4 + 5, sheetHeightPx: A4, maxPages: 3 })).toMatch(/4 pages.*pngMaxPages of 3/);
+    expect(pngPagesRefusal({ contentHeightPx: 1e6, sheetHeightPx: A4, maxPages: undefined })).toBeUndefined();
   });
 });

@@ -60,25 +60,32 @@ export function expiredRenders(
     .map(({ tenantId, requestId, keys }) => ({ tenantId, requestId, keys: keys.sort() }));
 }
 
+/** A retention as configuration writes it: a whole number with a unit (`s`, `m`, `h`, `d`), or `forever`. */
+export const RETENTION_PATTERN = '^([1-9][0-9]*[smhd]|forever)$';
+
 /**
- * Reads a retention setting: `plan=duration` pairs separated by commas, a duration being a
- * whole number with a unit (`s`, `m`, `h`, `d`), e.g. `standard=7d,high=30d`. Empty: nothing
- * expires. Throws with the offending part, so a bad setting stops the process at start.
+ * A retention in milliseconds, from its text (`30d`, `12h`, `2s`); undefined for `forever`.
+ * Throws naming the text, so a bad plan stops the process at start.
  */
-export function parseRetention(value: string, plans: readonly Plan[]): RetentionPolicy {
-  const policy: RetentionPolicy = {};
+export function parseRetention(text: string): number | undefined {
+  if (text === 'forever') return undefined;
   const units: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-  for (const part of value
-    .split(',')
-    .map((p) => p.trim())
-    .filter(Boolean)) {
-    const match = /^([a-z]+)=(\d+)([smhd])$/.exec(part);
-    if (!match) throw new Error(`"${part}" is not plan=duration (e.g. standard=7d; units s, m, h, d).`);
-    const [, plan, amount, unit] = match as unknown as [string, string, string, string];
-    if (!(plans as readonly string[]).includes(plan)) throw new Error(`"${plan}" is not a plan (${plans.join(', ')}).`);
-    const ms = Number(amount) * (units[unit] ?? 0);
-    if (ms <= 0) throw new Error(`"${part}": a retention must be longer than zero.`);
-    policy[plan as Plan] = ms;
+  const match = /^([1-9]\d*)([smhd])$/.exec(text);
+  if (!match) throw new Error(`"${text}" is not a retention (a whole number with a unit s, m, h, d, e.g. 30d; or forever).`);
+  const [, amount, unit] = match as unknown as [string, string, string];
+  return Number(amount) * (units[unit] ?? 0);
+}
+
+/**
+ * The one retention policy: each plan's `retention` (PRESSROOM_PLANS), which decides for a
+ * render's files, previews, tool outputs and stored request payload alike. A plan kept
+ * `forever` is left out (nothing of it expires).
+ */
+export function retentionPolicy(plans: Readonly<Partial<Record<Plan, { retention: string }>>>): RetentionPolicy {
+  const policy: RetentionPolicy = {};
+  for (const [plan, limits] of Object.entries(plans) as [Plan, { retention: string }][]) {
+    const ms = parseRetention(limits.retention);
+    if (ms !== undefined) policy[plan] = ms;
   }
   return policy;
 }

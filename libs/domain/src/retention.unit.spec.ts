@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { expiredRenders, isExpired, parseRetention, renderOfObjectKey } from './retention.ts';
+import { expiredRenders, isExpired, parseRetention, renderOfObjectKey, retentionPolicy } from './retention.ts';
 
 const R1 = '019a9b5e-7c1a-7d3e-9f10-2b4c6d8e0a10';
 const R2 = '019a9b5e-7c1a-7d3e-9f10-2b4c6d8e0a11';
@@ -41,13 +41,21 @@ describe('expiredRenders', () => {
   });
 });
 
-describe('parseRetention', () => {
-  it('reads plan=duration pairs and refuses anything else, naming it', () => {
-    expect(parseRetention('standard=7d, high=30d', ['standard', 'high'])).toEqual({ standard: 7 * 86_400_000, high: 30 * 86_400_000 });
-    expect(parseRetention('high=2s', ['standard', 'high'])).toEqual({ high: 2000 });
-    expect(parseRetention('', ['standard', 'high'])).toEqual({});
-    expect(() => parseRetention('gold=1d', ['standard', 'high'])).toThrow(/gold/);
-    expect(() => parseRetention('high=1w', ['standard', 'high'])).toThrow(/high=1w/);
-    expect(() => parseRetention('high=0s', ['standard', 'high'])).toThrow(/longer than zero/);
+describe('parseRetention and retentionPolicy', () => {
+  it('reads a duration or forever, and refuses anything else, naming it', () => {
+    expect(parseRetention('7d')).toBe(7 * 86_400_000);
+    expect(parseRetention('2s')).toBe(2000);
+    expect(parseRetention('forever')).toBeUndefined();
+    expect(() => parseRetention('1w')).toThrow(/"1w"/);
+    expect(() => parseRetention('0s')).toThrow(/"0s"/);
+    expect(() => parseRetention('')).toThrow(/is not a retention/);
+  });
+
+  it("is each plan's retention, a plan kept forever left out", () => {
+    expect(retentionPolicy({ standard: { retention: '30d' }, high: { retention: 'forever' } })).toEqual({ standard: 30 * 86_400_000 });
+    expect(retentionPolicy({ standard: { retention: '2s' }, high: { retention: '90d' } })).toEqual({
+      standard: 2000,
+      high: 90 * 86_400_000,
+    });
   });
 });

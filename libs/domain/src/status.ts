@@ -1,4 +1,6 @@
 import type { PressroomEvent, StatusViewEntry } from '@pressroom/schemas';
+import type { Projection } from './projection.ts';
+import { templateOfSource } from './payloads.ts';
 
 const rank = { ONGOING: 0, SUCCESS: 1, FAILED: 1 } as const;
 
@@ -15,13 +17,13 @@ export function evolveStatus(current: StatusViewEntry | undefined, event: Pressr
   switch (event.type) {
     case 'RenderRequested': {
       const base = current ?? ongoing(event, event.data.mode);
-      const source = event.data.source;
+      const template = templateOfSource(event.data.source);
       return {
         ...base,
         mode: event.data.mode, // the request's own, over a guess made by an attempt seen first
         requestedAt: base.requestedAt ?? event.occurredAt,
         ...deliveryExtras(event.data),
-        ...(source.kind === 'template' ? { template: { templateId: source.templateId, templateVersion: source.templateVersion } } : {}),
+        ...(template ? { template } : {}),
         ...(event.data.tool ? { tool: event.data.tool } : {}),
         ...(event.data.batch ? { batchRequestId: event.data.batch.batchRequestId } : {}),
       };
@@ -93,6 +95,7 @@ export function evolveStatus(current: StatusViewEntry | undefined, event: Pressr
           completedAt: event.occurredAt,
           artifact: event.data.artifact,
           executionMs: event.data.executionMs,
+          ...(event.data.cache?.hit ? { cached: true } : {}),
           ...(event.data.debugArtifact ? { debugArtifact: event.data.debugArtifact } : {}),
           ...(event.data.tool ? { toolResult: event.data.tool } : {}),
         };
@@ -139,3 +142,14 @@ export function isTerminal(entry: StatusViewEntry | undefined): boolean {
 export function isWithdrawn(entry: StatusViewEntry | undefined): boolean {
   return entry?.withdrawnAt !== undefined;
 }
+
+/**
+ * The status view as a projection: one document per render (keyed by requestId), folded by
+ * `evolveStatus`; the write that makes an entry terminal is announced (it wakes sync waiters).
+ */
+export const statusProjection: Projection<PressroomEvent, StatusViewEntry> = {
+  canHandle: (event): event is PressroomEvent => typeof event === 'object' && event !== null && 'requestId' in event,
+  keyOf: (event) => event.requestId,
+  evolve: evolveStatus,
+  announces: (before, after) => !isTerminal(before) && isTerminal(after),
+};

@@ -1,37 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { PressroomEvent } from '@pressroom/schemas';
 import { evolveStatus } from './status.ts';
+import { syncRenderEvents } from './test-support/render-events.ts';
 
 const ids = { requestId: '019a9b5e-7c1a-7d3e-9f10-2b4c6d8e0a10', tenantId: 't1' };
-const requested: PressroomEvent = {
-  ...ids,
-  eventId: 'e1',
-  type: 'RenderRequested',
-  version: 1,
-  occurredAt: '2026-11-22T10:00:00.000Z',
-  data: { mode: 'sync', source: { kind: 'html', html: '<p>x</p>' }, output: 'pdf', storage: { kind: 'default' } },
-};
-const succeeded: PressroomEvent = {
-  ...ids,
-  eventId: 'e2',
-  type: 'RenderSucceeded',
-  version: 1,
-  occurredAt: '2026-11-22T10:00:01.000Z',
-  data: {
-    mode: 'sync',
-    artifact: { target: { kind: 'default' }, key: 't1/x.pdf', contentType: 'application/pdf', bytes: 2048 },
-    executionMs: 900,
-    worker: 'w',
-  },
-};
-const failed: PressroomEvent = {
-  ...ids,
-  eventId: 'e3',
-  type: 'RenderFailed',
-  version: 1,
-  occurredAt: '2026-11-22T10:00:02.000Z',
-  data: { mode: 'sync', error: { code: 'RENDER_TIMEOUT', message: 'late' }, executionMs: 60000, worker: 'w' },
-};
+const { requested, succeeded, failed } = syncRenderEvents(ids.requestId);
 
 const fold = (events: PressroomEvent[]) => events.reduce(evolveStatus, undefined);
 

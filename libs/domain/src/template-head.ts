@@ -1,4 +1,5 @@
 import type { TemplateEvent, TemplateVersionContent } from '@pressroom/schemas';
+import type { Projection } from './projection.ts';
 
 /** One immutable version of a template, as the view keeps it. */
 export interface TemplateVersionRecord extends TemplateVersionContent {
@@ -59,3 +60,22 @@ export function templateVersionOf(event: TemplateEvent): TemplateVersionRecord |
   const { templateVersion, ...content } = event.data;
   return { tenantId: event.tenantId, templateId: event.templateId, version: templateVersion, createdAt: event.occurredAt, ...content };
 }
+
+const isTemplateEvent = (event: unknown): event is TemplateEvent => typeof event === 'object' && event !== null && 'templateId' in event;
+
+/** Template heads as a projection: one per template, listed by tenant, folded by `evolveTemplateHead`. */
+export const templateHeadProjection: Projection<TemplateEvent, TemplateHead> = {
+  canHandle: isTemplateEvent,
+  keyOf: (event) => ({ group: event.tenantId, id: event.templateId }),
+  evolve: evolveTemplateHead,
+};
+
+/** Template versions as a projection: one immutable record per version, listed by template; the first write stays. */
+export const templateVersionProjection: Projection<TemplateEvent, TemplateVersionRecord> = {
+  canHandle: (event): event is TemplateEvent => isTemplateEvent(event) && event.type !== 'TemplateDeleted',
+  keyOf: (event) => ({ group: templateVersionsGroup(event.tenantId, event.templateId), id: String(templateVersionOf(event)?.version) }),
+  evolve: (current, event) => current ?? templateVersionOf(event),
+};
+
+/** The group of a template's versions (`tenantId:templateId`, the Redis hash the view always used). */
+export const templateVersionsGroup = (tenantId: string, templateId: string) => `${tenantId}:${templateId}`;

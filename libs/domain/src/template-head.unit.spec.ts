@@ -4,30 +4,11 @@ import { evolveTemplateHead, templateVersionOf } from './template-head.ts';
 
 const ids = { templateId: 'tpl_1', tenantId: 't1' };
 const at = (n: number) => `2026-01-01T00:00:0${n}.000Z`;
-const created: TemplateEvent = {
-  eventId: 'e1',
-  type: 'TemplateCreated',
-  version: 1,
-  occurredAt: at(1),
-  ...ids,
-  data: { templateVersion: 1, name: 'A', content: 'a' },
-};
-const revised: TemplateEvent = {
-  eventId: 'e2',
-  type: 'TemplateRevised',
-  version: 1,
-  occurredAt: at(2),
-  ...ids,
-  data: { templateVersion: 2, name: 'B', content: 'b' },
-};
-const deleted: TemplateEvent = {
-  eventId: 'e3',
-  type: 'TemplateDeleted',
-  version: 1,
-  occurredAt: at(3),
-  ...ids,
-  data: { templateVersion: 2 },
-};
+/** The envelope of the template's n-th event (id e<n>, written at second n). */
+const head = (n: number) => ({ eventId: `e${n}`, version: 1 as const, occurredAt: at(n), ...ids });
+const created: TemplateEvent = { ...head(1), type: 'TemplateCreated', data: { templateVersion: 1, name: 'A', content: 'a' } };
+const revised: TemplateEvent = { ...head(2), type: 'TemplateRevised', data: { templateVersion: 2, name: 'B', content: 'b' } };
+const deleted: TemplateEvent = { ...head(3), type: 'TemplateDeleted', data: { templateVersion: 2 } };
 
 describe('evolveTemplateHead', () => {
   it('moves forward through versions and keeps the creation time', () => {

@@ -17,7 +17,7 @@ function contractStatusBody(entry: StatusViewEntry, signedUrl: string): Http.Sta
       requestId: entry.requestId,
       renderStatus: 'SUCCESS',
       signedUrl,
-      metadata: formatRenderMetadata(entry.executionMs ?? 0, entry.artifact.bytes),
+      metadata: formatRenderMetadata(entry.executionMs ?? 0, entry.artifact.bytes, entry.cached),
     };
   }
   if (entry.state === 'FAILED') {

@@ -7,12 +7,16 @@ import { foldDelivery, withdrawsWebhook } from './delivery.ts';
 
 const ids = { requestId: '019a9b5e-7c1a-7d3e-9f10-2b4c6d8e0a10', tenantId: 't1' };
 const webhook = 'https://hooks.example.com/r';
-const requested: PressroomEvent = {
+/** The envelope of this request's event e<n>, written at 10:00:<second>. */
+const head = (n: number, second: string) => ({
   ...ids,
-  eventId: 'e1',
+  eventId: `e${n}`,
+  version: 1 as const,
+  occurredAt: `2026-11-22T10:00:${second}.000Z`,
+});
+const requested: PressroomEvent = {
+  ...head(1, '00'),
   type: 'RenderRequested',
-  version: 1,
-  occurredAt: '2026-11-22T10:00:00.000Z',
   data: {
     mode: 'async',
     webhook,
@@ -23,11 +27,8 @@ const requested: PressroomEvent = {
   },
 };
 const succeeded: RenderSucceeded = {
-  ...ids,
-  eventId: 'e2',
+  ...head(2, '31'),
   type: 'RenderSucceeded',
-  version: 1,
-  occurredAt: '2026-11-22T10:00:31.000Z',
   data: {
     mode: 'async',
     webhook,
@@ -37,11 +38,8 @@ const succeeded: RenderSucceeded = {
   },
 };
 const withdrawn: RenderWithdrawn = {
-  ...ids,
-  eventId: 'e3',
+  ...head(3, '30'),
   type: 'RenderWithdrawn',
-  version: 1,
-  occurredAt: '2026-11-22T10:00:30.000Z',
   data: { mode: 'async', webhook, reason: 'NOT_ACCEPTED', by: 'ingress:h:1' },
 };
 

@@ -51,7 +51,10 @@ export class AppendQueue {
   private active = false;
   private closed = false;
 
-  constructor(private readonly opts: AppendQueueOptions) {}
+  private readonly opts: AppendQueueOptions;
+  constructor(opts: AppendQueueOptions) {
+    this.opts = opts;
+  }
 
   append(topic: string, messages: Message[]): Promise<LogPosition[]> {
     if (this.closed) return Promise.reject(logUnavailable(new AppendNeverSent('the event log is closed')));

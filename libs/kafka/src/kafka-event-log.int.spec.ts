@@ -3,7 +3,7 @@ import kafkajs from 'kafkajs';
 import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
 import type { EventLog, Logger, Subscription } from '@pressroom/core';
 import type { PressroomEvent, RenderRequested, WebhookDelivered } from '@pressroom/schemas';
-import { eventLogContract, waitFor } from '@pressroom/testing';
+import { eventLogContract, sequencedEvent, waitFor } from '@pressroom/testing';
 import { createKafkaEventLog, type KafkaEventLogOptions } from './kafka-event-log.ts';
 import { createRegistryCodec } from './registry-codec.ts';
 import { Redis } from 'ioredis';
@@ -51,9 +51,22 @@ eventLogContract('kafka + JSON', async () => {
   return { log, topics: (suffix) => `${run}.json.${suffix}`, cleanup: () => log.close(), forgetStreamVersions: forgetVersions('json') };
 });
 
+// The same contract on the other client of the data path (PRESSROOM_KAFKA_CLIENT=platformatic).
+eventLogContract('kafka (@platformatic/kafka) + schema registry', async () => {
+  const log = await createKafkaEventLog({
+    ...base,
+    client: 'platformatic',
+    schemaRegistryUrl: registryUrl,
+    subjectPrefix: `${run}.`,
+    versionGuard: versionGuard('pf'),
+  });
+  return { log, topics: (suffix) => `${run}.pf.${suffix}`, cleanup: () => log.close(), forgetStreamVersions: forgetVersions('pf') };
+});
+
 afterAll(async () => {
   await forgetVersions('reg')();
   await forgetVersions('json')();
+  await forgetVersions('pf')();
   const admin = new kafkajs.Kafka({ brokers, clientId: `${run}-cleanup`, logLevel: kafkajs.logLevel.NOTHING }).admin();
   await admin.connect();
   try {
@@ -78,17 +91,7 @@ function capturingLogger() {
   return { logger, lines };
 }
 
-function delivered(seq: number, requestId: string = randomUUID()): WebhookDelivered {
-  return {
-    eventId: randomUUID(),
-    type: 'WebhookDelivered',
-    version: 1,
-    occurredAt: new Date().toISOString(),
-    requestId,
-    tenantId: 'tenant-kafka',
-    data: { url: 'https://example.test/hook', statusCode: 200, durationMs: seq, renderStatus: 'SUCCESS' },
-  };
-}
+const delivered = (seq: number, requestId?: string) => sequencedEvent(seq, requestId, 'tenant-kafka');
 
 function requested(): RenderRequested {
   return {

@@ -5,6 +5,7 @@ import {
   silentLogger,
   type ConsumerLag,
   type EventLog,
+  type LogRecord,
   type Logger,
   type StreamVersionGuard,
   type Subscription,
@@ -13,6 +14,12 @@ import { PressroomError, logUnavailable, versionConflict } from '@pressroom/doma
 import { AppendQueue } from './append-queue.ts';
 import { KAFKA_RETRY, kafkajsLogCreator } from './kafkajs-settings.ts';
 import { startSubscription, type GroupTimings } from './kafka-subscription.ts';
+import {
+  platformaticProducer,
+  platformaticReadAll,
+  platformaticReadPartition,
+  startPlatformaticSubscription,
+} from './platformatic-client.ts';
 import { readAllRecords, readPartitionRange } from './read-all.ts';
 import { createRegistryCodec, jsonEventCodec, type EventCodec } from './registry-codec.ts';
 import { TopicAdmin } from './topic-admin.ts';
@@ -44,7 +51,14 @@ export interface KafkaEventLogOptions {
    * Without it such an append is refused as a programming error.
    */
   versionGuard?: StreamVersionGuard;
+  /**
+   * The client of the data path (produce, consume, reads): `kafkajs` (default) or
+   * `platformatic` (@platformatic/kafka; see docs/kafka-client.md). Admin work stays on kafkajs.
+   */
+  client?: KafkaClientName;
 }
+
+export type KafkaClientName = 'kafkajs' | 'platformatic';
 
 export interface KafkaEventLog extends EventLog {
   /** Creates the missing topics (idempotent). `partitions` defaults to the adapter's setting. */
@@ -145,11 +159,24 @@ export async function createKafkaEventLog(opts: KafkaEventLogOptions): Promise<K
     return partitioner({ topic, partitionMetadata, message });
   }
 
+  const readDeps = { kafka, topicAdmin, codec, logger, clientId: opts.clientId, timings };
+  const onPlatformatic = opts.client === 'platformatic';
+  const platformaticDeps = { brokers: opts.brokers, clientId: opts.clientId, codec, logger, timings, topicAdmin };
+  const pfProducer = onPlatformatic ? platformaticProducer(platformaticDeps, appendTimeoutMs) : undefined;
+  const readAllOf = (topics: string[], visit: (r: LogRecord) => Promise<void> | void) =>
+    onPlatformatic ? platformaticReadAll(platformaticDeps, topics, visit) : readAllRecords(readDeps, topics, visit);
+
   const queue = new AppendQueue({
     timeoutMs: appendTimeoutMs,
     async send(topics, wire) {
       await topicAdmin.ensure(topics);
       await countPartitions(topics);
+      if (pfProducer) {
+        const topicMessages = wire();
+        if (topicMessages.length === 0) return [];
+        for (const { topic, messages } of topicMessages) for (const m of messages) m.partition = partitionOf(topic, m);
+        return pfProducer.send(topicMessages);
+      }
       const p = await connectedProducer();
       // From here on, in one tick: what is handed to the client may be written.
       const topicMessages = wire();
@@ -161,7 +188,6 @@ export async function createKafkaEventLog(opts: KafkaEventLogOptions): Promise<K
   });
 
   if (opts.topics?.length) await topicAdmin.ensure(opts.topics);
-  const readDeps = { kafka, topicAdmin, codec, logger, clientId: opts.clientId, timings };
 
   return {
     async append(topic, events, options = {}) {
@@ -182,7 +208,7 @@ export async function createKafkaEventLog(opts: KafkaEventLogOptions): Promise<K
       const countOnLog = async () => {
         const counts = new Map<string, number>();
         try {
-          await readAllRecords(readDeps, [topic], (r) => void counts.set(r.key, (counts.get(r.key) ?? 0) + 1));
+          await readAllOf([topic], (r) => void counts.set(r.key, (counts.get(r.key) ?? 0) + 1));
         } catch (e) {
           throw logUnavailable(e);
         }
@@ -212,7 +238,9 @@ export async function createKafkaEventLog(opts: KafkaEventLogOptions): Promise<K
     async readPartition(topic, range, visit) {
       if (closed) throw logUnavailable(new Error('the event log is closed'));
       try {
-        await readPartitionRange(readDeps, topic, range, visit);
+        await (onPlatformatic
+          ? platformaticReadPartition(platformaticDeps, topic, range, visit)
+          : readPartitionRange(readDeps, topic, range, visit));
       } catch (e) {
         throw e instanceof PressroomError ? e : logUnavailable(e);
       }
@@ -223,7 +251,9 @@ export async function createKafkaEventLog(opts: KafkaEventLogOptions): Promise<K
       let sub: Subscription;
       try {
         await topicAdmin.ensure(options.topics);
-        sub = await startSubscription({ kafka, codec, logger, timings }, options);
+        sub = onPlatformatic
+          ? await startPlatformaticSubscription(platformaticDeps, options)
+          : await startSubscription({ kafka, codec, logger, timings }, options);
       } catch (e) {
         throw logUnavailable(e);
       }
@@ -239,7 +269,7 @@ export async function createKafkaEventLog(opts: KafkaEventLogOptions): Promise<K
     },
 
     readAll(topics, visit) {
-      return readAllRecords(readDeps, topics, visit);
+      return readAllOf(topics, visit);
     },
 
     async ping() {
@@ -308,7 +338,7 @@ export async function createKafkaEventLog(opts: KafkaEventLogOptions): Promise<K
       const p = producerClient;
       producer = undefined;
       producerClient = undefined;
-      await Promise.allSettled([p?.disconnect(), topicAdmin.close(), opts.versionGuard?.close()]);
+      await Promise.allSettled([p?.disconnect(), pfProducer?.close(), topicAdmin.close(), opts.versionGuard?.close()]);
     },
   };
 }

@@ -1,12 +1,17 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { EachMessagePayload, Kafka } from 'kafkajs';
-import { eventKey, type ConsumeContext, type ConsumeOptions, type Logger, type Subscription } from '@pressroom/core';
+import {
+  backOff,
+  consumeRetryDelayMs,
+  eventKey,
+  type ConsumeContext,
+  type ConsumeOptions,
+  type Logger,
+  type Subscription,
+} from '@pressroom/core';
 import type { EventCodec } from './registry-codec.ts';
 import { KAFKA_RETRY } from './kafkajs-settings.ts';
 import { PartitionProgress } from './partition-progress.ts';
-
-const RETRY_FIRST_MS = 100;
-const RETRY_MAX_MS = 5_000;
 
 export interface GroupTimings {
   sessionTimeoutMs: number;
@@ -196,7 +201,7 @@ export async function startSubscription(deps: SubscriptionDeps, opts: ConsumeOpt
         p.finish(offset, key);
         return;
       } catch (e) {
-        const delay = Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** (attempt - 1));
+        const delay = consumeRetryDelayMs(attempt);
         const fields = { topic, partition, offset: message.offset, requestId: message.key?.toString(), attempt, error: String(e) };
         // Loud once it looks stuck (e.g. an event version this build does not know).
         if (attempt >= 5) logger.error('kafka: record not handled; it will be delivered again', fields);
@@ -242,14 +247,4 @@ export async function startSubscription(deps: SubscriptionDeps, opts: ConsumeOpt
       return stopped;
     },
   };
-}
-
-async function backOff(ms: number, signal: AbortSignal): Promise<boolean> {
-  if (signal.aborted) return false;
-  try {
-    await sleep(ms, undefined, { signal });
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -26,7 +26,7 @@ const OFFSETS_RETRY: TransientRetryPolicy = { baseDelayMs: 100, maxDelayMs: 2_00
  * error (kafkajs gives up at once on NOT_LEADER_FOR_PARTITION or LEADER_NOT_AVAILABLE, which a
  * topic just created, or a partition moving, answers for a moment).
  */
-async function fetchOffsets(
+export async function fetchOffsets(
   admin: Awaited<ReturnType<TopicAdmin['admin']>>,
   topic: string,
 ): Promise<{ partition: number; high: string; low: string }[]> {
@@ -45,6 +45,22 @@ async function fetchOffsets(
       await sleep(decision.delayMs);
     }
   }
+}
+
+/**
+ * The offsets a readPartition visits: `from` clamped to the oldest offset the partition still
+ * holds, through `through`; undefined when nothing is left to read. Shared by both clients.
+ */
+export async function partitionReadRange(
+  admin: Awaited<ReturnType<TopicAdmin['admin']>>,
+  topic: string,
+  range: { partition: number; from: string; through: string },
+): Promise<{ from: bigint; through: bigint } | undefined> {
+  const held = (await fetchOffsets(admin, topic)).find((p) => p.partition === range.partition);
+  if (!held) throw new Error(`${topic} has no partition ${range.partition}`);
+  const through = BigInt(range.through);
+  const from = BigInt(range.from) > BigInt(held.low) ? BigInt(range.from) : BigInt(held.low);
+  return from > through ? undefined : { from, through };
 }
 
 /** A consumer in a group of its own that never commits (deleted by the caller afterwards): a read, not a subscription. */
@@ -184,11 +200,9 @@ export async function readPartitionRange(
   visit: (record: LogRecord) => Promise<void> | void,
 ): Promise<void> {
   const admin = await deps.topicAdmin.admin();
-  const held = (await fetchOffsets(admin, topic)).find((p) => p.partition === range.partition);
-  if (!held) throw new Error(`${topic} has no partition ${range.partition}`);
-  const through = BigInt(range.through);
-  const from = BigInt(range.from) > BigInt(held.low) ? BigInt(range.from) : BigInt(held.low);
-  if (from > through) return;
+  const span = await partitionReadRange(admin, topic, range);
+  if (!span) return;
+  const { from, through } = span;
 
   const { groupId, consumer } = throwawayConsumer(deps, 'read-range');
   let next = from;

@@ -14,12 +14,12 @@ const REGISTRATION_RETRY: TransientRetryPolicy = { baseDelayMs: 200, maxDelayMs:
 const REQUEST_TIMEOUT_MS = 10_000;
 
 export class RegistryRequestError extends Error {
-  constructor(
-    message: string,
-    readonly status: number | undefined,
-    readonly retriable: boolean,
-  ) {
+  readonly status: number | undefined;
+  readonly retriable: boolean;
+  constructor(message: string, status: number | undefined, retriable: boolean) {
     super(message);
+    this.status = status;
+    this.retriable = retriable;
     this.name = 'RegistryRequestError';
   }
 }

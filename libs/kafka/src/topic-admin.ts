@@ -21,11 +21,14 @@ export class TopicAdmin {
   private client: Admin | undefined;
   private readonly known = new Map<string, Promise<void>>();
 
-  constructor(
-    private readonly kafka: Kafka,
-    private readonly settings: TopicSettings,
-    private readonly logger: Logger = silentLogger,
-  ) {}
+  private readonly kafka: Kafka;
+  private readonly settings: TopicSettings;
+  private readonly logger: Logger;
+  constructor(kafka: Kafka, settings: TopicSettings, logger: Logger = silentLogger) {
+    this.kafka = kafka;
+    this.settings = settings;
+    this.logger = logger;
+  }
 
   admin(): Promise<Admin> {
     if (!this.connecting) {

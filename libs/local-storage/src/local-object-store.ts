@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { access, copyFile, mkdir, open, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { systemClock, type Clock, type ObjectStore } from '@pressroom/core';
@@ -47,13 +47,27 @@ export interface LocalObjectStore extends ObjectStore {
 /** Where the embedded profile takes uploads (PUT), as `signedPutUrl` builds them. */
 export const LOCAL_UPLOAD_PREFIX = '/v1/tools/uploads/';
 
-const BY_EXTENSION: Record<string, string> = { pdf: 'application/pdf', png: 'image/png' };
+const BY_EXTENSION: Record<string, string> = { pdf: 'application/pdf', png: 'image/png', json: 'application/json' };
+
+/** The type a key's extension implies (what `get` answers for a file without metadata). */
+function impliedContentType(key: string): string {
+  const ext = key.slice(key.lastIndexOf('.') + 1).toLowerCase();
+  return (key.lastIndexOf('.') > key.lastIndexOf('/') ? BY_EXTENSION[ext] : undefined) ?? 'application/octet-stream';
+}
+
+async function unlinkIfPresent(path: string): Promise<void> {
+  try {
+    await unlink(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+}
 
 /**
  * The embedded profile's file storage. Layout under `dir`:
  *
  *   objects/<key>        the bytes
- *   meta/<key>.json      { contentType } as given to `put`
+ *   meta/<key>.json      { contentType } as given to `put`, when the key's extension implies another
  *   tmp/                 files being written (renamed into place when complete)
  *
  * Each file is written to tmp/, synced, then renamed, so a reader sees the old object or
@@ -93,7 +107,11 @@ export function createLocalObjectStore(options: LocalObjectStoreOptions): LocalO
     async put(key, bytes, contentType) {
       assertSafeKey(key);
       try {
-        await writeAtomically(metaPath(key), JSON.stringify({ contentType }));
+        // The type the name implies needs no metadata file (contentTypeOf falls back to it): a
+        // render's file and a stored payload cost one synced write, not two. A metadata file an
+        // earlier put of the key left goes first, so the new object never shows its type.
+        if (impliedContentType(key) === contentType) await unlinkIfPresent(metaPath(key));
+        else await writeAtomically(metaPath(key), JSON.stringify({ contentType }));
         await writeAtomically(objectPath(key), bytes);
       } catch (error) {
         throw new PressroomError('DEPENDENCY_UNAVAILABLE', `Could not store ${key} on the local disk.`, { retryable: true, cause: error });
@@ -110,6 +128,36 @@ export function createLocalObjectStore(options: LocalObjectStoreOptions): LocalO
         throw new PressroomError('DEPENDENCY_UNAVAILABLE', `Could not read ${key} from the local disk.`, { retryable: true, cause: error });
       }
       return { bytes: new Uint8Array(bytes), contentType: await contentTypeOf(metaPath(key), key.slice(key.lastIndexOf('/') + 1)) };
+    },
+
+    async copy(fromKey, toKey) {
+      assertSafeKey(fromKey);
+      assertSafeKey(toKey);
+      // A copy, not a hard link: a link shares the file's mtime, which retention reads as the
+      // render's age, so the copy would expire with its source (and deleting one never touches
+      // the other either way). FICLONE shares the blocks where the file system can (reflink).
+      const tmp = join(dir, 'tmp', randomBytes(12).toString('hex'));
+      try {
+        await mkdir(dirname(tmp), { recursive: true });
+        try {
+          await copyFile(objectPath(fromKey), tmp, constants.COPYFILE_FICLONE);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+          throw error;
+        }
+        const contentType = await contentTypeOf(metaPath(fromKey), fromKey.slice(fromKey.lastIndexOf('/') + 1));
+        if (impliedContentType(toKey) === contentType) await unlinkIfPresent(metaPath(toKey));
+        else await writeAtomically(metaPath(toKey), JSON.stringify({ contentType }));
+        await mkdir(dirname(objectPath(toKey)), { recursive: true });
+        await rename(tmp, objectPath(toKey));
+        return true;
+      } catch (error) {
+        await rm(tmp, { force: true });
+        throw new PressroomError('DEPENDENCY_UNAVAILABLE', `Could not copy ${fromKey} on the local disk.`, {
+          retryable: true,
+          cause: error,
+        });
+      }
     },
 
     async delete(key) {
@@ -250,6 +298,5 @@ async function contentTypeOf(metaFile: string, fileName: string): Promise<string
   } catch {
     // no metadata: fall back to the extension
   }
-  const ext = fileName.slice(fileName.lastIndexOf('.') + 1).toLowerCase();
-  return BY_EXTENSION[ext] ?? 'application/octet-stream';
+  return impliedContentType(fileName);
 }

@@ -113,9 +113,21 @@ describe('LocalObjectStore', () => {
     expect(((await store.openSignedFile(a.key, a.expires, a.signature)) as SignedFile).contentType).toBe('image/png');
     await rm(join(dir, 'meta'), { recursive: true });
     await store.put('acme/b.PNG', new Uint8Array([1]), 'image/png');
-    await rm(join(dir, 'meta'), { recursive: true });
+    await rm(join(dir, 'meta'), { recursive: true, force: true });
     const b = linkParts(await store.signedGetUrl('acme/b.PNG', 60));
     expect(((await store.openSignedFile(b.key, b.expires, b.signature)) as SignedFile).contentType).toBe('image/png');
+  });
+
+  it('writes no metadata for the type a name implies, and an overwrite with that type drops the earlier one', async () => {
+    await store.put('acme/c.pdf', new Uint8Array([1]), 'application/pdf');
+    await store.put('acme/c.payload.json', new Uint8Array([1]), 'application/json');
+    await expect(readdir(join(dir, 'meta', 'acme'))).rejects.toMatchObject({ code: 'ENOENT' });
+    await store.put('acme/d.pdf', new Uint8Array([1]), 'text/plain');
+    expect((await store.get('acme/d.pdf'))?.contentType).toBe('text/plain');
+    await store.put('acme/d.pdf', new Uint8Array([2]), 'application/pdf');
+    expect(await store.get('acme/d.pdf')).toEqual({ bytes: new Uint8Array([2]), contentType: 'application/pdf' });
+    expect(await readdir(join(dir, 'meta', 'acme'))).toEqual([]);
+    expect((await store.get('acme/c.payload.json'))?.contentType).toBe('application/json');
   });
 
   it('writes through a temporary file and leaves none behind', async () => {

@@ -21,6 +21,8 @@ export interface RendererStats {
   busyPages: number;
   /** Times the pool's host (with its Chromium) was started again after it died or wedged. */
   hostRestarts: number;
+  /** Pages the pool replaced: recycled after PRESSROOM_RENDER_RECYCLE_AFTER jobs, spoiled by a job, or a reset that failed. */
+  pagesReplaced?: number;
 }
 
 /** A scrape never waits longer than this for a source (the Kafka admin API when Kafka is down). */
@@ -101,6 +103,12 @@ export function createMetrics() {
       labelNames: ['outcome', 'code'] as const,
       registers: [registry],
     }),
+    renderCacheTotal: new Counter({
+      name: 'pressroom_render_cache_total',
+      help: 'Render cache lookups of the renders whose plan has the cache: hit (served as a copy), miss (rendered), stale (indexed file gone: rendered).',
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
     syncFallbacksTotal: new Counter({
       name: 'pressroom_sync_fallbacks_total',
       help: 'Sync requests that outlived the wait and were answered 202.',
@@ -137,6 +145,12 @@ export function createMetrics() {
       help: "Latency of the service's own object storage (S3 or local files), by operation and outcome.",
       labelNames: ['operation', 'outcome'] as const,
       buckets: SECONDS_BUCKETS,
+      registers: [registry],
+    }),
+    linkEventsDroppedTotal: new Counter({
+      name: 'pressroom_link_events_dropped_total',
+      help: 'LinkIssued audit events lost (the links were handed out anyway), by reason: buffer_full (log slower than links) or append_failed.',
+      labelNames: ['reason'] as const,
       registers: [registry],
     }),
     processFaultsTotal: new Counter({
@@ -192,6 +206,15 @@ export function createMetrics() {
     collect() {
       this.reset();
       if (rendererSource) this.inc(rendererSource().hostRestarts);
+    },
+  });
+  new Counter({
+    name: 'pressroom_page_pool_replacements_total',
+    help: 'Pages of the renderer pool replaced by a fresh one: recycled after PRESSROOM_RENDER_RECYCLE_AFTER jobs, spoiled by a job, or a reset that failed.',
+    registers: [registry],
+    collect() {
+      this.reset();
+      if (rendererSource) this.inc(rendererSource().pagesReplaced ?? 0);
     },
   });
   new Counter({

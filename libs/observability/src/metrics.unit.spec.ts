@@ -34,12 +34,13 @@ describe('metrics endpoint', () => {
       if (fail) throw new Error('kafka down');
       return [{ group: 'g.renderer.sync', topic: 't.sync', partition: 2, lag: 7 }];
     });
-    metrics.observeRenderer(() => ({ hostPid: undefined, pages: 4, busyPages: 1, hostRestarts: 2 }));
+    metrics.observeRenderer(() => ({ hostPid: undefined, pages: 4, busyPages: 1, hostRestarts: 2, pagesReplaced: 5 }));
     const text = await metrics.registry.metrics();
     expect(text).toContain('pressroom_consumer_lag_records{group="g.renderer.sync",topic="t.sync",partition="2"} 7');
     expect(text).toContain('pressroom_page_pool_size_pages 4');
     expect(text).toContain('pressroom_page_pool_busy_pages 1');
     expect(text).toContain('pressroom_page_pool_restarts_total 2');
+    expect(text).toContain('pressroom_page_pool_replacements_total 5');
     fail = true;
     expect(await metrics.registry.metrics()).not.toContain('pressroom_consumer_lag_records{');
   });

@@ -23,10 +23,12 @@ export class ProcessTreeUsage {
   #exitedCpu = 0;
   #cached: { at: number; root: number | undefined; usage: Promise<TreeUsage> } | undefined;
 
-  constructor(
-    private readonly proc = '/proc',
-    private readonly cacheMs = 500,
-  ) {}
+  private readonly proc: string;
+  private readonly cacheMs: number;
+  constructor(proc = '/proc', cacheMs = 500) {
+    this.proc = proc;
+    this.cacheMs = cacheMs;
+  }
 
   /**
    * Reads /proc at most once per `cacheMs` for the same root (one scrape reads several metrics),

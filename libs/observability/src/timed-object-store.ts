@@ -25,6 +25,7 @@ export function timedObjectStore(store: ObjectStore, metrics: Pick<Metrics, 'sto
     // The optional capabilities pass through when the store has them (the PDF tools use them).
     ...(store.keyOfSignedUrl ? { keyOfSignedUrl: store.keyOfSignedUrl.bind(store) } : {}),
     ...(store.signedPutUrl ? { signedPutUrl: timed('sign', store.signedPutUrl.bind(store)) } : {}),
+    ...(store.copy ? { copy: timed('copy', store.copy.bind(store)) } : {}),
     ...(store.size ? { size: timed('size', store.size.bind(store)) } : {}),
     ...(store.list ? { list: store.list.bind(store) } : {}),
   };

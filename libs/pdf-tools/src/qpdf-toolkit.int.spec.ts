@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PdfToolFailure } from '@pressroom/core';
 import { createQpdfToolkit } from './qpdf-toolkit.ts';
-import { imagePdf, textPdf } from '../../../test/support/pdf-fixtures.ts';
+import { everyToolMetadataField, everyToolMetadataFieldInfo, imagePdf, textPdf } from '../../../test/support/pdf-fixtures.ts';
 import { pdfInfo, pdfPageText } from '../../../test/support/pdf-tools.ts';
 
 const toolkit = createQpdfToolkit({ timeoutMs: 20_000 });
@@ -28,30 +28,9 @@ describe('qpdf/Ghostscript toolkit (real programs)', () => {
   });
 
   it('writes every metadata field', async () => {
-    const out = await toolkit.updateMetadata(await textPdf('M', 1), {
-      title: 'Quarterly report',
-      author: 'Acme Ltd',
-      subject: 'Numbers',
-      keywords: ['q3', 'finance'],
-      creator: 'Pressroom test',
-      producer: 'Acme producer',
-      copyright: '© Acme',
-      createDate: '2024-01-02T03:04:05Z',
-      modDate: '2024-02-03T04:05:06Z',
-      pdfVersion: 1.7,
-      marked: true,
-      trapped: 'True',
-    });
+    const out = await toolkit.updateMetadata(await textPdf('M', 1), everyToolMetadataField);
     const info = await pdfInfo(out);
-    expect(info).toMatchObject({
-      Title: 'Quarterly report',
-      Author: 'Acme Ltd',
-      Subject: 'Numbers',
-      Creator: 'Pressroom test',
-      Producer: 'Acme producer',
-      Tagged: 'yes',
-      'PDF version': '1.7',
-    });
+    expect(info).toMatchObject(everyToolMetadataFieldInfo);
     expect(info.Keywords).toContain('finance');
     expect(info.CreationDate).toContain('2024');
     expect(Buffer.from(out).toString('latin1')).toMatch(/\/Trapped\s*\/True/);

@@ -8,3 +8,5 @@ export * from './redis-stream-version-guard.ts';
 export * from './redis-legacy-catalog.ts';
 export * from './redis-idempotency-keys.ts';
 export * from './redis-quotas.ts';
+export * from './redis-document-store.ts';
+export * from './redis-render-cache.ts';

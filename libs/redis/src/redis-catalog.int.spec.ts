@@ -1,32 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { describe, expect, inject, it } from 'vitest';
-import type { Catalog } from '@pressroom/core';
 import { catalogContract } from '@pressroom/testing';
 import { createRedisCatalog } from './redis-catalog.ts';
+import { redisSpace } from './test-support/redis-space.ts';
 import { unlinkByPrefix } from './unlink-by-prefix.ts';
 
 const url = inject('REDIS_URL');
 
-catalogContract('redis', {
-  async createSpace() {
-    const keyPrefix = `test:${randomUUID()}:`;
-    const opened: Catalog[] = [];
-    return {
-      async open() {
-        const catalog = createRedisCatalog({ url, keyPrefix });
-        opened.push(catalog);
-        return catalog;
-      },
-      async dispose() {
-        await Promise.all(opened.map((c) => c.close()));
-        const admin = new Redis(url);
-        await unlinkByPrefix(admin, keyPrefix);
-        await admin.quit();
-      },
-    };
-  },
-});
+catalogContract('redis', { createSpace: redisSpace(url, (keyPrefix) => createRedisCatalog({ url, keyPrefix })) });
 
 describe('RedisCatalog layout', () => {
   it("keeps a tenant's S3 connections in one hash under its prefix", async () => {

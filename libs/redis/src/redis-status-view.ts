@@ -1,9 +1,9 @@
-import { PressroomError, evolveStatus, isTerminal } from '@pressroom/domain';
-import { silentLogger, type Logger, type StatusView } from '@pressroom/core';
+import { PressroomError, isTerminal, statusProjection } from '@pressroom/domain';
+import { STATUS_BUILT_MARKER, STATUS_DOCUMENTS, project, projectMany, silentLogger, type Logger, type StatusView } from '@pressroom/core';
 import type { PressroomEvent, StatusViewEntry } from '@pressroom/schemas';
 import { connectRedis, disconnectRedis } from './connect.ts';
+import { createRedisDocumentStore } from './redis-document-store.ts';
 import { TerminalWaiters } from './terminal-waiters.ts';
-import { unlinkByPrefix } from './unlink-by-prefix.ts';
 
 export interface RedisStatusViewOptions {
   url: string;
@@ -26,111 +26,47 @@ export interface RedisStatusViewOptions {
 
 export const DEFAULT_STATUS_RETENTION_SECONDS = 7 * 24 * 3600;
 
-/** Enough for the few writers one render ever has (ingress, projector replicas, a replay). */
-const MAX_APPLY_ATTEMPTS = 32;
 /** How long `ping` lets a fresh view finish subscribing before calling it not ready. */
 const PING_SUBSCRIBE_WAIT_MS = 2000;
 
 /**
- * Writes `next` only if the entry still holds what the caller read (compare-and-set on the
- * stored JSON text), and publishes the requestId in the same atomic step when the write is
- * the one that made the entry terminal. Returns 1 when written, 0 when the entry had changed.
- *   KEYS[1] entry   ARGV: expectPresent ('1'|'0'), expected, next, ttlMs ('0' = none),
- *                         channel, publish ('1'|'0'), requestId
- */
-const COMPARE_AND_SET = `
-local current = redis.call('GET', KEYS[1])
-if ARGV[1] == '1' then
-  if current ~= ARGV[2] then return 0 end
-elseif current then
-  return 0
-end
-if ARGV[4] == '0' then
-  redis.call('SET', KEYS[1], ARGV[3])
-else
-  redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4])
-end
-if ARGV[6] == '1' then redis.call('PUBLISH', ARGV[5], ARGV[7]) end
-return 1
-`;
-
-/**
- * The distributed profile's status view.
+ * The distributed profile's status view: the status projection's documents in a Redis document
+ * store (see redis-document-store.ts for the compare-and-set), plus the waiting.
  *
  * Layout: `<prefix>status:<requestId>` holds the entry as JSON; `<prefix>status:~built` marks
  * a view rebuilt from the log; `<prefix>status-events` is the channel on which a terminal
  * transition publishes its requestId.
  *
- * Atomicity: `apply` reads the entry, computes the next one with `evolveStatus` (the one rule,
- * kept in TypeScript), and writes it with a Lua compare-and-set that fails if anyone changed
- * the entry meanwhile; then it reads again and retries. That is WATCH/MULTI's optimistic loop
- * without WATCH's catch: WATCH belongs to a connection, and this one connection is shared
- * by every concurrent `apply` of the process. Because the publish happens inside the winning
- * write, exactly one writer announces each terminal transition.
+ * Atomicity: `apply` is the generic projector's optimistic loop (`project`): read, fold with
+ * `evolveStatus`, compare-and-set, retry when another writer got there first. The publish
+ * happens inside the winning write, so exactly one writer announces each terminal transition.
  *
  * Waiting: a waiter registers locally, makes sure the subscription is live, and only then
  * reads the entry, so a transition in between is seen either by the read or by the message.
  */
 export function createRedisStatusView(options: RedisStatusViewOptions): StatusView {
   const logger = options.logger ?? silentLogger;
-  const retentionMs = String((options.retentionSeconds ?? DEFAULT_STATUS_RETENTION_SECONDS) * 1000);
-  const entryPrefix = `${options.keyPrefix}status:`;
-  const channel = `${options.keyPrefix}status-events`;
-  const keyOf = (requestId: string) => `${entryPrefix}${requestId}`;
-  /** Under the entries' prefix (not a request id: those are UUIDs), so `clear` removes it too. */
-  const builtKey = `${entryPrefix}~built`;
+  const retentionSeconds = options.retentionSeconds ?? DEFAULT_STATUS_RETENTION_SECONDS;
+  const store = createRedisDocumentStore({ ...options, name: 'status view', connection: 'status', logger });
+  const docs = store.collection<StatusViewEntry>({ ...STATUS_DOCUMENTS, ttlMs: retentionSeconds * 1000 });
+  const channel = `${options.keyPrefix}${STATUS_DOCUMENTS.channel}`;
 
-  const redis = connectRedis({ url: options.url, name: `pressroom-status@${options.keyPrefix}`, logger });
   const waits = options.waits ?? true;
   const subscriber = waits
     ? connectRedis({ url: options.url, name: `pressroom-status-events@${options.keyPrefix}`, logger, subscriber: true })
     : undefined;
-  redis.defineCommand('pressroomStatusCas', { numberOfKeys: 1, lua: COMPARE_AND_SET });
-  const compareAndSet = (key: string, ...args: string[]) =>
-    (redis as unknown as { pressroomStatusCas(key: string, ...args: string[]): Promise<number> }).pressroomStatusCas(key, ...args);
 
-  const read = async (requestId: string): Promise<StatusViewEntry | undefined> => {
-    const raw = await redis.get(keyOf(requestId));
-    return raw === null ? undefined : (JSON.parse(raw) as StatusViewEntry);
-  };
+  const read = async (requestId: string): Promise<StatusViewEntry | undefined> => (await docs.get(requestId))?.doc;
   const waiters = subscriber ? new TerminalWaiters({ subscriber, channel, load: read, logger }) : undefined;
   waiters?.ready.catch(() => undefined); // surfaced by waitForTerminal
   /** Ends each pending wait now, as its timeout would (used by close). */
   const pending = new Map<Promise<unknown>, () => void>();
   let closing = false;
 
-  /** One optimistic read → evolve → compare-and-set loop (see the module comment). */
-  const applyWithRetries = async (event: PressroomEvent): Promise<StatusViewEntry | undefined> => {
-    const key = keyOf(event.requestId);
-    for (let attempt = 1; attempt <= MAX_APPLY_ATTEMPTS; attempt++) {
-      const raw = await redis.get(key);
-      const current = raw === null ? undefined : (JSON.parse(raw) as StatusViewEntry);
-      const next = evolveStatus(current, event);
-      if (next === undefined) return undefined;
-      const text = JSON.stringify(next);
-      if (text === raw) return next; // already applied: nothing to write, nothing to announce
-      const announce = !isTerminal(current) && isTerminal(next);
-      const written = await compareAndSet(
-        key,
-        raw === null ? '0' : '1',
-        raw ?? '',
-        text,
-        retentionMs,
-        channel,
-        announce ? '1' : '0',
-        event.requestId,
-      );
-      if (written === 1) return next;
-    }
-    throw new PressroomError('DEPENDENCY_UNAVAILABLE', `Status entry ${event.requestId} kept changing; gave up applying.`, {
-      retryable: true,
-    });
-  };
-
   return {
     async apply(event: PressroomEvent) {
       try {
-        return await applyWithRetries(event);
+        return await project(docs, statusProjection, event);
       } catch (error) {
         throw unavailable(error);
       }
@@ -139,6 +75,22 @@ export function createRedisStatusView(options: RedisStatusViewOptions): StatusVi
     async get(requestId) {
       try {
         return await read(requestId);
+      } catch (error) {
+        throw unavailable(error);
+      }
+    },
+
+    async applyMany(events) {
+      try {
+        await projectMany(docs, statusProjection, events);
+      } catch (error) {
+        throw unavailable(error);
+      }
+    },
+
+    async getMany(requestIds) {
+      try {
+        return (await docs.getMany([...requestIds])).map((v) => v?.doc);
       } catch (error) {
         throw unavailable(error);
       }
@@ -178,27 +130,19 @@ export function createRedisStatusView(options: RedisStatusViewOptions): StatusVi
     },
 
     async isBuilt() {
-      try {
-        return (await redis.exists(builtKey)) === 1;
-      } catch (error) {
-        throw unavailable(error);
-      }
+      return store.isMarked(STATUS_BUILT_MARKER);
     },
     async markBuilt() {
-      try {
-        await redis.set(builtKey, new Date().toISOString());
-      } catch (error) {
-        throw unavailable(error);
-      }
+      await store.mark(STATUS_BUILT_MARKER);
     },
     async clear() {
-      await unlinkByPrefix(redis, entryPrefix);
+      await store.clear(STATUS_DOCUMENTS.name);
     },
 
     async ping() {
       // Ready means both: commands answer, and notifications can arrive.
       try {
-        await redis.ping();
+        await store.ping();
         if (!waiters) return;
         await Promise.race([waiters.ready, new Promise((r) => setTimeout(r, PING_SUBSCRIBE_WAIT_MS).unref())]);
       } catch (error) {
@@ -213,7 +157,7 @@ export function createRedisStatusView(options: RedisStatusViewOptions): StatusVi
       closing = true;
       for (const expire of pending.values()) expire();
       await Promise.allSettled(pending.keys());
-      await Promise.all([disconnectRedis(redis), subscriber && disconnectRedis(subscriber)]);
+      await Promise.all([store.close(), subscriber && disconnectRedis(subscriber)]);
     },
   };
 }

@@ -1,4 +1,38 @@
 /**
+ * The features Playwright (1.65) disables with its own `--disable-features` switch. Chromium reads
+ * only the last `--disable-features` on its command line, and ours comes after Playwright's, so
+ * ours repeats them (chromium-args.unit.spec.ts checks this list against the installed Playwright).
+ */
+export const PLAYWRIGHT_DISABLED_FEATURES = [
+  'AvoidUnnecessaryBeforeUnloadCheckSync',
+  'DestroyProfileOnBrowserClose',
+  'HttpsUpgrades',
+  'HttpsFirstBalancedModeAutoEnable',
+  'LensOverlay',
+  'MediaRouter',
+  'PaintHolding',
+  'ThirdPartyStoragePartitioning',
+  'AvoidCorsURLLoaderRestartOnRedirect',
+  'TcpPortRandomizationWin',
+  'OptimizationHints',
+  'NetworkTimeServiceQuerying',
+  'AimEnabled',
+  'PreconnectToSearch',
+  'msForceBrowserSignIn',
+  'msEdgeUpdateLaunchServicesPreferredVersion',
+] as const;
+
+/**
+ * Features Pressroom turns off, for speed. RenderDocument gives every cross-document navigation a
+ * new RenderFrameHost (a new frame, widget and compositor in the renderer): with it, the
+ * about:blank navigation that isolates one job from the next (warm-page.ts, freshDocument) cost
+ * ~75 ms of Chromium CPU per job, without it ~20 ms (bench/isolation.bench.ts, issue 13). The new
+ * document still gets a new Window (globals, timers and listeners of the last job are gone): that
+ * is the navigation, not the frame host.
+ */
+export const PRESSROOM_DISABLED_FEATURES = ['RenderDocument'] as const;
+
+/**
  * Command-line switches for every Chromium we launch. Playwright adds its own defaults
  * (--hide-scrollbars, --mute-audio, ...); these are the ones Pressroom depends on.
  */
@@ -24,5 +58,6 @@ export function chromiumArgs(opts: { sandbox?: boolean } = {}): string[] {
     '--host-resolver-rules=MAP * ~NOTFOUND',
     // WebRTC sends STUN over UDP outside the network stack above: with no proxy, this disables it.
     '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
+    `--disable-features=${[...PLAYWRIGHT_DISABLED_FEATURES, ...PRESSROOM_DISABLED_FEATURES].join(',')}`,
   ];
 }

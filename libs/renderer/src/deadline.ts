@@ -1,7 +1,9 @@
 /** DeadlineExceeded happens when the work given to withDeadline is still running at its deadline. */
 export class DeadlineExceeded extends Error {
-  constructor(readonly ms: number) {
+  readonly ms: number;
+  constructor(ms: number) {
     super(`did not finish within ${ms} ms`);
+    this.ms = ms;
     this.name = 'DeadlineExceeded';
   }
 }

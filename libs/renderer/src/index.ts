@@ -5,7 +5,7 @@ export {
   type RendererStats,
 } from './playwright-renderer.ts';
 export { resolveChromiumPath, ChromiumNotFoundError, CHROMIUM_CANDIDATES } from './chromium-path.ts';
-export { chromiumArgs } from './chromium-args.ts';
+export { chromiumArgs, PLAYWRIGHT_DISABLED_FEATURES, PRESSROOM_DISABLED_FEATURES } from './chromium-args.ts';
 export { NetworkPolicy, type RequestDecision } from './network-policy.ts';
 export { A4_VIEWPORT } from './warm-page.ts';
 export {

@@ -23,14 +23,24 @@ export interface Lease<P> {
 }
 
 export interface PagePoolOptions<P> {
+  /** Jobs at once (each holds one page). */
   size: number;
+  /**
+   * Pages kept beyond `size` (default 0), so that a job never waits for the reset of the page the
+   * last job freed, even when `size` jobs run at once: the reset stays off the request's path.
+   * They cost memory (a renderer process each), not CPU per job.
+   */
+  spares?: number;
   recycleAfter: number;
   lifecycle: PageLifecycle<P>;
   logger: Logger;
 }
 
 export interface PagePoolStats {
+  /** Jobs at once. */
   size: number;
+  /** Pages kept beyond `size` (see PagePoolOptions.spares). */
+  spares: number;
   /** Leased to a job. */
   busy: number;
   /** Ready for the next job. */
@@ -58,15 +68,19 @@ export class PoolClosedError extends Error {
 }
 
 /**
- * A fixed number of pages, each used by one job at a time. Jobs wait for a free page, sync lane
- * first. A page is reset between jobs and replaced after `recycleAfter` jobs or when a job says
- * it is spoiled; a page that became unusable while idle (its browser died) is replaced when next
- * taken.
+ * A fixed number of pages, each used by one job at a time, at most `size` jobs at once. Jobs wait
+ * for a turn, sync lane first, then for a free page (the one freed longest ago). A page is reset
+ * between jobs and replaced after `recycleAfter` jobs or when a job says it is spoiled; a page
+ * that became unusable while idle (its browser died) is replaced when next taken. With `spares`,
+ * a job's turn ends when it releases its page, before the page's reset: the next job takes a
+ * spare page that is ready.
  */
 export class PagePool<P> {
   readonly #opts: PagePoolOptions<P>;
   readonly #slots: Slot<P>[];
   readonly #queue: LaneQueue<Slot<P>>;
+  /** One turn per job at once (`size`): the lanes' order is kept here. */
+  readonly #turns: LaneQueue<number>;
   #busy = 0;
   #opened = 0;
   #replaced = 0;
@@ -77,9 +91,12 @@ export class PagePool<P> {
     if (!Number.isInteger(opts.recycleAfter) || opts.recycleAfter < 1) {
       throw new RangeError('recycleAfter must be a positive integer');
     }
+    const spares = opts.spares ?? 0;
+    if (!Number.isInteger(spares) || spares < 0) throw new RangeError('spares must be a non-negative integer');
     this.#opts = opts;
-    this.#slots = Array.from({ length: opts.size }, (_, id) => ({ id, page: undefined, uses: 0 }));
+    this.#slots = Array.from({ length: opts.size + spares }, (_, id) => ({ id, page: undefined, uses: 0 }));
     this.#queue = new LaneQueue(this.#slots);
+    this.#turns = new LaneQueue(Array.from({ length: opts.size }, (_, i) => i));
   }
 
   /** Opens every page now, so the first jobs do not pay for it and a broken browser shows at start. */
@@ -92,11 +109,19 @@ export class PagePool<P> {
   }
 
   async acquire(lane: Lane): Promise<Lease<P>> {
-    const slot = await this.#queue.take(lane);
+    const turn = await this.#turns.take(lane);
+    let slot: Slot<P>;
+    try {
+      slot = await this.#queue.take(lane);
+    } catch (err) {
+      this.#turns.give(turn);
+      throw err;
+    }
     try {
       if (slot.page === undefined || !this.#opts.lifecycle.usable(slot.page)) await this.#replace(slot, 'unusable');
     } catch (err) {
       this.#queue.give(slot);
+      this.#turns.give(turn);
       throw err;
     }
     this.#busy++;
@@ -104,18 +129,19 @@ export class PagePool<P> {
     let released: Promise<void> | undefined;
     return {
       page,
-      release: (opts) => (released ??= this.#release(slot, opts?.discard ?? false)),
+      release: (opts) => (released ??= this.#release(slot, turn, opts?.discard ?? false)),
     };
   }
 
   stats(): PagePoolStats {
     return {
-      size: this.#slots.length,
+      size: this.#opts.size,
+      spares: this.#slots.length - this.#opts.size,
       busy: this.#busy,
       idle: this.#queue.freeCount,
       preparing: this.#slots.length - this.#busy - this.#queue.freeCount,
-      waitingSync: this.#queue.waitingCount('sync'),
-      waitingAsync: this.#queue.waitingCount('async'),
+      waitingSync: this.#turns.waitingCount('sync') + this.#queue.waitingCount('sync'),
+      waitingAsync: this.#turns.waitingCount('async') + this.#queue.waitingCount('async'),
       opened: this.#opened,
       replaced: this.#replaced,
     };
@@ -124,13 +150,16 @@ export class PagePool<P> {
   /** Rejects waiting jobs and destroys idle pages; pages in use are destroyed when released. */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#turns.close(new PoolClosedError());
     this.#queue.close(new PoolClosedError());
     await Promise.all(this.#queue.drainFree().map((slot) => this.#dispose(slot)));
   }
 
-  async #release(slot: Slot<P>, discard: boolean): Promise<void> {
+  async #release(slot: Slot<P>, turn: number, discard: boolean): Promise<void> {
     this.#busy--;
     slot.uses++;
+    // The job is over: the next one may start, on a spare page if there is one ready.
+    this.#turns.give(turn);
     if (this.#closed) return this.#dispose(slot);
     try {
       if (discard) await this.#replace(slot, 'spoiled');

@@ -47,6 +47,50 @@ describe('PagePool', () => {
     expect(p.stats()).toMatchObject({ size: 2, busy: 0, idle: 2, opened: 2, replaced: 0 });
   });
 
+  it('with a spare page, hands the next job a ready page while the freed one is still being reset, and never more jobs at once than its size', async () => {
+    // Given a one-job pool with a spare page, whose resets wait until we let them finish
+    const fake = fakeLifecycle();
+    const resets: (() => void)[] = [];
+    const slowReset: PageLifecycle<FakePage> = {
+      ...fake.lifecycle,
+      reset: (page) =>
+        new Promise<void>((resolve) => {
+          resets.push(() => {
+            page.resets++;
+            resolve();
+          });
+        }),
+    };
+    const p = new PagePool({ size: 1, spares: 1, recycleAfter: 100, lifecycle: slowReset, logger: silentLogger });
+    await p.warm();
+    expect(p.stats()).toMatchObject({ size: 1, spares: 1, idle: 2, opened: 2 });
+
+    // When a job gives its page back (its reset now under way), and two more jobs ask
+    const first = await p.acquire('sync');
+    void first.release();
+    const second = await p.acquire('sync');
+    let thirdGot = false;
+    const third = p.acquire('sync').then((lease) => {
+      thirdGot = true;
+      return lease;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+
+    // Then the second job got the other page at once, before the first page's reset ended,
+    // and the third waits for its turn (one job at a time), not just for a page
+    expect(second.page.id).not.toBe(first.page.id);
+    expect(first.page.resets).toBe(0);
+    expect(thirdGot).toBe(false);
+    expect(p.stats()).toMatchObject({ busy: 1, preparing: 1, waitingSync: 1 });
+
+    // And once the second job ends, the third gets the first page, reset by then
+    resets.shift()?.();
+    void second.release();
+    const lease = await third;
+    expect(lease.page.id).toBe(first.page.id);
+    expect(lease.page.resets).toBe(1);
+  });
+
   it('replaces a page after recycleAfter jobs', async () => {
     const fake = fakeLifecycle();
     const p = pool(fake.lifecycle, 1, 3);

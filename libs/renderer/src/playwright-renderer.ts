@@ -38,8 +38,16 @@ const BROWSER_GONE_SETTLE_MS = 250;
 export interface PlaywrightRendererOptions {
   /** Chromium binary; resolveChromiumPath() picks Debian's headless shell, then chromium, when unset. */
   executablePath?: string;
-  /** Warm pages, hence renders at once. */
+  /** Renders at once (each on a warm page of its own). */
   pages: number;
+  /**
+   * Warm pages kept beyond `pages` (default 0): with one, a job never waits for the reset of the
+   * page the last one freed, even with `pages` renders at once. Off by default: on the shared
+   * 2-core machine it showed no gain in renders/s at concurrency 2 (bench/chromium-steps.bench.ts,
+   * issue 13), and each costs a renderer process's memory. With none, every job runs on a page
+   * the previous job used, which the isolation tests rely on to prove the reset.
+   */
+  sparePages?: number;
   /** Renders a page serves before it is replaced by a fresh one (e.g. 200). */
   recycleAfter: number;
   /** Hosts a page may fetch from over https (exact names). Default: none. */
@@ -81,6 +89,7 @@ export async function createPlaywrightRenderer(options: PlaywrightRendererOption
   const runtimeScript = await pageRuntimeScript();
   const pool = new PagePool({
     size: options.pages,
+    spares: options.sparePages ?? 0,
     recycleAfter: options.recycleAfter,
     logger,
     lifecycle: warmPageLifecycle({
@@ -108,6 +117,7 @@ export async function createPlaywrightRenderer(options: PlaywrightRendererOption
     NAVIGATION_REFUSED: 0,
     PAGE_SETUP_INVALID: 0,
     RENDER_CRASHED: 0,
+    PAYLOAD_REMOVED: 0,
     INPUT_INVALID: 0,
     INPUT_UNAVAILABLE: 0,
   };
@@ -200,6 +210,7 @@ export async function createPlaywrightRenderer(options: PlaywrightRendererOption
       remainingMs: () => deadline - Date.now(),
       maxOutputBytes: options.maxOutputBytes,
       maxPngPixels: pngLimit,
+      ...(job.maxPngPages !== undefined ? { maxPngPages: job.maxPngPages } : {}),
       contentSize: () => contentSize(wp),
       freshDocument: () => freshDocumentDuringJob(wp, runtimeScript),
     });

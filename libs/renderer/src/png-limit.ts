@@ -1,4 +1,5 @@
 import { RenderFailure } from '@pressroom/core';
+import { pngPagesRefusal } from '@pressroom/domain';
 
 /**
  * Refuses a PNG of `size` CSS px (one device pixel each: the scale factor is 1) when it has more
@@ -17,4 +18,13 @@ export function checkPngPixels(size: { width: number; height: number }, maxPixel
         `over the limit of ${maxPixels.toLocaleString('en-US')} pixels. Make the page smaller or render a PDF.`,
     );
   }
+}
+
+/**
+ * Refuses a PNG that stacks more sheets than the tenant's plan allows (pngMaxPages), on the
+ * laid-out document before the capture; the decision is pngPagesRefusal's.
+ */
+export function checkPngPages(contentHeightPx: number, sheetHeightPx: number, maxPages: number | undefined): void {
+  const refusal = pngPagesRefusal({ contentHeightPx, sheetHeightPx, maxPages });
+  if (refusal) throw new RenderFailure('OUTPUT_TOO_LARGE', refusal);
 }

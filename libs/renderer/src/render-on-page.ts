@@ -2,10 +2,11 @@ import { RenderFailure, type RenderJob, type RenderOutput } from '@pressroom/cor
 import { PDFDocument } from 'pdf-lib';
 import type { Page } from 'playwright';
 import { stampHeaderFooter, type HeaderFooterSources } from './header-footer.ts';
-import { RUNTIME_GLOBAL, type PageRuntime, type TemplateResult } from './in-page/runtime-contract.ts';
-import { bodyPdfOptions, type PageSetup } from './page-setup.ts';
+import { RUNTIME_GLOBAL, type CompiledTemplateResult, type PageRuntime } from './in-page/runtime-contract.ts';
+import { compiledTemplates, compiledTemplateKey } from './compiled-templates.ts';
+import { bodyPdfOptions, viewportFor, type PageSetup } from './page-setup.ts';
 import { applyPdfInfo, hasPdfInfo, savePdf } from './pdf-info.ts';
-import { checkPngPixels } from './png-limit.ts';
+import { checkPngPages, checkPngPixels } from './png-limit.ts';
 import { loadStateFor, waitUntilReady } from './readiness.ts';
 
 export interface PageRenderContext {
@@ -16,6 +17,8 @@ export interface PageRenderContext {
   maxOutputBytes: number;
   /** Largest PNG in pixels. */
   maxPngPixels: number;
+  /** The tenant's plan's pngMaxPages; undefined: no page cap. */
+  maxPngPages?: number;
   /** The laid-out size of the document in CSS px, as the browser measures it. */
   contentSize: () => Promise<{ width: number; height: number }>;
   /** Gives the page a new document with the template runtime (for the header and footer). */
@@ -35,7 +38,17 @@ export interface PageRenderContext {
 export async function renderOnPage(page: Page, job: RenderJob, ctx: PageRenderContext): Promise<RenderOutput> {
   const source = job.source;
   if (source.kind === 'pdf-tool') throw new RenderFailure('RENDER_ERROR', 'A PDF tool request is not rendered by a browser.');
-  const html = source.kind === 'template' ? await evaluateTemplate(page, source.content, source.data) : source.html;
+  // The worker reads a stored payload back before the job reaches the renderer.
+  if (source.kind === 'stored') throw new RenderFailure('RENDER_ERROR', 'A stored payload reached the renderer unread.');
+  const html =
+    source.kind === 'template'
+      ? await evaluateTemplate(
+          page,
+          source.content,
+          source.data,
+          job.tenantId !== undefined ? compiledTemplateKey(job.tenantId, source) : undefined,
+        )
+      : source.html;
   await page.setContent(html, { waitUntil: loadStateFor(job.ready), timeout: Math.max(1, ctx.remainingMs()) });
   await waitUntilReady(page, job.ready, () => ctx.remainingMs());
   // A debug render also answers the document as printed (the template's output, after its scripts).
@@ -43,7 +56,9 @@ export async function renderOnPage(page: Page, job: RenderJob, ctx: PageRenderCo
   const withHtml = (out: RenderOutput): RenderOutput => (printedHtml !== undefined ? { ...out, html: printedHtml } : out);
   if (job.output === 'png') {
     // The full-page capture is the document's laid-out size: refuse it before Chromium makes it.
-    checkPngPixels(await ctx.contentSize(), ctx.maxPngPixels);
+    const laidOut = await ctx.contentSize();
+    checkPngPixels(laidOut, ctx.maxPngPixels);
+    checkPngPages(laidOut.height, viewportFor(ctx.setup).height, ctx.maxPngPages);
     const png = await page.screenshot({
       type: 'png',
       fullPage: true,
@@ -105,12 +120,19 @@ async function withTransparentBackground<T>(page: Page, print: () => Promise<T>)
   }
 }
 
-async function evaluateTemplate(page: Page, content: string, data: Record<string, unknown>): Promise<string> {
-  const result = await page.evaluate<TemplateResult, [string, string, Record<string, unknown>]>(
-    ([name, tpl, it]) => (globalThis as unknown as Record<string, PageRuntime>)[name]!.renderTemplate(tpl, it),
-    [RUNTIME_GLOBAL, content, data],
+/**
+ * Evaluates the template in the page. With a cache key (tenant, template, version, content), the
+ * body Eta compiled for it in an earlier page is reused (compiledTemplates): the page skips the
+ * parse; the compiling and running stay in the page, as before.
+ */
+async function evaluateTemplate(page: Page, content: string, data: Record<string, unknown>, key: string | undefined): Promise<string> {
+  const compiled = key !== undefined ? compiledTemplates.get(key) : undefined;
+  const result = await page.evaluate<CompiledTemplateResult, [string, string, Record<string, unknown>, string | null]>(
+    ([name, tpl, it, body]) => (globalThis as unknown as Record<string, PageRuntime>)[name]!.renderCompiled(tpl, it, body ?? undefined),
+    [RUNTIME_GLOBAL, content, data, compiled ?? null],
   );
   if (!result.ok) throw new RenderFailure('TEMPLATE_ERROR', result.message);
+  if (key !== undefined && result.compiled !== undefined) compiledTemplates.set(key, result.compiled);
   return result.html;
 }
 

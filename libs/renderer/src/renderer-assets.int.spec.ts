@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPlaywrightRenderer, type PlaywrightRenderer } from './index.ts';
+import { describe, expect, it } from 'vitest';
+import { suiteRenderer } from './test-support/suite-renderer.ts';
 import { memoryAssets, NARROW_FONT } from './test-support/assets.ts';
 import { htmlSource, templateSource } from './test-support/fixtures.ts';
 import { solidPng } from './test-support/png.ts';
@@ -8,14 +8,7 @@ import { pdfFonts, pdfImages, pdfText } from './test-support/poppler.ts';
 // Tenant assets reach the page only as https://assets.pressroom.invalid/<name>, answered from the
 // job's AssetSource, never from the network.
 describe('Playwright renderer assets', () => {
-  let renderer: PlaywrightRenderer;
-
-  beforeAll(async () => {
-    renderer = await createPlaywrightRenderer({ pages: 1, recycleAfter: 200, maxOutputBytes: 20_000_000 });
-  });
-  afterAll(async () => {
-    await renderer?.close();
-  });
+  const renderer = suiteRenderer();
 
   const fontPage =
     '<style>@font-face { font-family: Brand; src: url(https://assets.pressroom.invalid/Brand.ttf) format("truetype") }' +
@@ -26,7 +19,7 @@ describe('Playwright renderer assets', () => {
     const assets = memoryAssets({ 'Brand.ttf': { bytes: NARROW_FONT.bytes, contentType: 'font/ttf' } });
 
     // When it renders
-    const out = await renderer.render({ source: templateSource(fontPage, { who: 'ACME' }), output: 'pdf', assets, timeoutMs: 15_000 });
+    const out = await renderer().render({ source: templateSource(fontPage, { who: 'ACME' }), output: 'pdf', assets, timeoutMs: 15_000 });
 
     // Then the font was asked for once and pdffonts lists it embedded
     expect(assets.asked).toEqual(['Brand.ttf']);
@@ -41,7 +34,7 @@ describe('Playwright renderer assets', () => {
     const assets = memoryAssets({});
 
     // When it renders
-    const out = await renderer.render({ source: templateSource(fontPage, { who: 'B' }), output: 'pdf', assets, timeoutMs: 15_000 });
+    const out = await renderer().render({ source: templateSource(fontPage, { who: 'B' }), output: 'pdf', assets, timeoutMs: 15_000 });
 
     // Then it prints in the fallback font, without the brand font
     expect(assets.asked).toEqual(['Brand.ttf']);
@@ -55,7 +48,7 @@ describe('Playwright renderer assets', () => {
     const html = '<img src="https://assets.pressroom.invalid/img/logo%201.png?v=3" width="100" height="50"><p>with logo</p>';
 
     // When it renders, Then the 10 x 5 image is on the page
-    const out = await renderer.render({ source: htmlSource(html), output: 'pdf', assets, timeoutMs: 15_000 });
+    const out = await renderer().render({ source: htmlSource(html), output: 'pdf', assets, timeoutMs: 15_000 });
     expect(await pdfImages(out.bytes)).toContainEqual({ page: 1, width: 10, height: 5 });
   });
 
@@ -67,7 +60,7 @@ describe('Playwright renderer assets', () => {
     const render = async (assets: ReturnType<typeof memoryAssets> | undefined) =>
       pdfText(
         (
-          await renderer.render({
+          await renderer().render({
             source: htmlSource(html),
             output: 'pdf',
             ready: { expression: 'document.getElementById("out").textContent !== "pending"' },

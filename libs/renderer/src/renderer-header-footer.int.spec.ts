@@ -1,6 +1,6 @@
 import type { RenderJob } from '@pressroom/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPlaywrightRenderer, type PlaywrightRenderer } from './index.ts';
+import { describe, expect, it } from 'vitest';
+import { suiteRenderer } from './test-support/suite-renderer.ts';
 import { memoryAssets, NARROW_FONT } from './test-support/assets.ts';
 import { templateSource } from './test-support/fixtures.ts';
 import { solidPng } from './test-support/png.ts';
@@ -9,14 +9,7 @@ import { pageSizePts, pdfFonts, pdfImages, pdfInfo, pdfPageGray, pdfPageTexts } 
 // Headers and footers are Eta templates with the body's data, fonts and images, stamped on every
 // page (but the cover) after the body is printed.
 describe('Playwright renderer headers and footers', () => {
-  let renderer: PlaywrightRenderer;
-
-  beforeAll(async () => {
-    renderer = await createPlaywrightRenderer({ pages: 1, recycleAfter: 200, maxOutputBytes: 20_000_000 });
-  });
-  afterAll(async () => {
-    await renderer?.close();
-  });
+  const renderer = suiteRenderer();
 
   const assets = () =>
     memoryAssets({
@@ -47,7 +40,7 @@ describe('Playwright renderer headers and footers', () => {
   it('stamps a header with an asset image and a custom font, and a footer, on every page but the cover', async () => {
     // Given a three-page template whose header shows an asset PNG and text in an asset font
     // When it renders with hasCover
-    const out = await renderer.render(job({ pdfParams: { hasCover: true } }));
+    const out = await renderer().render(job({ pdfParams: { hasCover: true } }));
 
     // Then page 1 has neither band, and pages 2 and 3 have both, numbered out of 3
     const pages = await pdfPageTexts(out.bytes);
@@ -75,7 +68,7 @@ describe('Playwright renderer headers and footers', () => {
     const black = '<style>body { margin: 0 } div { height: 3000px; background: #000 }</style><div></div>';
 
     // When it renders with a header and footer
-    const out = await renderer.render(job({ content: black, pdfParams: { margin: { top: '30mm', bottom: '30mm' } } }));
+    const out = await renderer().render(job({ content: black, pdfParams: { margin: { top: '30mm', bottom: '30mm' } } }));
 
     // Then the body is still black in the middle of each page, and the header band is light
     for (const n of [1, 2]) {
@@ -89,7 +82,7 @@ describe('Playwright renderer headers and footers', () => {
   it('numbers the printed pages when page ranges select some, and stamps every page without hasCover', async () => {
     // Given the three-page template
     // When it renders pages 2-3 only
-    const out = await renderer.render(job({ pdfParams: { pageRanges: '2-3' } }));
+    const out = await renderer().render(job({ pdfParams: { pageRanges: '2-3' } }));
 
     // Then both printed pages have bands, numbered 1/2 and 2/2
     const pages = await pdfPageTexts(out.bytes);
@@ -116,7 +109,7 @@ describe('Playwright renderer headers and footers', () => {
   ] as const)('stamps one sheet per page on %j', async (pdfParams, size) => {
     // Given the three-page template and a page setup
     // When it renders
-    const out = await renderer.render(job({ pdfParams }));
+    const out = await renderer().render(job({ pdfParams }));
 
     // Then the size and page count are the body's, and every page has its header and footer
     const info = await pdfInfo(out.bytes);
@@ -136,8 +129,8 @@ describe('Playwright renderer headers and footers', () => {
     const content = `<style>@page { size: A5 }</style>${body}`;
 
     // When it renders with only a footer, then with only a header
-    const footerOnly = await renderer.render(job({ content, header: '' }));
-    const headerOnly = await renderer.render(job({ content, footer: '' }));
+    const footerOnly = await renderer().render(job({ content, header: '' }));
+    const headerOnly = await renderer().render(job({ content, footer: '' }));
 
     // Then each page is A5 and carries just the band asked for
     const size = pageSizePts(await pdfInfo(footerOnly.bytes));
@@ -152,7 +145,7 @@ describe('Playwright renderer headers and footers', () => {
 
   it('adds nothing to a one-page document with a cover', async () => {
     // Given a one-page body with a header and hasCover
-    const out = await renderer.render(job({ content: '<p>only page</p>', pdfParams: { hasCover: true } }));
+    const out = await renderer().render(job({ content: '<p>only page</p>', pdfParams: { hasCover: true } }));
 
     // Then the page shows just the body
     const pages = await pdfPageTexts(out.bytes);
@@ -162,7 +155,7 @@ describe('Playwright renderer headers and footers', () => {
 
   it('writes the requested metadata into a stamped PDF', async () => {
     // Given a job with a footer and metadata
-    const out = await renderer.render({ ...job(), pdfMetadata: { title: 'Stamped', author: 'Ada' } });
+    const out = await renderer().render({ ...job(), pdfMetadata: { title: 'Stamped', author: 'Ada' } });
 
     // Then both the footer and the metadata are there
     expect(await pdfInfo(out.bytes)).toMatchObject({ Title: 'Stamped', Author: 'Ada', Pages: '3' });

@@ -1,24 +1,17 @@
 import type { RenderJob } from '@pressroom/core';
 import { inflateSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPlaywrightRenderer, type PlaywrightRenderer } from './index.ts';
+import { describe, expect, it } from 'vitest';
+import { suiteRenderer } from './test-support/suite-renderer.ts';
 import { htmlSource } from './test-support/fixtures.ts';
 import { pageSizePts, pdfInfo, pdfPageGray, pdfPageTexts, pdfText, pngSize } from './test-support/poppler.ts';
 
 // Page setup (PdfParams) on the real Chromium, read back with poppler.
 describe('Playwright renderer page setup', () => {
-  let renderer: PlaywrightRenderer;
-
-  beforeAll(async () => {
-    renderer = await createPlaywrightRenderer({ pages: 1, recycleAfter: 200, maxOutputBytes: 20_000_000 });
-  });
-  afterAll(async () => {
-    await renderer?.close();
-  });
+  const renderer = suiteRenderer();
 
   const threePages = '<p>one</p><p style="break-before: page">two</p><p style="break-before: page">three</p>';
   const pdf = async (html: string, pdfParams: RenderJob['pdfParams']) =>
-    (await renderer.render({ source: htmlSource(html), output: 'pdf', ...(pdfParams ? { pdfParams } : {}), timeoutMs: 15_000 })).bytes;
+    (await renderer().render({ source: htmlSource(html), output: 'pdf', ...(pdfParams ? { pdfParams } : {}), timeoutMs: 15_000 })).bytes;
 
   it.each([
     [
@@ -75,7 +68,7 @@ describe('Playwright renderer page setup', () => {
     // ... and a range past the end or backwards fails as the request's fault, leaving the renderer working
     for (const pageRanges of ['5-9', '3-1']) {
       await expect(
-        renderer.render({ source: htmlSource(threePages), output: 'pdf', pdfParams: { pageRanges }, timeoutMs: 15_000 }),
+        renderer().render({ source: htmlSource(threePages), output: 'pdf', pdfParams: { pageRanges }, timeoutMs: 15_000 }),
       ).rejects.toMatchObject({ code: 'TEMPLATE_ERROR', message: expect.stringContaining(`pageRanges "${pageRanges}"`) as unknown });
     }
     expect(await pdfText(await pdf('<p>next</p>', {}))).toContain('next');
@@ -136,7 +129,7 @@ describe('Playwright renderer page setup', () => {
     // ... and a PNG with screen media is laid out by screen CSS too (the screen block is 3000 px tall)
     const tall =
       '<style>body { margin: 0 } .s { display: none; height: 3000px } @media screen { .s { display: block } }</style><div class="s"></div>';
-    const png = await renderer.render({
+    const png = await renderer().render({
       source: htmlSource(tall),
       output: 'png',
       pdfParams: { emulatedMedia: 'screen' },
@@ -152,7 +145,8 @@ describe('Playwright renderer page setup', () => {
     // When it renders to PNG on Letter landscape, on A5, then with no page setup
     const width = async (pdfParams: RenderJob['pdfParams']) =>
       pngSize(
-        (await renderer.render({ source: htmlSource(html), output: 'png', ...(pdfParams ? { pdfParams } : {}), timeoutMs: 15_000 })).bytes,
+        (await renderer().render({ source: htmlSource(html), output: 'png', ...(pdfParams ? { pdfParams } : {}), timeoutMs: 15_000 }))
+          .bytes,
       ).width;
 
     // Then the image is 1056, 559 and 794 px wide (11 in, 148 mm, 210 mm at 96 dpi)
@@ -178,7 +172,7 @@ describe('Playwright renderer page setup', () => {
 
     // ... and margins that leave no room fail cleanly, and the renderer goes on
     await expect(
-      renderer.render({
+      renderer().render({
         source: htmlSource(threePages),
         output: 'pdf',
         pdfParams: { format: 'A6', margin: { top: '80mm', bottom: '80mm' } },
@@ -193,7 +187,7 @@ describe('Playwright renderer page setup', () => {
     const html = '<p style="margin: 200px">ink</p>';
     const png = async (omitBackground?: boolean) =>
       (
-        await renderer.render({
+        await renderer().render({
           source: htmlSource(html),
           output: 'png',
           pdfParams: omitBackground === undefined ? {} : { omitBackground },

@@ -1,6 +1,6 @@
 import { RenderFailure } from '@pressroom/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPlaywrightRenderer, type PlaywrightRenderer } from './index.ts';
+import { describe, expect, it } from 'vitest';
+import { suiteRenderer } from './test-support/suite-renderer.ts';
 import { memoryAssets } from './test-support/assets.ts';
 import { htmlSource, templateSource } from './test-support/fixtures.ts';
 import { pdfPageGray, pdfText } from './test-support/poppler.ts';
@@ -8,14 +8,7 @@ import { pdfPageGray, pdfText } from './test-support/poppler.ts';
 // A render prints when the page is ready: fonts loaded, images decoded, and the template's own
 // signal (selector, expression, network idle), all within the render's time limit.
 describe('Playwright renderer readiness', () => {
-  let renderer: PlaywrightRenderer;
-
-  beforeAll(async () => {
-    renderer = await createPlaywrightRenderer({ pages: 1, recycleAfter: 200, maxOutputBytes: 20_000_000 });
-  });
-  afterAll(async () => {
-    await renderer?.close();
-  });
+  const renderer = suiteRenderer();
 
   it('waits for a chart a script draws 500 ms after load when told by an expression', async () => {
     // Given a template whose chart (an SVG with a label) is drawn after a timeout, then signalled
@@ -28,7 +21,7 @@ describe('Playwright renderer readiness', () => {
     );
 
     // When it renders with ready.expression
-    const out = await renderer.render({
+    const out = await renderer().render({
       source: chart,
       output: 'pdf',
       ready: { expression: 'window.chartReady === true' },
@@ -49,7 +42,7 @@ describe('Playwright renderer readiness', () => {
       ' g.fillStyle = "#000"; g.fillRect(0, 0, 794, 1000); c.dataset.done = "yes"; }, 500);</script>';
 
     // When it renders with ready.selector
-    const out = await renderer.render({
+    const out = await renderer().render({
       source: htmlSource(html),
       output: 'pdf',
       ready: { selector: 'canvas[data-done]' },
@@ -68,7 +61,13 @@ describe('Playwright renderer readiness', () => {
     const assets = memoryAssets({ 'note.txt': { bytes: Buffer.from('NOTE-FROM-ASSET'), contentType: 'text/plain' } });
 
     // When it renders with ready.networkIdle
-    const out = await renderer.render({ source: htmlSource(html), output: 'pdf', ready: { networkIdle: true }, assets, timeoutMs: 15_000 });
+    const out = await renderer().render({
+      source: htmlSource(html),
+      output: 'pdf',
+      ready: { networkIdle: true },
+      assets,
+      timeoutMs: 15_000,
+    });
 
     // Then the fetched text is printed
     expect(await pdfText(out.bytes)).toContain('NOTE-FROM-ASSET');
@@ -90,7 +89,7 @@ describe('Playwright renderer readiness', () => {
       '<img src="https://assets.pressroom.invalid/px.png"><p>after image</p>';
 
     // When it renders
-    const out = await renderer.render({ source: htmlSource(html), output: 'pdf', assets, timeoutMs: 15_000 });
+    const out = await renderer().render({ source: htmlSource(html), output: 'pdf', assets, timeoutMs: 15_000 });
 
     // Then the image was fetched and is printed (a black pixel stretched over the top of the page)
     expect(assets.asked).toBe(1);
@@ -102,10 +101,10 @@ describe('Playwright renderer readiness', () => {
     const source = htmlSource('<p>never ready</p>');
 
     // When it renders with an expression and a 1.5 s limit, and with a selector
-    const byExpression = await renderer
+    const byExpression = await renderer()
       .render({ source, output: 'pdf', ready: { expression: 'window.neverSet === true' }, timeoutMs: 1_500 })
       .catch((e: unknown) => e);
-    const bySelector = await renderer
+    const bySelector = await renderer()
       .render({ source, output: 'pdf', ready: { selector: '#missing' }, timeoutMs: 1_500 })
       .catch((e: unknown) => e);
 
@@ -113,9 +112,9 @@ describe('Playwright renderer readiness', () => {
     expect(byExpression).toBeInstanceOf(RenderFailure);
     expect(byExpression).toMatchObject({ code: 'RENDER_TIMEOUT', message: expect.stringContaining('ready.expression') as unknown });
     expect(bySelector).toMatchObject({ code: 'RENDER_TIMEOUT', message: expect.stringContaining('#missing') as unknown });
-    expect(await pdfText((await renderer.render({ source: htmlSource('<p>next</p>'), output: 'pdf', timeoutMs: 15_000 })).bytes)).toContain(
-      'next',
-    );
+    expect(
+      await pdfText((await renderer().render({ source: htmlSource('<p>next</p>'), output: 'pdf', timeoutMs: 15_000 })).bytes),
+    ).toContain('next');
   });
 
   it('refuses a selector or expression that does not parse with TEMPLATE_ERROR', async () => {
@@ -123,12 +122,12 @@ describe('Playwright renderer readiness', () => {
     const source = htmlSource('<p>x</p>');
 
     // When they render, Then both are template errors
-    await expect(renderer.render({ source, output: 'pdf', ready: { selector: 'div[' }, timeoutMs: 15_000 })).rejects.toMatchObject({
+    await expect(renderer().render({ source, output: 'pdf', ready: { selector: 'div[' }, timeoutMs: 15_000 })).rejects.toMatchObject({
       code: 'TEMPLATE_ERROR',
       message: expect.stringContaining('ready.selector') as unknown,
     });
     await expect(
-      renderer.render({ source, output: 'pdf', ready: { expression: 'window.a ===' }, timeoutMs: 15_000 }),
+      renderer().render({ source, output: 'pdf', ready: { expression: 'window.a ===' }, timeoutMs: 15_000 }),
     ).rejects.toMatchObject({
       code: 'TEMPLATE_ERROR',
       message: expect.stringContaining('ready.expression') as unknown,

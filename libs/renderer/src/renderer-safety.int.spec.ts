@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPlaywrightRenderer, type PlaywrightRenderer } from './index.ts';
 import { startCanary, type Canary } from './test-support/canary.ts';
 import { htmlSource, templateSource } from './test-support/fixtures.ts';
+import { compiledTemplateKey, compiledTemplates } from './compiled-templates.ts';
 import { pdfPageTexts, pdfText } from './test-support/poppler.ts';
 
 // Tenant templates and HTML are hostile until proven otherwise: these are the promises of the
@@ -331,5 +332,29 @@ describe('Playwright renderer safety', () => {
     // Then it finds no trace of the first job's popup
     expect(text).not.toContain('frames=7');
     expect(text).toMatch(/frames=(0|none)/);
+  });
+
+  it('compiles a template version once per tenant, and never hands one tenant the body another tenant compiled', async () => {
+    // Given a template version rendered for tenant A
+    const source = templateSource('<p>Hello <%= it.name %></p>', { name: 'A' });
+    const key = (tenantId: string) => compiledTemplateKey(tenantId, source);
+    const render = async (tenantId: string, data: Record<string, unknown>) =>
+      pdfText((await renderer.render({ source: { ...source, data }, output: 'pdf', timeoutMs: 15_000, tenantId })).bytes);
+    expect(await render('tenant-a', { name: 'A' })).toContain('Hello A');
+
+    // Then its compiled body is kept for A (a second render of A, other data, uses it)
+    const body = compiledTemplates.get(key('tenant-a'));
+    expect(body).toEqual(expect.any(String));
+    expect(await render('tenant-a', { name: 'again' })).toContain('Hello again');
+    expect(compiledTemplates.get(key('tenant-a'))).toBe(body);
+
+    // When A's entry holds a body A's own pages could have tampered with
+    compiledTemplates.set(key('tenant-a'), `return "<p>tampered by A</p>"`);
+
+    // Then only A's renders run it; tenant B, with the identical template, compiles its own
+    expect(await render('tenant-a', { name: 'A' })).toContain('tampered by A');
+    const b = await render('tenant-b', { name: 'B' });
+    expect(b).toContain('Hello B');
+    expect(b).not.toContain('tampered');
   });
 });

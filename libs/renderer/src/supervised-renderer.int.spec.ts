@@ -33,7 +33,8 @@ describe('supervised renderer (renderer host in a child process)', () => {
   let renderer: SupervisedRenderer;
 
   beforeAll(async () => {
-    renderer = await createSupervisedRenderer({ pages: 1, recycleAfter: 200, maxOutputBytes: 20_000_000, graceMs: 3_000 });
+    // Pages recycled after every second job, so the replacement count below moves.
+    renderer = await createSupervisedRenderer({ pages: 1, recycleAfter: 2, maxOutputBytes: 20_000_000, graceMs: 3_000 });
   });
   afterAll(async () => {
     await renderer?.close();
@@ -96,6 +97,20 @@ describe('supervised renderer (renderer host in a child process)', () => {
     });
     const out = await renderer.render({ source: htmlSource('<p>after the wedge</p>'), output: 'pdf', timeoutMs: 30_000 });
     expect(await pdfText(out.bytes)).toContain('after the wedge');
+  });
+
+  it('counts the pages its hosts replaced (pressroom_page_pool_replacements_total), after host restarts too', async () => {
+    // Given a renderer whose host was replaced by the tests above, and pages recycled after two jobs
+    const before = renderer.stats().pagesReplaced;
+
+    // When three jobs render on its one page
+    for (const n of [1, 2, 3]) {
+      const out = await renderer.render({ source: htmlSource(`<p>job ${n}</p>`), output: 'pdf', timeoutMs: 30_000 });
+      expect(await pdfText(out.bytes)).toContain(`job ${n}`);
+    }
+
+    // Then the page was replaced along the way, and the count says so (it never went back)
+    expect(renderer.stats().pagesReplaced).toBeGreaterThanOrEqual(before + 1);
   });
 
   it('gives the host none of this process’s environment (no secrets reach the renderer)', async () => {

@@ -4,15 +4,8 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import {
-  RenderFailure,
-  silentLogger,
-  type FailureCodeValue,
-  type Logger,
-  type Renderer,
-  type RenderJob,
-  type RenderOutput,
-} from '@pressroom/core';
+import { RenderFailure, silentLogger } from '@pressroom/core';
+import type { FailureCodeValue, Logger, Renderer, RenderJob, RenderOutput } from '@pressroom/core';
 import { FailureCode } from '@pressroom/schemas';
 import { resolveChromiumPath } from './chromium-path.ts';
 import { hostEnv } from './host/host-env.ts';
@@ -52,6 +45,8 @@ export interface SupervisedRendererStats {
   sandbox: boolean;
   /** Jobs in the host now (each holds one of its pages). */
   busyPages: number;
+  /** Pages the hosts' pools replaced (recycled after recycleAfter jobs, spoiled, or a failed reset), every host so far. */
+  pagesReplaced: number;
 }
 
 export type SupervisedRenderer = Renderer & { stats(): SupervisedRendererStats };
@@ -65,8 +60,11 @@ const PING_TIMEOUT_MS = 5_000;
 const CLOSE_TIMEOUT_MS = 15_000;
 
 const hostEntry = join(import.meta.dirname, 'host', 'renderer-host.ts');
-// The host is TypeScript like the rest: it runs under the same loader (tsx) as the apps.
-const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+// The host is TypeScript like the rest: where Node strips types itself (>= 22.18) it runs as it
+// is, as the apps do (scripts/run-ts.mjs); elsewhere under tsx's loader.
+const hostExecArgv: string[] = (process.features as { typescript?: string | false }).typescript
+  ? []
+  : ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href];
 
 /**
  * The Renderer port with the renderer in a child process (the renderer host, which owns the
@@ -102,15 +100,18 @@ class Host {
   readonly pending = new Map<number, Pending>();
   readonly pings = new Map<number, (error: string | undefined) => void>();
   readonly startedAt = Date.now();
+  /** Its pool's pages replaced so far, as of its last answer. */
+  pagesReplaced = 0;
   readonly exited: Promise<void>;
   /** Settles once the supervisor has cleaned up after the host (its directory removed). */
   cleanedUp: Promise<void> = Promise.resolve();
   #why: string | undefined;
 
-  constructor(
-    readonly proc: ChildProcess,
-    readonly dir: string,
-  ) {
+  readonly proc: ChildProcess;
+  readonly dir: string;
+  constructor(proc: ChildProcess, dir: string) {
+    this.proc = proc;
+    this.dir = dir;
     this.exited = new Promise((resolve) => proc.once('exit', () => resolve()));
   }
 
@@ -155,6 +156,8 @@ class Supervisor {
   readonly #slots: LaneQueue<number>;
   #current: Host | undefined;
   #starting: Promise<Host> | undefined;
+  /** Pages replaced by the hosts that ended, and by the one running now (as of its last answer). */
+  #pagesReplacedBefore = 0;
   #notBefore = 0;
   #quickCrashes = 0;
   #starts = 0;
@@ -190,6 +193,7 @@ class Supervisor {
       hostCrashes: this.#crashes,
       sandbox: this.#settings.sandbox,
       busyPages: this.#opts.pages - this.#slots.freeCount,
+      pagesReplaced: this.#pagesReplacedBefore + (this.#current?.pagesReplaced ?? 0),
     };
   }
 
@@ -290,7 +294,7 @@ class Supervisor {
     const dir = await mkdtemp(join(tmpdir(), 'pressroom-renderer-'));
     if (user) await chown(dir, user.uid, user.gid);
     const proc = fork(hostEntry, [], {
-      execArgv: ['--import', tsxLoader],
+      execArgv: hostExecArgv,
       env: hostEnv(dir),
       cwd: dir,
       serialization: 'advanced',
@@ -335,6 +339,9 @@ class Supervisor {
   }
 
   #onMessage(host: Host, msg: FromHost): void {
+    if ((msg?.t === 'rendered' || msg?.t === 'failed') && typeof msg.pagesReplaced === 'number') {
+      host.pagesReplaced = Math.max(host.pagesReplaced, msg.pagesReplaced);
+    }
     switch (msg?.t) {
       case 'rendered': {
         const bytes = msg.bytes instanceof Uint8Array ? msg.bytes : new Uint8Array(0);
@@ -388,6 +395,7 @@ class Supervisor {
       this.#log.warn('could not remove the renderer host directory', { dir: host.dir, err });
     });
     if (this.#current !== host) return;
+    this.#pagesReplacedBefore += host.pagesReplaced;
     this.#current = undefined;
     if (this.#closed) return;
     if (lived >= HEALTHY_AFTER_MS) this.#quickCrashes = 0;

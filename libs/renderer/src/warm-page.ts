@@ -140,7 +140,7 @@ async function resetPage(wp: WarmPage, runtimeScript: string): Promise<void> {
  * DevTools knows, and every cookie. Service workers are blocked for the whole context (see
  * openWarmPage); the HTTP cache is never used (Playwright disables it while requests are routed,
  * and assets are served no-store). This costs a few milliseconds per job that reached an origin; a fresh BrowserContext per job would cost
- * three to five times the whole reset (bench/reset.bench.ts).
+ * several times the whole reset (bench/reset.bench.ts, bench/isolation.bench.ts).
  */
 async function clearStorage(wp: WarmPage): Promise<void> {
   // No origin answered since the last reset (a self-contained document, most renders): no document
@@ -162,10 +162,12 @@ async function clearStorage(wp: WarmPage): Promise<void> {
  * render. window.name survives navigation, so it is cleared too. The opaque origin of about:blank
  * has no storage to carry over, and replacing about:blank keeps history.length at 1.
  *
- * This isolation has a price: the navigation costs Chromium 30-40 ms of CPU per job on a 2-core
- * machine (as much as half a render of the shared invoice). It runs after the job's result has
- * been handed back, so it delays only a job that is already waiting for this page, and otherwise
- * costs throughput under saturation.
+ * This isolation has a price, kept low by Chromium's RenderDocument feature being off
+ * (chromium-args.ts): ~20 ms of Chromium CPU per job instead of ~75 ms with it, where a new page
+ * or a new BrowserContext per job costs ~150 ms (a new renderer process; bench/isolation.bench.ts).
+ * It runs after the job's result has been handed back and the pool hands a job the page freed
+ * longest ago, so with a spare page (concurrency below PRESSROOM_RENDER_PAGES) it is off the
+ * request's path, and otherwise costs throughput under saturation.
  */
 export async function freshDocument(page: Page, runtimeScript: string): Promise<void> {
   await page.goto('about:blank', { waitUntil: 'load', timeout: HOUSEKEEPING_TIMEOUT_MS });

@@ -2,14 +2,13 @@ import Type, { type TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { kafkaSlice } from './config/kafka.ts';
 import { limitsSlice } from './config/limits.ts';
-import { plansProblems, plansSlice } from './config/plans.ts';
+import { plansProblems, plansSlice, retiredSettingsProblems } from './config/plans.ts';
 import { redisSlice } from './config/redis.ts';
 import { renderSlice } from './config/render.ts';
 import { serviceSlice } from './config/service.ts';
 import { storageSlice } from './config/storage.ts';
 import { toolsSlice } from './config/tools.ts';
 import { webhooksSlice } from './config/webhooks.ts';
-import { retentionSlice } from './config/retention.ts';
 
 /**
  * Every setting Pressroom reads, with its default and meaning, gathered from the slices in
@@ -27,7 +26,6 @@ const slices = [
   kafkaSlice,
   redisSlice,
   storageSlice,
-  retentionSlice,
 ] as const;
 
 export const ConfigSchema = Type.Object({
@@ -40,7 +38,6 @@ export const ConfigSchema = Type.Object({
   ...kafkaSlice.env,
   ...redisSlice.env,
   ...storageSlice.env,
-  ...retentionSlice.env,
 });
 
 type Part<S> = S extends { read(...args: never[]): infer C } ? C : never;
@@ -51,8 +48,10 @@ export type PressroomConfig = Parts<typeof slices>;
 
 /** ConfigError happens at start when settings are missing or malformed; it lists every problem. */
 export class ConfigError extends Error {
-  constructor(readonly problems: string[]) {
+  readonly problems: string[];
+  constructor(problems: string[]) {
     super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.problems = problems;
     this.name = 'ConfigError';
   }
 }
@@ -67,13 +66,13 @@ export function loadConfig(env: Record<string, string | undefined>): PressroomCo
     else if (schema.default !== undefined) raw[name] = schema.default;
   }
   const problems = [...validator.Errors(raw)].map((e) => `${e.instancePath.slice(1) || '(root)'}: ${e.message}`);
-  problems.push(...plansProblems(raw.PRESSROOM_PLANS));
+  problems.push(...plansProblems(raw.PRESSROOM_PLANS), ...retiredSettingsProblems(env));
   if (problems.length) throw new ConfigError(problems);
   const valid = raw as never;
   const { profile } = serviceSlice.read(valid, 'embedded');
   const config = Object.assign({}, ...slices.map((s) => s.read(valid, profile))) as PressroomConfig;
   // The profile's requirements, listed in the order operators have always seen them.
-  const more = [kafkaSlice, redisSlice, serviceSlice, retentionSlice].flatMap((s) => s.check?.(config as never, profile) ?? []);
+  const more = [kafkaSlice, redisSlice, serviceSlice].flatMap((s) => s.check?.(config as never, profile) ?? []);
   if (more.length) throw new ConfigError(more);
   return config;
 }

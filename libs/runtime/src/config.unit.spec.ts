@@ -64,4 +64,13 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ PRESSROOM_PLANS: 'nope' })).toThrow(/PRESSROOM_PLANS: is not valid JSON/);
     expect(loadConfig({}).admission).toEqual({ asyncBacklogMax: 10_000, backlogRefreshMs: 1000, renderLeaseMs: 900_000 });
   });
+
+  it("retention: one setting, each plan's retention; the retired PRESSROOM_RETENTION_FILES and retentionDays stop the start saying what replaces them", () => {
+    expect(loadConfig({}).retention.files).toEqual({ standard: 30 * 86_400_000, high: 90 * 86_400_000 });
+    const c = loadConfig({ PRESSROOM_PLANS: '{"standard":{"retention":"forever"},"high":{"retention":"2s"}}' });
+    expect(c.retention.files).toEqual({ high: 2000 });
+    expect(() => loadConfig({ PRESSROOM_PLANS: '{"high":{"retention":"2w"}}' })).toThrow(/\/high\/retention/);
+    expect(() => loadConfig({ PRESSROOM_RETENTION_FILES: 'high=2s' })).toThrow(/retention is now set per plan in PRESSROOM_PLANS/);
+    expect(() => loadConfig({ PRESSROOM_PLANS: '{"high":{"retentionDays":3}}' })).toThrow(/retentionDays is now retention/);
+  });
 });

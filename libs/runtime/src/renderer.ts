@@ -27,7 +27,13 @@ export async function openRenderer(config: PressroomConfig, logger: Logger, metr
   });
   metrics?.observeRenderer(() => {
     const s = renderer.stats();
-    return { hostPid: s.hostPid, pages: config.render.pages, busyPages: s.busyPages, hostRestarts: Math.max(0, s.hostStarts - 1) };
+    return {
+      hostPid: s.hostPid,
+      pages: config.render.pages,
+      busyPages: s.busyPages,
+      hostRestarts: Math.max(0, s.hostStarts - 1),
+      pagesReplaced: s.pagesReplaced,
+    };
   });
   return renderer;
 }

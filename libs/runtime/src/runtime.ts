@@ -14,6 +14,7 @@ import {
   type TemplateView,
   SecretBox,
   createEventFactory,
+  createLinkLedger,
   createMemoryCatalog,
   createCatalogCommands,
   importLegacyCatalog,
@@ -31,6 +32,8 @@ import {
   type Quotas,
   type IdempotencyKeys,
   createMemoryStatusView,
+  createMemoryDocumentStore,
+  createMemoryRenderCache,
   systemClock,
   topicNames,
   uuidV7Ids,
@@ -44,6 +47,7 @@ import {
   type ObjectStore,
   type AssetIndex,
   type StatusView,
+  type RenderCacheIndex,
   type TopicNames,
   embeddedViewSnapshots,
   type FileEventLog,
@@ -92,6 +96,11 @@ export interface Runtime {
   /** The index of the tenants' assets: a view of the assets topic that rebuilds itself when it finds itself lost. */
   assetIndex: AssetIndex;
   /**
+   * The render cache index (content key → file), a view of the completed topic kept by the
+   * render side's projector: in memory embedded (replayed at start), in Redis distributed.
+   */
+  renderCache: RenderCacheIndex;
+  /**
    * The embedded profile's view snapshots (status, templates): restored by the projectors at
    * start, written periodically and at shutdown. Absent in the distributed profile.
    */
@@ -115,7 +124,8 @@ export type Part =
   | 'quotas'
   | 'templates'
   | 'assets'
-  | 'assetIndex';
+  | 'assetIndex'
+  | 'renderCache';
 export const ALL_PARTS: readonly Part[] = [
   'log',
   'view',
@@ -129,6 +139,7 @@ export const ALL_PARTS: readonly Part[] = [
   'templates',
   'assets',
   'assetIndex',
+  'renderCache',
 ];
 
 type Base = Pick<
@@ -209,8 +220,19 @@ export async function openParts<K extends Part>(
   if (wanted.has('catalogCommands')) {
     parts.catalogCommands = createCatalogCommands({ log: await need.log(), topics, catalog: await need.catalog(), ids, clock });
   }
+  // Links handed out are recorded off the request path; flushed at close, before the log closes.
+  const links = wanted.has('storage')
+    ? createLinkLedger({
+        log: await need.log(),
+        topics,
+        event,
+        logger,
+        onDropped: (reason, count) => metrics.linkEventsDroppedTotal.inc({ reason }, count),
+      })
+    : undefined;
   if (wanted.has('storage')) {
     parts.storage = new ArtifactStorage({
+      ...(links ? { links } : {}),
       own: await need.own(),
       catalog: await need.catalog(),
       secrets: await need.secrets(),
@@ -233,6 +255,7 @@ export async function openParts<K extends Part>(
   if (wanted.has('idempotency')) parts.idempotency = await opened.idempotency();
   const snapshots = wanted.has('view') && wanted.has('templates') ? await opened.snapshots?.() : undefined;
   if (wanted.has('quotas')) parts.quotas = await opened.quotas();
+  if (wanted.has('renderCache')) parts.renderCache = await opened.renderCache();
   closers.push(...opened.closers());
   readiness.push(...opened.readiness());
   publicRoutes.push(...opened.publicRoutes());
@@ -250,6 +273,7 @@ export async function openParts<K extends Part>(
     publicRoutes,
     readiness,
     async close() {
+      await links?.close();
       await Promise.allSettled(closers.map((c) => c.close()));
     },
   };
@@ -269,6 +293,7 @@ interface Openers {
   /** The view snapshots (embedded only; opens the log, the status view and the template view). */
   snapshots?(): Promise<ViewSnapshots>;
   quotas(): Promise<Quotas>;
+  renderCache(): Promise<RenderCacheIndex>;
   /** What was opened, to close (in opening order). */
   closers(): { close(): Promise<void> }[];
   readiness(): ReadinessCheck[];
@@ -304,8 +329,10 @@ function embeddedOpeners(config: PressroomConfig, _app: string, logger: Logger, 
     readiness.push({ name: 'storage', check: () => f.ping() });
     return f;
   });
-  const view = once(async (): Promise<MemoryStatusView> => keep(createMemoryStatusView()));
-  const templates = once(async (): Promise<MemoryTemplateView> => keep(createMemoryTemplateView()));
+  // One document store holds the projected views (each under its own names).
+  const documents = createMemoryDocumentStore();
+  const view = once(async (): Promise<MemoryStatusView> => keep(createMemoryStatusView(documents)));
+  const templates = once(async (): Promise<MemoryTemplateView> => keep(createMemoryTemplateView(documents)));
   return {
     log,
     view,
@@ -335,7 +362,7 @@ function embeddedOpeners(config: PressroomConfig, _app: string, logger: Logger, 
     ),
     // Memory: empty at start, so the first use rebuilds it (no attempt of a previous process is in flight).
     deliveries: once(async () =>
-      keep(selfRebuildingDeliveries(createMemoryDeliveryStore(), { log: await log(), topics, logger, inflightLeaseMs: 0 })),
+      keep(selfRebuildingDeliveries(createMemoryDeliveryStore(documents), { log: await log(), topics, logger, inflightLeaseMs: 0 })),
     ),
     // Rebuilt from the log by the first keyed request after a start.
     idempotency: once(async () =>
@@ -344,6 +371,7 @@ function embeddedOpeners(config: PressroomConfig, _app: string, logger: Logger, 
       ),
     ),
     quotas: once(async () => ({ rateLimiter: createMemoryRateLimiter(), inFlight: createMemoryInFlightRenders() })),
+    renderCache: once(async () => keep(createMemoryRenderCache())),
     closers: () => closers,
     readiness: () => readiness,
     publicRoutes: () => routes,
@@ -398,6 +426,7 @@ function distributedOpeners(
         partitions: config.kafkaPartitions,
         sessionTimeoutMs: config.kafkaSessionTimeoutMs,
         appendTimeoutMs: config.kafkaAppendTimeoutMs,
+        client: config.kafkaClient,
         logger,
       }),
     );
@@ -456,6 +485,10 @@ function distributedOpeners(
   const idempotency = redisPart((lib) => lib.createRedisIdempotencyKeys(redisOptions));
   // No readiness check: a Redis fault lets requests through (fail-open), it does not stop the ingress.
   const quotas = redisPart((lib) => lib.createRedisQuotas(redisOptions));
+  const renderCache = redisPart(
+    (lib) => lib.createRedisRenderCache(redisOptions),
+    (c) => c.ping(),
+  );
   const deliveries = redisPart(
     (lib) => lib.createRedisDeliveryStore(redisOptions),
     (d) => d.ping(),
@@ -475,6 +508,7 @@ function distributedOpeners(
       selfRebuildingIdempotencyKeys(await idempotency(), keysRebuildOf(config, await log(), { topics, logger, clock: systemClock })),
     ),
     quotas,
+    renderCache,
     closers: () => closers,
     readiness: () => readiness,
     publicRoutes: () => [],

@@ -1,28 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { DeleteBucketCommand, DeleteObjectsCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { describe, expect, inject, it } from 'vitest';
 import { objectStoreContract } from '@pressroom/testing';
-import { createS3Client } from './s3-client.ts';
 import { createS3ConnectionStoreFactory } from './s3-connection-store-factory.ts';
 import { createS3ObjectStore, type S3ObjectStoreOptions } from './s3-object-store.ts';
+import { deleteBucket } from '../../../test/support/s3.ts';
 
 const endpoint = inject('S3_ENDPOINT');
 const credentials = { region: 'us-east-1', accessKeyId: 'test-access-key', secretAccessKey: 'test-secret-key', forcePathStyle: true };
 const settings = (bucket: string): S3ObjectStoreOptions => ({ endpoint, bucket, ...credentials });
 const uniqueBucket = () => `pressroom-test-${randomUUID()}`;
 
-/** Empties and deletes a test's bucket (one page is enough: tests store a handful of objects). */
-async function removeBucket(bucket: string): Promise<void> {
-  const client = createS3Client({ endpoint, ...credentials });
-  try {
-    const listed = await client.send(new ListObjectsV2Command({ Bucket: bucket }));
-    const keys = (listed.Contents ?? []).map((o) => ({ Key: o.Key! }));
-    if (keys.length > 0) await client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: keys } }));
-    await client.send(new DeleteBucketCommand({ Bucket: bucket }));
-  } finally {
-    client.destroy();
-  }
-}
+const removeBucket = (bucket: string) => deleteBucket(endpoint, bucket);
 
 objectStoreContract('S3 (S3Proxy)', {
   signatureParam: 'X-Amz-Signature',

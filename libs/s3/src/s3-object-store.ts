@@ -1,4 +1,5 @@
 import {
+  CopyObjectCommand,
   ListObjectsV2Command,
   CreateBucketCommand,
   DeleteObjectCommand,
@@ -75,6 +76,24 @@ export function createS3ObjectStore(options: S3ObjectStoreOptions): S3ObjectStor
       } catch (error) {
         if (statusOf(error) === 404 || nameOf(error) === 'NoSuchKey') return undefined;
         throw storageError(`GetObject ${bucket}/${key}`, error);
+      }
+    },
+
+    async copy(fromKey, toKey) {
+      try {
+        // Server-side: the bytes never pass through this process. The copy is a new object (its own
+        // LastModified, so retention ages it from now), independent of its source.
+        await client.send(
+          new CopyObjectCommand({
+            Bucket: bucket,
+            Key: toKey,
+            CopySource: `${bucket}/${encodeURIComponent(fromKey).replace(/%2F/g, '/')}`,
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (statusOf(error) === 404 || nameOf(error) === 'NoSuchKey') return false;
+        throw storageError(`CopyObject ${bucket}/${fromKey} → ${toKey}`, error);
       }
     },
 

@@ -1,18 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import {
-  AssetStore,
-  createFileEventLog,
-  selfRebuildingAssetIndex,
-  topicNames,
-  uuidV7Ids,
-  type AssetIndex,
-  type ObjectStore,
-} from '@pressroom/core';
+import { describe, expect, it } from 'vitest';
+import { AssetStore, selfRebuildingAssetIndex, uuidV7Ids, type AssetIndex, type AssetRecord, type ObjectStore } from '@pressroom/core';
 import type { AssetEvent } from '@pressroom/schemas';
+import { spacesPerTest, withFileLog } from './contract-support.ts';
 
 /**
  * One isolated asset index namespace owned by one test. Every index `open()` returns shares
@@ -25,6 +15,11 @@ export interface AssetIndexSpace {
 
 const at = (s: number) => `2030-01-01T00:00:${String(s).padStart(2, '0')}.000Z`;
 const sha = (c: string) => c.repeat(64);
+
+/** An asset as the index holds it (and as the older layouts stored it), for legacy-import givens. */
+export function assetRecord(tenantId: string, name: string): AssetRecord {
+  return { tenantId, name, contentType: 'image/png', bytes: 3, sha256: sha('a'), createdAt: '2026-01-01T00:00:00.000Z' };
+}
 
 function uploaded(tenantId: string, name: string, s: number, digest = sha('a')): AssetEvent {
   return {
@@ -54,15 +49,7 @@ function mapObjects(): ObjectStore {
 /** What every AssetIndex adapter must do (see the port's JSDoc). */
 export function assetIndexContract(name: string, options: { createSpace(): Promise<AssetIndexSpace> }): void {
   describe(`AssetIndex contract: ${name}`, () => {
-    const spaces: AssetIndexSpace[] = [];
-    afterEach(async () => {
-      await Promise.all(spaces.splice(0).map((s) => s.dispose()));
-    });
-    const open = async () => {
-      const space = await options.createSpace();
-      spaces.push(space);
-      return space;
-    };
+    const open = spacesPerTest(() => options.createSpace());
 
     it('indexes uploads per tenant, replaces a name on a newer upload, and forgets it on deletion', async () => {
       const index = await (await open()).open();
@@ -120,10 +107,7 @@ export function assetIndexContract(name: string, options: { createSpace(): Promi
 
     it('wrapped to rebuild itself: assets uploaded and deleted through the store come back from the log after the index lost its data', async () => {
       const space = await open();
-      const dir = await mkdtemp(join(tmpdir(), 'pressroom-assets-'));
-      const log = await createFileEventLog({ dir });
-      const topics = topicNames('contract');
-      try {
+      await withFileLog('assets', async ({ log, topics }) => {
         // Time-ordered ids, as in the service: events of one writer in the same millisecond keep
         // their order (random ids made the deletion lose to its upload now and then).
         const deps = { log, topics, clock: { now: () => new Date() }, ids: uuidV7Ids, objects: mapObjects() };
@@ -144,10 +128,7 @@ export function assetIndexContract(name: string, options: { createSpace(): Promi
         expect((await other.read(tenant, 'logo.png'))?.bytes).toHaveLength(4);
         expect(await other.get(tenant, 'old.png')).toBeUndefined();
         expect((await other.list(tenant)).map((r) => r.name)).toEqual(['logo.png']);
-      } finally {
-        await log.close();
-        await rm(dir, { recursive: true, force: true });
-      }
+      });
     });
   });
 }

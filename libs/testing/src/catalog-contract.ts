@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Catalog, S3Connection, Tenant } from '@pressroom/core';
 import type { CatalogEvent, S3ConnectionRegistered } from '@pressroom/schemas';
+import { spacesPerTest } from './contract-support.ts';
 
 /**
  * One isolated catalog storage (a folder, a key prefix) owned by one test. Each `open()`
@@ -67,16 +68,7 @@ function secretRotated(tenantId: string, sealedSecret: string, previous: string,
 /** The behaviour every Catalog view adapter must show (see the port's JSDoc). */
 export function catalogContract(name: string, options: CatalogContractOptions): void {
   describe(`Catalog contract: ${name}`, () => {
-    let spaces: CatalogSpace[] = [];
-    const open = async () => {
-      const space = await options.createSpace();
-      spaces.push(space);
-      return space;
-    };
-    afterEach(async () => {
-      await Promise.all(spaces.map((s) => s.dispose()));
-      spaces = [];
-    });
+    const open = spacesPerTest(() => options.createSpace());
 
     it('derives tenants and API keys (by hash only) from their events, idempotently, and counts the stream', async () => {
       const catalog = await (await open()).open();

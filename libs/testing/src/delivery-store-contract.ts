@@ -1,9 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createFileEventLog, topicNames, type DeliveryStore } from '@pressroom/core';
+import { describe, expect, it } from 'vitest';
+import { type DeliveryStore } from '@pressroom/core';
 import { selfRebuildingDeliveries } from '@pressroom/webhooks';
 import type {
   RenderFailed,
@@ -13,6 +10,7 @@ import type {
   WebhookAttemptStarted,
   WebhookDelivered,
 } from '@pressroom/schemas';
+import { requestEvent, spacesPerTest, withFileLog } from './contract-support.ts';
 
 /**
  * One isolated deliveries namespace owned by one test. Every store `open()` returns shares
@@ -26,34 +24,27 @@ export interface DeliveryStoreSpace {
 const tenantId = 'tenant-contract';
 const url = 'https://hooks.example.com/contract';
 
+const at = (requestId: string, occurredAt: string) => ({ requestId, tenantId, occurredAt });
+const hook = (requestId: string) => ({ webhookId: `msg_${requestId}`, url, round: 0, renderStatus: 'SUCCESS' as const });
+
 function succeeded(requestId: string, occurredAt = '2030-01-01T00:00:02.000Z'): RenderSucceeded {
-  return {
-    eventId: randomUUID(),
-    type: 'RenderSucceeded',
-    version: 1,
-    occurredAt,
-    requestId,
-    tenantId,
-    data: {
-      mode: 'async',
-      webhook: url,
-      artifact: { target: { kind: 'default' }, key: `${tenantId}/${requestId}.pdf`, contentType: 'application/pdf', bytes: 1 },
-      executionMs: 5,
-      worker: 'contract',
-    },
-  };
+  return requestEvent('RenderSucceeded', at(requestId, occurredAt), {
+    mode: 'async',
+    webhook: url,
+    artifact: { target: { kind: 'default' }, key: `${tenantId}/${requestId}.pdf`, contentType: 'application/pdf', bytes: 1 },
+    executionMs: 5,
+    worker: 'contract',
+  });
 }
 
 function failed(requestId: string): RenderFailed {
-  return {
-    eventId: randomUUID(),
-    type: 'RenderFailed',
-    version: 1,
-    occurredAt: '2030-01-01T00:00:03.000Z',
-    requestId,
-    tenantId,
-    data: { mode: 'async', webhook: url, error: { code: 'RENDER_ERROR', message: 'late' }, executionMs: 5, worker: 'contract' },
-  };
+  return requestEvent('RenderFailed', at(requestId, '2030-01-01T00:00:03.000Z'), {
+    mode: 'async',
+    webhook: url,
+    error: { code: 'RENDER_ERROR', message: 'late' },
+    executionMs: 5,
+    worker: 'contract',
+  });
 }
 
 function attempted(
@@ -61,65 +52,35 @@ function attempted(
   statusCode: number,
   opts: { attempt?: number; at?: string; nextAttemptAt?: string } = {},
 ): WebhookAttempted {
-  const at = opts.at ?? '2030-01-01T00:00:04.000Z';
-  return {
-    eventId: randomUUID(),
-    type: 'WebhookAttempted',
-    version: 1,
-    occurredAt: at,
-    requestId,
-    tenantId,
-    data: {
-      webhookId: `msg_${requestId}`,
-      url,
-      round: 0,
-      attempt: opts.attempt ?? 1,
-      renderStatus: 'SUCCESS',
-      startedAt: at,
-      statusCode,
-      durationMs: 3,
-      outcome: statusCode === 200 ? 'delivered' : opts.nextAttemptAt ? 'retrying' : 'failed',
-      ...(opts.nextAttemptAt ? { nextAttemptAt: opts.nextAttemptAt } : {}),
-    },
-  };
+  const when = opts.at ?? '2030-01-01T00:00:04.000Z';
+  return requestEvent('WebhookAttempted', at(requestId, when), {
+    ...hook(requestId),
+    attempt: opts.attempt ?? 1,
+    startedAt: when,
+    statusCode,
+    durationMs: 3,
+    outcome: statusCode === 200 ? 'delivered' : opts.nextAttemptAt ? 'retrying' : 'failed',
+    ...(opts.nextAttemptAt ? { nextAttemptAt: opts.nextAttemptAt } : {}),
+  });
 }
 
-function started(requestId: string, attempt: number, at: string): WebhookAttemptStarted {
-  return {
-    eventId: randomUUID(),
-    type: 'WebhookAttemptStarted',
-    version: 1,
-    occurredAt: at,
-    requestId,
-    tenantId,
-    data: { webhookId: `msg_${requestId}`, url, round: 0, attempt, renderStatus: 'SUCCESS', startedAt: at },
-  };
+function started(requestId: string, attempt: number, when: string): WebhookAttemptStarted {
+  return requestEvent('WebhookAttemptStarted', at(requestId, when), { ...hook(requestId), attempt, startedAt: when });
 }
 
 function deliveredEvent(requestId: string): WebhookDelivered {
-  return {
-    eventId: randomUUID(),
-    type: 'WebhookDelivered',
-    version: 1,
-    occurredAt: '2030-01-01T00:00:04.000Z',
-    requestId,
-    tenantId,
-    data: { webhookId: `msg_${requestId}`, url, round: 0, renderStatus: 'SUCCESS', statusCode: 200, durationMs: 3, attempts: 1 },
-  };
+  return requestEvent('WebhookDelivered', at(requestId, '2030-01-01T00:00:04.000Z'), {
+    ...hook(requestId),
+    statusCode: 200,
+    durationMs: 3,
+    attempts: 1,
+  });
 }
 
 /** What every DeliveryStore adapter must do (see the port's JSDoc). */
 export function deliveryStoreContract(name: string, options: { createSpace(): Promise<DeliveryStoreSpace> }): void {
   describe(`DeliveryStore contract: ${name}`, () => {
-    const spaces: DeliveryStoreSpace[] = [];
-    afterEach(async () => {
-      await Promise.all(spaces.splice(0).map((s) => s.dispose()));
-    });
-    const open = async () => {
-      const space = await options.createSpace();
-      spaces.push(space);
-      return space;
-    };
+    const open = spacesPerTest(() => options.createSpace());
 
     it('keeps the first completion and stores each webhook event once', async () => {
       const store = await (await open()).open();
@@ -141,15 +102,12 @@ export function deliveryStoreContract(name: string, options: { createSpace(): Pr
     it('lets the first of withdrawal and outcome hold the terminal slot; a withdrawn request is never listed for replay', async () => {
       const store = await (await open()).open();
       const refused = randomUUID();
-      const withdrawn: RenderWithdrawn = {
-        eventId: randomUUID(),
-        type: 'RenderWithdrawn',
-        version: 1,
-        occurredAt: '2030-01-01T00:00:01.000Z',
-        requestId: refused,
-        tenantId,
-        data: { mode: 'async', webhook: url, reason: 'NOT_ACCEPTED', by: 'contract' },
-      };
+      const withdrawn: RenderWithdrawn = requestEvent('RenderWithdrawn', at(refused, '2030-01-01T00:00:01.000Z'), {
+        mode: 'async',
+        webhook: url,
+        reason: 'NOT_ACCEPTED',
+        by: 'contract',
+      });
       // Given a withdrawal, then a late outcome of the same request
       await store.apply(withdrawn);
       await store.apply(succeeded(refused));
@@ -211,12 +169,9 @@ export function deliveryStoreContract(name: string, options: { createSpace(): Pr
 
     it('wrapped to rebuild itself: after losing its data, the records and the schedule come back from the log where they were', async () => {
       const space = await open();
-      const dir = await mkdtemp(join(tmpdir(), 'pressroom-deliveries-'));
-      const log = await createFileEventLog({ dir });
-      const topics = topicNames('contract');
       const lease = 10_000;
       const ms = (iso: string) => Date.parse(iso);
-      try {
+      await withFileLog('deliveries', async ({ log, topics }) => {
         // Given on the log: a result never attempted, one retrying, one whose attempt 2 was cut short, one delivered
         const [fresh, retrying, cutShort, done, rescheduled] = [randomUUID(), randomUUID(), randomUUID(), randomUUID(), randomUUID()];
         const t = (s: number) => `2030-01-01T00:00:${String(s).padStart(2, '0')}.000Z`;
@@ -250,10 +205,7 @@ export function deliveryStoreContract(name: string, options: { createSpace(): Pr
         expect((await other.get(retrying))?.completion?.requestId).toBe(retrying);
         expect((await other.get(cutShort))?.events).toHaveLength(3);
         expect(await other.listCompleted(tenantId, 0, ms(t(59)))).toHaveLength(5);
-      } finally {
-        await log.close();
-        await rm(dir, { recursive: true, force: true });
-      }
+      });
     });
   });
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventKey, type EventLog, type LogRecord, type Subscription } from '@pressroom/core';
 import type { LogEvent, WebhookDelivered } from '@pressroom/schemas';
+import { sequencedEvent } from './sequenced-event.ts';
 import { waitFor } from './wait.ts';
 
 /**
@@ -34,19 +35,9 @@ const tenantId = 'tenant-contract';
 const short = () => randomUUID().slice(0, 8);
 
 /** A small valid event; `seq` rides in `durationMs` so tests can check order. */
-function event(requestId: string, seq: number): WebhookDelivered {
-  return {
-    eventId: randomUUID(),
-    type: 'WebhookDelivered',
-    version: 1,
-    occurredAt: new Date().toISOString(),
-    requestId,
-    tenantId,
-    data: { url: 'https://example.test/hook', statusCode: 200, durationMs: seq, renderStatus: 'SUCCESS' },
-  };
-}
+const event = (requestId: string, seq: number): WebhookDelivered => sequencedEvent(seq, requestId, tenantId);
 
-const seqOf = (e: LogEvent) => (e as WebhookDelivered).data.durationMs;
+export const seqOf = (e: LogEvent): number => (e as WebhookDelivered).data.durationMs;
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The behaviour every EventLog adapter must show (see the port's JSDoc). */

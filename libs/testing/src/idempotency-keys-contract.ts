@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { IdempotencyKeys } from '@pressroom/core';
+import { spacesPerTest } from './contract-support.ts';
 
 /**
  * One isolated namespace owned by one test. Every `open()` shares the same data (Redis: a new
@@ -17,15 +18,7 @@ const attempt = (fingerprint = 'fp-1') => ({ requestId: randomUUID(), fingerprin
 /** The IdempotencyKeys guarantees, run against every adapter. */
 export function idempotencyKeysContract(name: string, factory: { createSpace(): Promise<IdempotencyKeysSpace> }): void {
   describe(`IdempotencyKeys contract: ${name}`, () => {
-    const spaces: IdempotencyKeysSpace[] = [];
-    const space = async () => {
-      const s = await factory.createSpace();
-      spaces.push(s);
-      return s;
-    };
-    afterEach(async () => {
-      await Promise.all(spaces.splice(0).map((s) => s.dispose()));
-    });
+    const space = spacesPerTest(() => factory.createSpace());
 
     it('lets the first attempt take a free key and shows it, pending, to a second process', async () => {
       const s = await space();

@@ -1,6 +1,7 @@
 export * from './wait.ts';
 export * from './status-view-contract.ts';
 export * from './catalog-contract.ts';
+export * from './document-store-contract.ts';
 export * from './object-store-contract.ts';
 export * from './event-log-contract.ts';
 export * from './delivery-store-contract.ts';
@@ -9,3 +10,5 @@ export * from './fake-renderer.ts';
 export * from './asset-index-contract.ts';
 export * from './template-view-contract.ts';
 export * from './past-renders.ts';
+export * from './contract-support.ts';
+export * from './sequenced-event.ts';

@@ -1,7 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ObjectStore } from '@pressroom/core';
 import { waitFor } from './wait.ts';
+import { spacesPerTest } from './contract-support.ts';
 
 /** One store over storage owned by one test (a temp folder and server, a fresh bucket). */
 export interface ObjectStoreSpace {
@@ -40,16 +41,8 @@ function flipLastChar(value: string): string {
 /** The behaviour every ObjectStore adapter must show (see the port's JSDoc). */
 export function objectStoreContract(name: string, options: ObjectStoreContractOptions): void {
   describe(`ObjectStore contract: ${name}`, () => {
-    let spaces: ObjectStoreSpace[] = [];
-    const open = async () => {
-      const space = await options.createSpace();
-      spaces.push(space);
-      return space.store;
-    };
-    afterEach(async () => {
-      await Promise.all(spaces.map((s) => s.dispose()));
-      spaces = [];
-    });
+    const openSpace = spacesPerTest(() => options.createSpace());
+    const open = async () => (await openSpace()).store;
     const keyFor = (ext: string) => `tenant-contract/${randomUUID()}${ext}`;
 
     it('serves the exact bytes and content type through a signed URL', async () => {

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { StatusView } from '@pressroom/core';
 import type { RenderFailed, RenderRequested, RenderSucceeded } from '@pressroom/schemas';
+import { requestEvent, spacesPerTest } from './contract-support.ts';
 
 /**
  * One isolated namespace of a status view, owned by one test. `open()` may be called more
@@ -20,60 +21,39 @@ export interface StatusViewContractOptions {
 
 const tenantId = 'tenant-contract';
 
+const at = (requestId: string, occurredAt: string) => ({ requestId, tenantId, occurredAt });
+
 function requested(requestId: string, occurredAt = '2030-01-01T00:00:00.000Z'): RenderRequested {
-  return {
-    eventId: randomUUID(),
-    type: 'RenderRequested',
-    version: 1,
-    occurredAt,
-    requestId,
-    tenantId,
-    data: { mode: 'sync', source: { kind: 'html', html: '<p>hi</p>' }, output: 'pdf', storage: { kind: 'default' } },
-  };
+  return requestEvent('RenderRequested', at(requestId, occurredAt), {
+    mode: 'sync',
+    source: { kind: 'html', html: '<p>hi</p>' },
+    output: 'pdf',
+    storage: { kind: 'default' },
+  });
 }
 
 function succeeded(requestId: string, key = `${tenantId}/${requestId}.pdf`): RenderSucceeded {
-  return {
-    eventId: randomUUID(),
-    type: 'RenderSucceeded',
-    version: 1,
-    occurredAt: '2030-01-01T00:00:02.000Z',
-    requestId,
-    tenantId,
-    data: {
-      mode: 'sync',
-      artifact: { target: { kind: 'default' }, key, contentType: 'application/pdf', bytes: 1234 },
-      executionMs: 850,
-      worker: 'contract',
-    },
-  };
+  return requestEvent('RenderSucceeded', at(requestId, '2030-01-01T00:00:02.000Z'), {
+    mode: 'sync',
+    artifact: { target: { kind: 'default' }, key, contentType: 'application/pdf', bytes: 1234 },
+    executionMs: 850,
+    worker: 'contract',
+  });
 }
 
 function failed(requestId: string): RenderFailed {
-  return {
-    eventId: randomUUID(),
-    type: 'RenderFailed',
-    version: 1,
-    occurredAt: '2030-01-01T00:00:03.000Z',
-    requestId,
-    tenantId,
-    data: { mode: 'sync', error: { code: 'RENDER_TIMEOUT', message: 'too slow' }, executionMs: 30000, worker: 'contract' },
-  };
+  return requestEvent('RenderFailed', at(requestId, '2030-01-01T00:00:03.000Z'), {
+    mode: 'sync',
+    error: { code: 'RENDER_TIMEOUT', message: 'too slow' },
+    executionMs: 30000,
+    worker: 'contract',
+  });
 }
 
 /** The behaviour every StatusView adapter must show (see the port's JSDoc). */
 export function statusViewContract(name: string, options: StatusViewContractOptions): void {
   describe(`StatusView contract: ${name}`, () => {
-    let spaces: StatusViewSpace[] = [];
-    const open = async () => {
-      const space = await options.createSpace();
-      spaces.push(space);
-      return space;
-    };
-    afterEach(async () => {
-      await Promise.all(spaces.map((s) => s.dispose()));
-      spaces = [];
-    });
+    const open = spacesPerTest(() => options.createSpace());
 
     it('applies an event idempotently', async () => {
       // Given a view and one RenderRequested
@@ -129,15 +109,14 @@ export function statusViewContract(name: string, options: StatusViewContractOpti
     it('ignores events that do not concern the status', async () => {
       const view = await (await open()).open();
       const id = randomUUID();
-      const result = await view.apply({
-        eventId: randomUUID(),
-        type: 'WebhookDelivered',
-        version: 1,
-        occurredAt: '2030-01-01T00:00:04.000Z',
-        requestId: id,
-        tenantId,
-        data: { url: 'https://example.test/hook', statusCode: 200, durationMs: 12, renderStatus: 'SUCCESS' },
-      });
+      const result = await view.apply(
+        requestEvent('WebhookDelivered', at(id, '2030-01-01T00:00:04.000Z'), {
+          url: 'https://example.test/hook',
+          statusCode: 200,
+          durationMs: 12,
+          renderStatus: 'SUCCESS',
+        }),
+      );
       expect(result).toBeUndefined();
       expect(await view.get(id)).toBeUndefined();
     });
@@ -210,6 +189,20 @@ export function statusViewContract(name: string, options: StatusViewContractOpti
       await a.apply(succeeded(id));
       const results = await Promise.all(waiters);
       expect(results.every((e) => e?.state === 'SUCCESS')).toBe(true);
+    });
+
+    it('applies a batch of events as one apply each, reads many entries in order, and wakes waiters of a batch', async () => {
+      const space = await open();
+      const [a, b] = [await space.open(), await space.open()];
+      const [done, broken, ongoing] = [randomUUID(), randomUUID(), randomUUID()];
+      const waiting = b.waitForTerminal(done, 10_000);
+      // Out of order and with a redelivery, as a replay of several topics hands them over.
+      await a.applyMany([succeeded(done), requested(done), requested(broken), requested(ongoing), failed(broken), requested(done)]);
+      expect((await waiting)?.state).toBe('SUCCESS');
+      const entries = await b.getMany([ongoing, randomUUID(), done, broken]);
+      expect(entries.map((e) => e?.state)).toEqual(['ONGOING', undefined, 'SUCCESS', 'FAILED']);
+      expect(entries[0]).toEqual(await b.get(ongoing));
+      await a.applyMany([]);
     });
 
     it('clear() removes every entry', async () => {

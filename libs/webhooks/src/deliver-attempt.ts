@@ -16,32 +16,24 @@ import {
 import {
   toolStatusBody,
   type ArtifactStorage,
-  type Catalog,
-  type CatalogCommands,
-  type Clock,
   type DeliveryStore,
   type EventFactory,
   type EventLog,
   type Logger,
-  type SecretBox,
   type TopicNames,
 } from '@pressroom/core';
 import type { Http, PressroomEvent, StatusViewEntry } from '@pressroom/schemas';
 import type { Metrics } from '@pressroom/observability';
 import { postWebhook } from './webhook-http.ts';
 import { signWebhook } from './webhook-signature.ts';
-import { ensureWebhookSecrets, signingSecrets } from './webhook-secrets.ts';
+import { ensureWebhookSecrets, signingSecrets, type WebhookSecretsDeps } from './webhook-secrets.ts';
 
-export interface AttemptDeps {
+export interface AttemptDeps extends WebhookSecretsDeps {
   log: EventLog;
   deliveries: DeliveryStore;
   storage: ArtifactStorage;
-  catalog: Catalog;
-  catalogCommands: CatalogCommands;
-  secrets: SecretBox;
   topics: TopicNames;
   event: EventFactory;
-  clock: Clock;
   logger: Logger;
   metrics: Metrics;
   settings: DispatcherSettings;
@@ -144,7 +136,7 @@ async function prepareRequest(
     result.batch
       ? await batchWebhookBody(deps, result)
       : result.tool
-        ? await toolStatusBody(result, deps.storage, started)
+        ? await toolStatusBody(result, deps.storage, started, 'webhook')
         : webhookBody(result, await signedUrlOf(deps, result, result.linkTtlSeconds)),
   );
   const secrets = await ensureWebhookSecrets(deps, view.tenantId);
@@ -162,7 +154,9 @@ async function prepareRequest(
 }
 
 async function signedUrlOf(deps: AttemptDeps, entry: StatusViewEntry | undefined, ttlSeconds?: number): Promise<string> {
-  return entry?.state === 'SUCCESS' && entry.artifact ? deps.storage.signedUrl(entry.tenantId, entry.artifact, ttlSeconds) : '';
+  return entry?.state === 'SUCCESS' && entry.artifact
+    ? deps.storage.signedUrl(entry.tenantId, entry.artifact, ttlSeconds, { requestId: entry.requestId, where: 'webhook', file: 'result' })
+    : '';
 }
 
 /** A batch's one webhook: the batch body, every link minted now (batchBody in @pressroom/domain). */
@@ -170,7 +164,9 @@ async function batchWebhookBody(deps: AttemptDeps, result: StatusViewEntry): Pro
   const ttl = result.batch?.signedUrlExpiresIn;
   const items = batchItemEntries(result, []);
   const urls = await Promise.all(items.map((e) => signedUrlOf(deps, e, ttl)));
-  const merged = result.artifact ? await deps.storage.signedUrl(result.tenantId, result.artifact, ttl) : undefined;
+  const merged = result.artifact
+    ? await deps.storage.signedUrl(result.tenantId, result.artifact, ttl, { requestId: result.requestId, where: 'webhook', file: 'merged' })
+    : undefined;
   return batchBody(result, items, { items: urls, ...(merged ? { merged } : {}) });
 }
 

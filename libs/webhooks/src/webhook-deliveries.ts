@@ -133,6 +133,15 @@ export function selfRebuildingDeliveries(store: DeliveryStore, deps: DeliveriesR
 
 export type ReplaySelector = { requestId: string } | { fromMs: number; toMs: number };
 
+/** What a replay request needs: the deliveries to find the results, the log to append to. */
+export interface WebhookReplayDeps {
+  log: EventLog;
+  deliveries: DeliveryStore;
+  topics: TopicNames;
+  event: EventFactory;
+  ids: Ids;
+}
+
 /**
  * Asks the dispatcher to deliver results again: appends one WebhookReplayRequested per
  * request (keyed by requestId, so it stays in order with that request's webhook events).
@@ -140,7 +149,7 @@ export type ReplaySelector = { requestId: string } | { fromMs: number; toMs: num
  * the tenant's async results with a webhook is NOT_FOUND.
  */
 export async function requestWebhookReplay(
-  deps: { log: EventLog; deliveries: DeliveryStore; topics: TopicNames; event: EventFactory; ids: Ids },
+  deps: WebhookReplayDeps,
   args: { tenantId: string; selector: ReplaySelector; requestedBy: 'api' | 'ops' },
 ): Promise<{ replayId: string; requestIds: string[] }> {
   const { tenantId, selector } = args;

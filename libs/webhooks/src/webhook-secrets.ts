@@ -1,7 +1,8 @@
 import type { Catalog, CatalogCommands, Clock, SecretBox, WebhookSecrets } from '@pressroom/core';
 import { generateWebhookSecret } from './webhook-signature.ts';
 
-interface Deps {
+/** What the secret tools need: the catalog holding the sealed secrets, and the key to open them. */
+export interface WebhookSecretsDeps {
   catalog: Catalog;
   catalogCommands: CatalogCommands;
   secrets: SecretBox;
@@ -20,7 +21,7 @@ export interface OpenWebhookSecrets {
  * stream, appended expecting the version read, so two processes creating the first secret at
  * once agree on one (the loser decides again and finds the winner's).
  */
-export async function ensureWebhookSecrets(deps: Deps, tenantId: string): Promise<OpenWebhookSecrets> {
+export async function ensureWebhookSecrets(deps: WebhookSecretsDeps, tenantId: string): Promise<OpenWebhookSecrets> {
   let stored = await deps.catalog.getWebhookSecrets(tenantId);
   if (!stored) {
     await deps.catalogCommands.ensure({ type: 'CreateWebhookSecret', tenantId, sealedSecret: deps.secrets.seal(generateWebhookSecret()) });
@@ -35,7 +36,7 @@ export async function ensureWebhookSecrets(deps: Deps, tenantId: string): Promis
  * for `overlapMs`, so receivers can switch without losing a delivery. Decided on the stream's
  * version: a rotation that raced another one answers CONFLICT instead of losing either.
  */
-export async function rotateWebhookSecret(deps: Deps, tenantId: string, overlapMs: number): Promise<OpenWebhookSecrets> {
+export async function rotateWebhookSecret(deps: WebhookSecretsDeps, tenantId: string, overlapMs: number): Promise<OpenWebhookSecrets> {
   await ensureWebhookSecrets(deps, tenantId);
   const now = deps.clock.now();
   await deps.catalogCommands.execute({
@@ -54,7 +55,7 @@ export function signingSecrets(open: OpenWebhookSecrets, now: Date): string[] {
   return open.previous && Date.parse(open.previous.expiresAt) > now.getTime() ? [open.secret, open.previous.secret] : [open.secret];
 }
 
-function openSecrets(deps: Deps, stored: WebhookSecrets): OpenWebhookSecrets {
+function openSecrets(deps: WebhookSecretsDeps, stored: WebhookSecrets): OpenWebhookSecrets {
   return {
     secret: deps.secrets.open(stored.current.sealedSecret),
     createdAt: stored.current.createdAt,

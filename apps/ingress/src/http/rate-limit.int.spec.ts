@@ -16,7 +16,7 @@ const plan = {
   batchMaxItems: 20,
   pngMaxPixels: 1,
   pngMaxPages: 1,
-  retentionDays: 0,
+  retention: 'forever',
 };
 const servers: Server[] = [];
 const closers: (() => Promise<void>)[] = [];

@@ -9,7 +9,7 @@ import {
   TenantCreateBody,
   TenantPlanBody,
 } from '@pressroom/schemas';
-import { PressroomError, notFound, type S3EndpointPolicy } from '@pressroom/domain';
+import { PressroomError, notFound } from '@pressroom/domain';
 import {
   changePlan,
   createApiKey,
@@ -22,13 +22,8 @@ import {
   revokeApiKey,
   rotateApiKey,
   updateS3Connection,
-  type ArtifactStorage,
-  type Catalog,
-  type CatalogCommands,
-  type Clock,
   type EventLog,
-  type Ids,
-  type SecretBox,
+  type S3ConnectionDeps,
   type TopicNames,
 } from '@pressroom/core';
 import { bodyParser } from '../http/validate.ts';
@@ -73,18 +68,8 @@ type AdminOperation =
  * no token is configured. The key and S3 connection routes do what the tenant's own
  * `/v1/keys` and `/v1/s3-connections` do, for any tenant (and a connection regardless of plan).
  */
-export function adminRoutes(deps: {
-  catalog: Catalog;
-  catalogCommands: CatalogCommands;
-  ids: Ids;
-  clock: Clock;
-  secrets: SecretBox;
-  storage: Pick<ArtifactStorage, 'testConnection'>;
-  log: EventLog;
-  topics: TopicNames;
-  /** The address rule for tenant S3 endpoints (see registerS3Connection). */
-  s3Endpoints: S3EndpointPolicy;
-}): Handlers<AdminOperation> {
+/** The S3 connection actions' dependencies (they are the widest), plus the log (the operator's log export reads it). */
+export function adminRoutes(deps: S3ConnectionDeps & { log: EventLog; topics: TopicNames }): Handlers<AdminOperation> {
   /** The tenant of the path, or 404. */
   const tenantIn = async (ctx: Context): Promise<string> => {
     const tenantId = (ctx.params as Record<string, string>).tenantId ?? '';

@@ -40,10 +40,13 @@ export function batchRoutes(deps: {
     const items = batchItemEntries(batch, live);
     const sign = (e: StatusViewEntry | undefined) =>
       e?.state === 'SUCCESS' && e.artifact && !e.withdrawnAt
-        ? deps.storage.signedUrl(tenant.tenantId, e.artifact, ttl)
+        ? deps.storage.signedUrl(tenant.tenantId, e.artifact, ttl, { requestId: e.requestId, where: 'batch', file: 'result' })
         : Promise.resolve('');
     const urls = await Promise.all(items.map(sign));
-    const merged = isTerminal(batch) && batch.artifact ? await deps.storage.signedUrl(tenant.tenantId, batch.artifact, ttl) : undefined;
+    const merged =
+      isTerminal(batch) && batch.artifact
+        ? await deps.storage.signedUrl(tenant.tenantId, batch.artifact, ttl, { requestId: batch.requestId, where: 'batch', file: 'merged' })
+        : undefined;
     return batchBody(batch, items, { items: urls, ...(merged ? { merged } : {}) });
   }
 

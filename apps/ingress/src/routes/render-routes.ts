@@ -9,18 +9,12 @@ import {
   UnsavedPreviewBody,
   type Http,
 } from '@pressroom/schemas';
-import {
-  formatRenderMetadata,
-  idempotencyKeyProblem,
-  readCompatRenderBody,
-  statusBody,
-  validationError,
-  type CompatEndpoint,
-} from '@pressroom/domain';
+import { formatRenderMetadata, readCompatRenderBody, statusBody, type CompatEndpoint } from '@pressroom/domain';
 import type { ArtifactRef } from '@pressroom/schemas';
 import type { ArtifactStorage } from '@pressroom/core';
 import type { Metrics } from '@pressroom/observability';
 import { bodyParser } from '../http/validate.ts';
+import { idempotencyOf } from '../http/idempotency-header.ts';
 import { applyUnknownFieldPolicy } from '../http/compat-body.ts';
 import { tenantOf } from '../http/auth.ts';
 import { sendError, syncFailureStatus } from '../http/error-mapper.ts';
@@ -45,15 +39,6 @@ export const DEBUG_URL_HEADER = 'Pressroom-Debug-Url';
  */
 function compatBody(ctx: Context, endpoint: CompatEndpoint): unknown {
   return applyUnknownFieldPolicy(ctx, readCompatRenderBody(ctx.request.body, endpoint));
-}
-
-/** The request's Idempotency-Key header, checked; none when absent. */
-function idempotencyOf(ctx: Context): { idempotencyKey?: string } {
-  if (!('idempotency-key' in ctx.headers)) return {};
-  const key = ctx.get('Idempotency-Key');
-  const problem = idempotencyKeyProblem(key);
-  if (problem) throw validationError([problem]);
-  return { idempotencyKey: key };
 }
 
 /** Headers of an accepted render: its id, and whether an earlier request with the same key answered. */
@@ -85,10 +70,14 @@ export function renderRoutes(deps: {
     setSubmitted(ctx, requested);
     const entry = await deps.requests.waitForTerminal(requested.requestId, deps.syncTimeoutMs);
     if (entry?.state === 'SUCCESS' && entry.artifact) {
-      await setDebugUrl(ctx, tenant.tenantId, entry);
+      await setDebugUrl(ctx, tenant.tenantId, entry, 'sync');
       const body: Http.SyncSuccessResponse = {
-        signedUrl: await deps.storage.signedUrl(tenant.tenantId, entry.artifact, entry.linkTtlSeconds),
-        metadata: formatRenderMetadata(entry.executionMs ?? 0, entry.artifact.bytes),
+        signedUrl: await deps.storage.signedUrl(tenant.tenantId, entry.artifact, entry.linkTtlSeconds, {
+          requestId: requested.requestId,
+          where: 'sync',
+          file: 'result',
+        }),
+        metadata: formatRenderMetadata(entry.executionMs ?? 0, entry.artifact.bytes, entry.cached),
       };
       ctx.body = body;
       return;
@@ -108,8 +97,15 @@ export function renderRoutes(deps: {
   }
 
   /** A debug render's diagnostics (rendered HTML, variable checks): a link in a header, so bodies keep the contract's shape. */
-  async function setDebugUrl(ctx: Context, tenantId: string, entry: { debugArtifact?: ArtifactRef; linkTtlSeconds?: number }) {
-    if (entry.debugArtifact) ctx.set(DEBUG_URL_HEADER, await deps.storage.signedUrl(tenantId, entry.debugArtifact, entry.linkTtlSeconds));
+  async function setDebugUrl(
+    ctx: Context,
+    tenantId: string,
+    entry: { requestId: string; debugArtifact?: ArtifactRef; linkTtlSeconds?: number },
+    where: 'sync' | 'status',
+  ) {
+    if (!entry.debugArtifact) return;
+    const handedOut = { requestId: entry.requestId, where, file: 'debug' } as const;
+    ctx.set(DEBUG_URL_HEADER, await deps.storage.signedUrl(tenantId, entry.debugArtifact, entry.linkTtlSeconds, handedOut));
   }
 
   async function async(ctx: Context, input: RenderInput): Promise<void> {
@@ -165,9 +161,13 @@ export function renderRoutes(deps: {
     if (entry.removed) return sendRemoved(ctx, entry.requestId, entry.removed);
     const signedUrl =
       entry.state === 'SUCCESS' && entry.artifact
-        ? await deps.storage.signedUrl(tenant.tenantId, entry.artifact, entry.linkTtlSeconds)
+        ? await deps.storage.signedUrl(tenant.tenantId, entry.artifact, entry.linkTtlSeconds, {
+            requestId: entry.requestId,
+            where: 'status',
+            file: 'result',
+          })
         : '';
-    await setDebugUrl(ctx, tenant.tenantId, entry);
+    await setDebugUrl(ctx, tenant.tenantId, entry, 'status');
     // The body keeps the contract's shape; which template version the render used goes in headers.
     if (entry.template) {
       ctx.set('X-Template-Id', entry.template.templateId);

@@ -15,7 +15,6 @@ import {
 } from '@pressroom/schemas';
 import {
   TOOL_EXPIRATION,
-  idempotencyKeyProblem,
   markdownPageSetup,
   parsePageRanges,
   readCompatBody,
@@ -30,6 +29,7 @@ import {
 import { documentUrlProblem, toolResult, toolStatusBody, type ArtifactStorage, type Clock } from '@pressroom/core';
 import type { Metrics } from '@pressroom/observability';
 import { bodyParser } from '../http/validate.ts';
+import { idempotencyOf } from '../http/idempotency-header.ts';
 import { applyUnknownFieldPolicy } from '../http/compat-body.ts';
 import { tenantOf } from '../http/auth.ts';
 import { sendError, syncFailureStatus } from '../http/error-mapper.ts';
@@ -104,7 +104,7 @@ export function toolRoutes(deps: {
     }
     const entry = await deps.requests.waitForTerminal(submitted.requestId, deps.syncTimeoutMs);
     if (entry?.state === 'SUCCESS') {
-      ctx.body = await toolResult(entry, deps.storage, deps.clock.now());
+      ctx.body = await toolResult(entry, deps.storage, deps.clock.now(), 'sync');
       return;
     }
     if (entry?.state === 'FAILED' && entry.error)
@@ -213,7 +213,7 @@ export function toolRoutes(deps: {
     const entry = await deps.requests.status(tenant, ctx.params.requestId ?? '');
     // Renders have their own status endpoint; here only tool requests exist.
     if (!entry?.tool) return sendError(ctx, 404, 'NOT_FOUND', `Tool request ${ctx.params.requestId} not found.`);
-    ctx.body = await toolStatusBody(entry, deps.storage, deps.clock.now());
+    ctx.body = await toolStatusBody(entry, deps.storage, deps.clock.now(), 'status');
   };
 
   return { mergePdfs, splitPdf, compressPdf, updatePdfMetadata, convertMarkdownToPdf, getSignedUploadUrl, getToolStatus };
@@ -221,12 +221,4 @@ export function toolRoutes(deps: {
 
 function pdfTool(operation: ToolOperation) {
   return { kind: 'pdf-tool' as const, operation };
-}
-
-function idempotencyOf(ctx: Context): { idempotencyKey?: string } {
-  if (!('idempotency-key' in ctx.headers)) return {};
-  const key = ctx.get('Idempotency-Key');
-  const problem = idempotencyKeyProblem(key);
-  if (problem) throw validationError([problem]);
-  return { idempotencyKey: key };
 }

@@ -1,35 +1,22 @@
 import type { Handlers, RouteHandler } from '../http/route-table.ts';
 import { WebhookReplayBody, type DeliveryView, type WebhookReplayResponse, type WebhookSecretResponse } from '@pressroom/schemas';
 import { foldDelivery, notFound, validationError, webhookIdFor } from '@pressroom/domain';
+import type { StatusView } from '@pressroom/core';
 import {
-  type Catalog,
-  type CatalogCommands,
-  type Clock,
-  type DeliveryStore,
-  type EventFactory,
-  type EventLog,
-  type Ids,
-  type SecretBox,
-  type StatusView,
-  type TopicNames,
-} from '@pressroom/core';
-import { ensureWebhookSecrets, requestWebhookReplay, rotateWebhookSecret, type OpenWebhookSecrets } from '@pressroom/webhooks';
+  ensureWebhookSecrets,
+  requestWebhookReplay,
+  rotateWebhookSecret,
+  type OpenWebhookSecrets,
+  type WebhookReplayDeps,
+  type WebhookSecretsDeps,
+} from '@pressroom/webhooks';
 import { bodyParser } from '../http/validate.ts';
 import { tenantOf } from '../http/auth.ts';
 
 const parseReplay = bodyParser(WebhookReplayBody);
 
-export interface WebhookRoutesDeps {
-  log: EventLog;
+export interface WebhookRoutesDeps extends WebhookSecretsDeps, WebhookReplayDeps {
   view: StatusView;
-  deliveries: DeliveryStore;
-  catalog: Catalog;
-  catalogCommands: CatalogCommands;
-  secrets: SecretBox;
-  topics: TopicNames;
-  event: EventFactory;
-  ids: Ids;
-  clock: Clock;
   secretOverlapMs: number;
 }
 

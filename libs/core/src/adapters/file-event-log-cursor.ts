@@ -1,28 +1,11 @@
-import { setTimeout as sleep } from 'node:timers/promises';
+import { backOff, consumeRetryDelayMs } from '../consume-retry.ts';
 import type { ConsumeContext, ConsumeOptions, LogRecord } from '../ports/event-log.ts';
 import type { Logger } from '../ports/logger.ts';
 import type { GroupOffsets } from './file-event-log-groups.ts';
 import type { StoredRecord, TopicFile } from './file-event-log-topic.ts';
 
 const READ_BATCH = 256;
-const RETRY_FIRST_MS = 100;
-const RETRY_MAX_MS = 5_000;
 const noHeartbeat: ConsumeContext = { heartbeat: async () => {} };
-
-export function retryDelayMs(attempt: number): number {
-  return Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** Math.max(0, attempt - 1));
-}
-
-/** Sleeps, or resolves false at once when the signal aborts. */
-export async function backOff(ms: number, signal: AbortSignal): Promise<boolean> {
-  if (signal.aborted) return false;
-  try {
-    await sleep(ms, undefined, { signal });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** One `consume` call: its capacity is shared by every topic it reads. */
 export class Member {
@@ -31,10 +14,12 @@ export class Member {
   readonly tasks = new Set<Promise<void>>();
   private readonly abort = new AbortController();
 
-  constructor(
-    readonly handle: ConsumeOptions['handle'],
-    readonly concurrency: number,
-  ) {}
+  readonly handle: ConsumeOptions['handle'];
+  readonly concurrency: number;
+  constructor(handle: ConsumeOptions['handle'], concurrency: number) {
+    this.handle = handle;
+    this.concurrency = concurrency;
+  }
 
   get stopping(): boolean {
     return this.abort.signal.aborted;
@@ -82,12 +67,13 @@ export class GroupCursor {
   private readRetry: NodeJS.Timeout | undefined;
   private readonly onAppend = () => this.pump();
 
-  constructor(
-    private readonly topic: TopicFile,
-    private readonly offsets: GroupOffsets,
-    private readonly logger: Logger,
-    fromBeginning: boolean,
-  ) {
+  private readonly topic: TopicFile;
+  private readonly offsets: GroupOffsets;
+  private readonly logger: Logger;
+  constructor(topic: TopicFile, offsets: GroupOffsets, logger: Logger, fromBeginning: boolean) {
+    this.topic = topic;
+    this.offsets = offsets;
+    this.logger = logger;
     const stored = offsets.get(topic.topic);
     let start = stored ?? (fromBeginning ? 0 : topic.count);
     if (start > topic.count) {
@@ -158,7 +144,7 @@ export class GroupCursor {
       this.readFailures = 0;
     } catch (e) {
       this.readFailures += 1;
-      const delay = retryDelayMs(this.readFailures);
+      const delay = consumeRetryDelayMs(this.readFailures);
       this.logger.error('event log: cannot read the next record; retrying', {
         group: this.offsets.group,
         topic: this.topic.topic,
@@ -203,7 +189,7 @@ export class GroupCursor {
         this.complete(record.offset);
         return;
       } catch (e) {
-        const delay = retryDelayMs(attempt);
+        const delay = consumeRetryDelayMs(attempt);
         this.logger.warn('event log: handler rejected a record; it will be delivered again', {
           group: this.offsets.group,
           topic: this.topic.topic,

@@ -9,7 +9,7 @@ export function fileNameFor(name: string, extension: string): string {
 }
 
 /** Writes `data` to `path` atomically: temporary file, fsync, rename, fsync of the directory. */
-export async function writeFileAtomic(path: string, data: string): Promise<void> {
+export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
   const tmp = `${path}.tmp`;
   const fh = await open(tmp, 'w');
   try {
@@ -37,10 +37,14 @@ interface GroupFile {
  * How long a commit waits for later ones before the positions are written. Every group commits
  * each record it handles, and a render passes several records through every group; one
  * write+fsync+rename+directory fsync per record was about a tenth of the embedded service's CPU
- * per render (bench/service.bench.ts --cpu-prof). A crash loses at most this much of the
- * positions, which means redelivery only: consumers are idempotent (at-least-once).
+ * per render (bench/service.bench.ts --cpu-prof). At 100 ms the eight groups of the embedded
+ * profile still wrote their files (two fsyncs each) about once per render at concurrency 1, in
+ * the disk queue beside the fsyncs a sync caller waits for; at 1 s they write a tenth as often.
+ * A crash loses at most this much of the positions, which means redelivery only: consumers are
+ * idempotent (at-least-once), and the render worker skips a request the status view already
+ * holds decided.
  */
-export const COMMIT_COALESCE_MS = 100;
+export const COMMIT_COALESCE_MS = 1000;
 
 /**
  * A consumer group's committed positions, kept in `<dir>/<group>.json`. Commits are
@@ -56,12 +60,17 @@ export class GroupOffsets {
   /** Ends the coalescing wait at once (flush). */
   private hurry: (() => void) | undefined;
 
-  private constructor(
-    readonly group: string,
-    private readonly path: string,
-    private readonly offsets: Map<string, number>,
-    private readonly logger: Logger,
-  ) {}
+  readonly group: string;
+  private readonly path: string;
+  private readonly offsets: Map<string, number>;
+  private readonly logger: Logger;
+
+  private constructor(group: string, path: string, offsets: Map<string, number>, logger: Logger) {
+    this.group = group;
+    this.path = path;
+    this.offsets = offsets;
+    this.logger = logger;
+  }
 
   static async load(dir: string, group: string, logger: Logger): Promise<GroupOffsets> {
     const path = join(dir, fileNameFor(group, '.json'));

@@ -17,12 +17,14 @@ import {
 import { silentLogger, type Logger } from '../ports/logger.ts';
 import { GroupCursor, Member } from './file-event-log-cursor.ts';
 import { fileNameFor, GroupOffsets } from './file-event-log-groups.ts';
-import { TopicFile, type StoredRecord } from './file-event-log-topic.ts';
+import { DEFAULT_TOPIC_OPTIONS, TopicFile, type StoredRecord, type TopicOptions } from './file-event-log-topic.ts';
 
 export interface FileEventLogOptions {
-  /** Holds `topics/<topic>.log`, `groups/<group>.json` and `LOCK`. Created if missing. */
+  /** Holds `topics/<topic>.d/` (segments), `groups/<group>.json` and `LOCK`. Created if missing. */
   dir: string;
   logger?: Logger;
+  /** Segment size and checkpoint interval (tests make them small). */
+  topicOptions?: Partial<TopicOptions>;
 }
 
 /** LogLockedError happens when another live process has the same log directory open. */
@@ -34,7 +36,8 @@ export class LogLockedError extends Error {
 }
 
 /**
- * The embedded event log (one process, no servers): one append-only file per topic, one
+ * The embedded event log (one process, no servers): one directory of append-only segment files
+ * per topic (see file-event-log-segments.ts: opening reads indexes, not history), one
  * partition (0) per topic, per-group positions in small JSON files.
  *
  * - `append` validates every event first (an invalid one refuses the whole call), then
@@ -67,12 +70,15 @@ export async function createFileEventLog(opts: FileEventLogOptions): Promise<Fil
   const members = new Set<Member>();
   let closed = false;
 
-  const topicPath = (topic: string) => join(dir, 'topics', fileNameFor(topic, '.log'));
+  const topicOptions: TopicOptions = { ...DEFAULT_TOPIC_OPTIONS, ...opts.topicOptions };
+  const topicDir = (topic: string) => join(dir, 'topics', fileNameFor(topic, '.d'));
+  /** Where a data directory written before segments keeps the topic (moved into topicDir on open). */
+  const legacyPath = (topic: string) => join(dir, 'topics', fileNameFor(topic, '.log'));
 
   function openTopic(topic: string): Promise<TopicFile> {
     let file = topics.get(topic);
     if (!file) {
-      file = TopicFile.open(topic, topicPath(topic), logger);
+      file = TopicFile.open(topic, topicDir(topic), legacyPath(topic), logger, topicOptions);
       topics.set(topic, file);
       file.catch(() => topics.delete(topic));
     }
@@ -82,18 +88,23 @@ export async function createFileEventLog(opts: FileEventLogOptions): Promise<Fil
   /** For readers: a topic nobody appended to has no file and no records. */
   async function existingTopic(topic: string): Promise<TopicFile | undefined> {
     if (topics.has(topic)) return openTopic(topic);
-    try {
-      await access(topicPath(topic));
-    } catch {
-      return undefined;
+    for (const path of [topicDir(topic), legacyPath(topic)]) {
+      try {
+        await access(path);
+        return await openTopic(topic);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      }
     }
-    return openTopic(topic);
+    return undefined;
   }
 
-  // Index every topic now: a torn tail is cut, and a damaged file fails the start, not a consumer.
+  // Index every topic now (from the segment indexes: no history is read): a torn tail is cut,
+  // and a damaged segment fails the start, not a consumer.
   try {
     for (const name of await readdir(join(dir, 'topics'))) {
-      if (name.endsWith('.log')) await openTopic(decodeURIComponent(name.slice(0, -'.log'.length)));
+      const extension = ['.d', '.log'].find((x) => name.endsWith(x));
+      if (extension) await openTopic(decodeURIComponent(name.slice(0, -extension.length)));
     }
   } catch (e) {
     await closeAll(topics.values());
@@ -127,7 +138,7 @@ export async function createFileEventLog(opts: FileEventLogOptions): Promise<Fil
     for (const [i, file] of files.entries()) {
       if (!file) continue;
       const end = ends[i] as number;
-      for (let at = Math.max(0, from[file.topic] ?? 0); at < end;) {
+      for (let at = Math.max(file.first, from[file.topic] ?? 0); at < end;) {
         const records = await file.read(at, end);
         for (const r of records) {
           await visit(toRecord(file.topic, r));
@@ -165,7 +176,7 @@ export async function createFileEventLog(opts: FileEventLogOptions): Promise<Fil
       const file = await existingTopic(topic);
       if (!file || range.partition !== 0) return;
       const end = Math.min(file.count, Number(range.through) + 1);
-      for (let from = Math.max(0, Number(range.from)); from < end;) {
+      for (let from = Math.max(file.first, Number(range.from)); from < end;) {
         const records = await file.read(from, end);
         for (const r of records) await visit(toRecord(file.topic, r));
         from += records.length;

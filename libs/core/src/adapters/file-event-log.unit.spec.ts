@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { appendFile, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { appendFile, cp, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { eventLogContract, waitFor } from '@pressroom/testing';
+import { eventLogContract, sequencedEvent, waitFor } from '@pressroom/testing';
 import type { RenderRequested, WebhookDelivered } from '@pressroom/schemas';
 import type { EventLog, Subscription } from '../ports/event-log.ts';
 import { silentLogger } from '../ports/logger.ts';
 import { createFileEventLog, LogLockedError } from './file-event-log.ts';
-import { encodeLine } from './file-event-log-topic.ts';
+import { encodeLine, LogCorruptionError } from './file-event-log-topic.ts';
 import { GroupOffsets } from './file-event-log-groups.ts';
 
 const suiteDir = await mkdtemp(join(tmpdir(), 'pressroom-file-log-contract-'));
@@ -20,23 +20,22 @@ eventLogContract('file', async () => {
   return { log, topics: (suffix) => `contract.${suffix}`, cleanup: () => log.close() };
 });
 
+// The same with a segment every few records and a checkpoint every two: reads and consumers cross
+// segment boundaries, and every reopen goes through the indexes.
+const smallSegmentsDir = await mkdtemp(join(tmpdir(), 'pressroom-file-log-segments-contract-'));
+afterAll(() => rm(smallSegmentsDir, { recursive: true, force: true }));
+eventLogContract('file, small segments', async () => {
+  const log = await createFileEventLog({ dir: smallSegmentsDir, topicOptions: { segmentBytes: 1000, checkpointRecords: 2 } });
+  return { log, topics: (suffix) => `contract.${suffix}`, cleanup: () => log.close() };
+});
+
 function deferred() {
   let resolve!: () => void;
   const promise = new Promise<void>((r) => (resolve = r));
   return { promise, resolve };
 }
 
-function event(seq: number, requestId: string = randomUUID()): WebhookDelivered {
-  return {
-    eventId: randomUUID(),
-    type: 'WebhookDelivered',
-    version: 1,
-    occurredAt: new Date().toISOString(),
-    requestId,
-    tenantId: 'tenant-file',
-    data: { url: 'https://example.test/hook', statusCode: 200, durationMs: seq, renderStatus: 'SUCCESS' },
-  };
-}
+const event = (seq: number, requestId?: string) => sequencedEvent(seq, requestId, 'tenant-file');
 
 describe('file event log', () => {
   const dirs: string[] = [];
@@ -56,6 +55,29 @@ describe('file event log', () => {
     await Promise.allSettled(subs.splice(0).map((s) => s.stop()));
     await Promise.allSettled(logs.splice(0).map((l) => l.close()));
     await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+  });
+
+  it('reads the latest records from memory as the file holds them, each reader its own copy, older ones from the file', async () => {
+    const dir = await freshDir();
+    const log = await openLog(dir);
+    const written = Array.from({ length: 300 }, (_, i) => event(i));
+    for (let i = 0; i < written.length; i += 50) await log.append('t.recent', written.slice(i, i + 50));
+    const read = async (from: number) => {
+      const out: unknown[] = [];
+      await log.readPartition('t.recent', { partition: 0, from: String(from), through: '299' }, (r) => void out.push(r.event));
+      return out;
+    };
+    const first = await read(0); // the first 44 are past the memory's 256 records: read from the file
+    expect(first).toEqual(written);
+    const again = await read(290);
+    expect(again).toEqual(written.slice(290));
+    expect(again[0]).not.toBe(first[290]);
+    await log.close();
+    logs.splice(logs.indexOf(log), 1);
+    const reopened = await openLog(dir);
+    const fromFile: unknown[] = [];
+    await reopened.readAll(['t.recent'], (r) => void fromFile.push(r.event));
+    expect(fromFile).toEqual(first);
   });
 
   it('reports the lag of each consuming group: records after its committed position', async () => {
@@ -91,7 +113,7 @@ describe('file event log', () => {
     const first = await openLog(dir);
     await first.append('t', [event(0), event(1), event(2)]);
     await first.close();
-    const file = join(dir, 'topics', 't.log');
+    const file = join(dir, 'topics', 't.d', '00000000000000000000.log');
     const intactSize = (await stat(file)).size;
     const torn = encodeLine(3, event(3));
     await appendFile(file, torn.subarray(0, torn.length - 10));
@@ -112,13 +134,133 @@ describe('file event log', () => {
     await first.append('t', [event(0), event(1)]);
     await first.close();
     // Given a last line damaged in place (same length, one byte changed)
-    const file = join(dir, 'topics', 't.log');
+    const file = join(dir, 'topics', 't.d', '00000000000000000000.log');
     const text = await readFile(file, 'utf8');
     const lastLine = text.lastIndexOf('"durationMs":1');
     await writeFile(file, `${text.slice(0, lastLine)}"durationMs":7${text.slice(lastLine + 14)}`);
     // Then only the first record survives
     const second = await openLog(dir);
     expect(await readSeqs(second, 't')).toEqual([0]);
+  });
+
+  describe('segments and checkpoints', () => {
+    const small = { segmentBytes: 700, checkpointRecords: 3 };
+    const openSmall = async (dir: string) => {
+      const log = await createFileEventLog({ dir, topicOptions: small });
+      logs.push(log);
+      return log;
+    };
+    const topicDir = (dir: string) => join(dir, 'topics', 't.d');
+    const filesOf = async (dir: string, extension: string) => (await readdir(topicDir(dir))).filter((f) => f.endsWith(extension)).sort();
+    const offsetsOf = async (log: EventLog) => {
+      const offsets: string[] = [];
+      await log.readAll(['t'], (r) => void offsets.push(r.offset));
+      return offsets;
+    };
+    const range = (n: number) => Array.from({ length: n }, (_, i) => i);
+    /** A copy of the topics of an open log, as a crash would leave them (no close: no last checkpoint). */
+    const crashCopy = async (dir: string) => {
+      const copy = await freshDir();
+      await cp(join(dir, 'topics'), join(copy, 'topics'), { recursive: true });
+      return copy;
+    };
+
+    it('rolls segments at the size; a reopen gives every record back in order and appends continue', async () => {
+      const dir = await freshDir();
+      const first = await openSmall(dir);
+      for (const seq of range(10)) await first.append('t', [event(seq)]);
+      await first.close();
+      // Given several segments, each with its index
+      const segments = await filesOf(dir, '.log');
+      expect(segments.length).toBeGreaterThan(2);
+      expect(await filesOf(dir, '.idx')).toEqual(segments.map((f) => f.replace('.log', '.idx')));
+      // When the log opens again
+      const second = await openSmall(dir);
+      expect(await readSeqs(second, 't')).toEqual(range(10));
+      await second.append('t', [event(10)]);
+      expect(await offsetsOf(second)).toEqual(range(11).map(String));
+      // And a consumer starting from a stored position in a middle segment gets the records from there
+      const from7: number[] = [];
+      await second.readPartition('t', { partition: 0, from: '7', through: '10' }, (r) => void from7.push(Number(r.offset)));
+      expect(from7).toEqual([7, 8, 9, 10]);
+    });
+
+    it('after a crash, recovers the records after the last checkpoint and cuts a torn tail', async () => {
+      const dir = await freshDir();
+      const log = await openSmall(dir);
+      for (const seq of range(8)) await log.append('t', [event(seq)]);
+      // Given the files as a crash leaves them, with half a line at the end
+      const copy = await crashCopy(dir);
+      const active = (await filesOf(copy, '.log')).at(-1)!;
+      const torn = encodeLine(8, event(8));
+      await appendFile(join(topicDir(copy), active), torn.subarray(0, torn.length - 5));
+      // Then every acknowledged record is there, and the next append takes offset 8
+      const reopened = await openSmall(copy);
+      expect(await readSeqs(reopened, 't')).toEqual(range(8));
+      await reopened.append('t', [event(8)]);
+      expect(await offsetsOf(reopened)).toEqual(range(9).map(String));
+    });
+
+    it('scans a segment whose index is missing or damaged, and gives the same records', async () => {
+      const dir = await freshDir();
+      const first = await openSmall(dir);
+      for (const seq of range(9)) await first.append('t', [event(seq)]);
+      await first.close();
+      const indexes = await filesOf(dir, '.idx');
+      // Given one index deleted and another with a flipped byte
+      await rm(join(topicDir(dir), indexes[0]!));
+      const damaged = join(topicDir(dir), indexes.at(-1)!);
+      const bytes = await readFile(damaged);
+      bytes.writeUInt8(bytes.readUInt8(bytes.length - 1) ^ 0xff, bytes.length - 1);
+      await writeFile(damaged, bytes);
+      const second = await openSmall(dir);
+      expect(await readSeqs(second, 't')).toEqual(range(9));
+    });
+
+    it('ignores a checkpoint that claims more than its segment holds (never reads past the data)', async () => {
+      const dir = await freshDir();
+      const first = await openSmall(dir);
+      await first.append('t', [event(0), event(1)]);
+      await first.close();
+      // Given the segment cut back to its first record, with the index of both left in place
+      const segment = join(topicDir(dir), (await filesOf(dir, '.log'))[0]!);
+      const text = await readFile(segment, 'utf8');
+      await writeFile(segment, text.slice(0, text.indexOf('\n') + 1));
+      const second = await openSmall(dir);
+      expect(await readSeqs(second, 't')).toEqual([0]);
+      await second.append('t', [event(2)]);
+      expect(await offsetsOf(second)).toEqual(['0', '1']);
+    });
+
+    it('refuses to open when a sealed segment is damaged (no record after it is skipped silently)', async () => {
+      const dir = await freshDir();
+      const first = await openSmall(dir);
+      for (const seq of range(8)) await first.append('t', [event(seq)]);
+      await first.close();
+      // Given the first (sealed) segment losing its last line, and its index gone
+      const [segmentFile, indexFile] = [(await filesOf(dir, '.log'))[0]!, (await filesOf(dir, '.idx'))[0]!];
+      const segment = join(topicDir(dir), segmentFile);
+      const text = await readFile(segment, 'utf8');
+      await writeFile(segment, text.slice(0, text.lastIndexOf('\n', text.length - 2) + 1));
+      await rm(join(topicDir(dir), indexFile));
+      await expect(createFileEventLog({ dir, topicOptions: small })).rejects.toBeInstanceOf(LogCorruptionError);
+    });
+
+    it('opens a data directory written before segments (one file per topic) and keeps appending', async () => {
+      // Given topics/t.log as older versions wrote it
+      const dir = await freshDir();
+      await mkdir(join(dir, 'topics'), { recursive: true });
+      await writeFile(join(dir, 'topics', 't.log'), Buffer.concat(range(5).map((seq) => encodeLine(seq, event(seq)))));
+      // When it opens
+      const log = await openSmall(dir);
+      // Then its records are there, the file became the first segment, and appends roll on from it
+      expect(await readSeqs(log, 't')).toEqual(range(5));
+      expect(await readdir(join(dir, 'topics'))).toEqual(['t.d']);
+      await log.append('t', [event(5)]);
+      await log.close();
+      const again = await openSmall(dir);
+      expect(await readSeqs(again, 't')).toEqual(range(6));
+    });
   });
 
   it('refuses a directory that another live process holds', async () => {

@@ -1,75 +1,107 @@
-import { EventEmitter } from 'node:events';
-import { evolveStatus, isTerminal } from '@pressroom/domain';
+import { isTerminal, statusProjection } from '@pressroom/domain';
 import type { PressroomEvent, StatusViewEntry } from '@pressroom/schemas';
-import type { StatusView } from '../ports/status-view.ts';
+import { STATUS_BUILT_MARKER, STATUS_DOCUMENTS, type StatusView } from '../ports/status-view.ts';
+import { project, projectMany } from '../projections/project.ts';
+import { createMemoryDocumentStore, type MemoryDocumentStore } from './memory-document-store.ts';
 
 /**
- * The embedded profile's status view: a Map in this process, rebuilt from the log at start.
- * Waiters listen on an EventEmitter and are woken by the apply that makes an entry terminal.
- * Callers get copies, so nothing they do to a result can change the view.
+ * The embedded profile's status view: the status projection's documents in a memory document
+ * store (its own unless given one), rebuilt from the log at start. Waiters watch their entry's
+ * announcement, which the write that makes the entry terminal sends. Callers get copies, so
+ * nothing they do to a result can change the view.
  */
 export interface MemoryStatusView extends StatusView {
   /** Every entry, for a snapshot (see view-snapshots.ts). */
   exportState(): StatusViewEntry[];
   /** Replaces the entries with a snapshot's (no waiter can be waiting yet: done before serving). */
   importState(entries: StatusViewEntry[]): void;
+  /**
+   * Reads through to `base` (an indexed snapshot on disk) for an entry the view does not hold;
+   * the entry found is kept from then on (its next event applies to it). Undefined: detached.
+   */
+  attachBase(base: ((requestId: string) => Promise<StatusViewEntry | undefined>) | undefined, readsWaitFor?: Promise<unknown>): void;
 }
 
-export function createMemoryStatusView(): MemoryStatusView {
-  const entries = new Map<string, StatusViewEntry>();
-  const terminal = new EventEmitter();
-  terminal.setMaxListeners(0); // one listener per waiting sync request; no leak warning
+export function createMemoryStatusView(store: MemoryDocumentStore = createMemoryDocumentStore()): MemoryStatusView {
+  const held = store.collection<StatusViewEntry>(STATUS_DOCUMENTS);
   const closers = new Set<() => void>();
+  let base: ((requestId: string) => Promise<StatusViewEntry | undefined>) | undefined;
+  /** Reads wait for it (a replay after a damaged snapshot); applies do not. */
+  let readsWait: Promise<unknown> = Promise.resolve();
+  // The entries held, reading through to the attached snapshot for the others (a start with a
+  // snapshot does not load a million entries; each is read when first asked for or changed).
+  const docs: typeof held = {
+    ...held,
+    async get(key) {
+      const found = await held.get(key);
+      const from = base;
+      if (found || !from || typeof key !== 'string') return found;
+      const entry = await from(key);
+      // Another apply (or a recovery's replay) may have written it meanwhile: the view's wins.
+      if (entry && base === from && !(await held.get(key))) held.put(key, entry);
+      return held.get(key);
+    },
+    async getMany(keys) {
+      return Promise.all(keys.map((k) => docs.get(k)));
+    },
+  };
 
-  const read = (requestId: string): StatusViewEntry | undefined => {
-    const entry = entries.get(requestId);
+  const read = async (requestId: string): Promise<StatusViewEntry | undefined> => {
+    await readsWait;
+    const entry = (await docs.get(requestId))?.doc;
     return entry && structuredClone(entry);
   };
 
-  let built = false;
   return {
     async apply(event: PressroomEvent) {
-      const current = entries.get(event.requestId);
-      const next = evolveStatus(current, event);
-      if (next === undefined || next === current) return read(event.requestId);
-      entries.set(event.requestId, next);
-      if (!isTerminal(current) && isTerminal(next)) terminal.emit(event.requestId);
-      return read(event.requestId);
+      const entry = await project(docs, statusProjection, event);
+      return entry && structuredClone(entry);
     },
 
-    async get(requestId) {
-      return read(requestId);
+    get: read,
+
+    async applyMany(events) {
+      await projectMany(docs, statusProjection, events);
+    },
+
+    async getMany(requestIds) {
+      return (await docs.getMany([...requestIds])).map((v) => v && structuredClone(v.doc));
     },
 
     waitForTerminal(requestId, timeoutMs) {
-      return new Promise((resolve) => {
+      return new Promise((resolve, reject) => {
+        let stop = () => {};
         const finish = () => {
           clearTimeout(timer);
-          terminal.off(requestId, finish);
+          stop();
           closers.delete(finish);
-          resolve(read(requestId));
+          read(requestId).then(resolve, reject);
         };
         // Listen before looking, so a transition in between cannot be missed.
-        terminal.on(requestId, finish);
+        stop = store.watch(STATUS_DOCUMENTS.channel, requestId, finish);
         closers.add(finish);
         const timer = setTimeout(finish, Math.max(0, timeoutMs));
-        if (isTerminal(entries.get(requestId))) finish();
+        void docs.get(requestId).then((entry) => {
+          if (closers.has(finish) && isTerminal(entry?.doc)) finish();
+        });
       });
     },
 
-    exportState: () => [...entries.values()],
+    exportState: () => held.all(),
     importState(state) {
-      entries.clear();
-      for (const entry of state) entries.set(entry.requestId, entry);
+      void store.clear(STATUS_DOCUMENTS.name);
+      for (const entry of state) held.put(entry.requestId, entry);
+    },
+    attachBase(next, readsWaitFor) {
+      base = next;
+      readsWait = (readsWaitFor ?? Promise.resolve()).catch(() => undefined);
     },
 
-    isBuilt: async () => built,
-    async markBuilt() {
-      built = true;
-    },
+    isBuilt: () => store.isMarked(STATUS_BUILT_MARKER),
+    markBuilt: () => store.mark(STATUS_BUILT_MARKER),
     async clear() {
-      built = false;
-      entries.clear();
+      base = undefined;
+      await store.clear(STATUS_DOCUMENTS.name);
     },
 
     async ping() {},

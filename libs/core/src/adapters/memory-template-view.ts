@@ -1,10 +1,9 @@
-import { evolveTemplateHead, templateVersionOf, type TemplateHead, type TemplateVersionRecord } from '@pressroom/domain';
-import type { TemplateView } from '../ports/template-view.ts';
+import type { TemplateHead, TemplateVersionRecord } from '@pressroom/domain';
+import { TEMPLATE_DOCUMENTS, TEMPLATE_HEADS, TEMPLATE_VERSIONS, type TemplateView } from '../ports/template-view.ts';
+import { templateViewOn } from '../projections/template-documents.ts';
+import { createMemoryDocumentStore, type MemoryDocumentStore } from './memory-document-store.ts';
+import { templateVersionsGroup } from '@pressroom/domain';
 
-/**
- * The embedded profile's template view: in memory, rebuilt from the log at start (the
- * template projector does it before the ingress serves).
- */
 /** What a snapshot of the template view holds: every head and every version, one item each. */
 export type TemplateViewItem = { head: TemplateHead } | { version: TemplateVersionRecord };
 
@@ -13,74 +12,27 @@ export interface MemoryTemplateView extends TemplateView {
   importState(items: TemplateViewItem[]): void;
 }
 
-export function createMemoryTemplateView(): MemoryTemplateView {
-  const heads = new Map<string, TemplateHead>();
-  const versions = new Map<string, Map<number, TemplateVersionRecord>>();
-  const keyOf = (tenantId: string, templateId: string) => JSON.stringify([tenantId, templateId]);
-  const live = (tenantId: string, templateId: string) => {
-    const head = heads.get(keyOf(tenantId, templateId));
-    return head && !head.deleted ? head : undefined;
-  };
-
-  let built = false;
+/**
+ * The embedded profile's template view: the template projections' documents in a memory
+ * document store (its own unless given one), rebuilt from the log at start (the template
+ * projector does it before the ingress serves).
+ */
+export function createMemoryTemplateView(store: MemoryDocumentStore = createMemoryDocumentStore()): MemoryTemplateView {
+  const heads = store.collection<TemplateHead>(TEMPLATE_HEADS);
+  const versions = store.collection<TemplateVersionRecord>(TEMPLATE_VERSIONS);
   return {
-    async apply(event) {
-      const key = keyOf(event.tenantId, event.templateId);
-      const record = templateVersionOf(event);
-      if (record) {
-        let byVersion = versions.get(key);
-        if (!byVersion) versions.set(key, (byVersion = new Map<number, TemplateVersionRecord>()));
-        if (!byVersion.has(record.version)) byVersion.set(record.version, record);
-      }
-      const next = evolveTemplateHead(heads.get(key), event);
-      if (next) heads.set(key, next);
-    },
-    async head(tenantId, templateId) {
-      return structuredClone(live(tenantId, templateId));
-    },
-    async version(tenantId, templateId, version) {
-      const head = live(tenantId, templateId);
-      if (!head) return undefined;
-      return structuredClone(versions.get(keyOf(tenantId, templateId))?.get(version ?? head.latestVersion));
-    },
-    async versions(tenantId, templateId) {
-      if (!live(tenantId, templateId)) return [];
-      const all = [...(versions.get(keyOf(tenantId, templateId))?.values() ?? [])];
-      return structuredClone(all.sort((a, b) => a.version - b.version));
-    },
-    async list(tenantId) {
-      const all = [...heads.values()].filter((h) => h.tenantId === tenantId && !h.deleted);
-      return structuredClone(all.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.templateId.localeCompare(b.templateId)));
-    },
-    exportState: () => [
-      ...[...heads.values()].map((head) => ({ head })),
-      ...[...versions.values()].flatMap((byVersion) => [...byVersion.values()].map((version) => ({ version }))),
-    ],
+    ...templateViewOn(store, { copies: true }),
+    exportState: () => [...heads.all().map((head) => ({ head })), ...versions.all().map((version) => ({ version }))],
     importState(items) {
-      heads.clear();
-      versions.clear();
+      void store.clear(TEMPLATE_DOCUMENTS); // synchronous in memory
       for (const item of items) {
-        if ('head' in item) {
-          heads.set(keyOf(item.head.tenantId, item.head.templateId), item.head);
-          continue;
-        }
-        const record = item.version;
-        const key = keyOf(record.tenantId, record.templateId);
-        let byVersion = versions.get(key);
-        if (!byVersion) versions.set(key, (byVersion = new Map<number, TemplateVersionRecord>()));
-        byVersion.set(record.version, record);
+        if ('head' in item) heads.put({ group: item.head.tenantId, id: item.head.templateId }, item.head);
+        else
+          versions.put(
+            { group: templateVersionsGroup(item.version.tenantId, item.version.templateId), id: String(item.version.version) },
+            item.version,
+          );
       }
     },
-    isBuilt: async () => built,
-    async markBuilt() {
-      built = true;
-    },
-    async clear() {
-      built = false;
-      heads.clear();
-      versions.clear();
-    },
-    async ping() {},
-    async close() {},
   };
 }

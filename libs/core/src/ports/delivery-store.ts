@@ -1,5 +1,38 @@
 import type { DeliveryRecord } from '@pressroom/domain';
 import type { PressroomEvent } from '@pressroom/schemas';
+import type { DocumentCollectionSpec } from './document-store.ts';
+
+/**
+ * Where both deliveries adapters keep their documents (the delivery projections of
+ * @pressroom/domain), all under `delivery:` (not the `deliveries:` of the layout before the
+ * projections, so an upgraded deployment finds no marker and rebuilds the view from the log):
+ * a record per requestId, the completed results and the gone URLs grouped by tenant, the built
+ * marker beside them (not a request id: those are UUIDs).
+ */
+export const DELIVERY_DOCUMENTS = 'delivery:';
+export const DELIVERY_RECORDS = { name: 'delivery:record:' } satisfies DocumentCollectionSpec;
+export const DELIVERY_COMPLETED = { name: 'delivery:completed:' } satisfies DocumentCollectionSpec;
+export const DELIVERY_GONE = { name: 'delivery:gone:' } satisfies DocumentCollectionSpec;
+export const DELIVERIES_BUILT_MARKER = 'delivery:~built';
+/** The name of the schedule beside them (Redis: a sorted set). */
+export const DELIVERY_SCHEDULE = 'delivery:due';
+/** Where deliveries lived before they were projections; a wipe (`ops webhooks rebuild`) frees it too. */
+export const LEGACY_DELIVERY_DOCUMENTS = 'deliveries:';
+
+/**
+ * The schedule of due delivery attempts, beside the projected documents. Not a projection: the
+ * dispatchers write it (each claim leases its entries with their clock), and a claim takes the
+ * earliest due entries atomically, which a per-document compare-and-set cannot do without
+ * scanning every document. It is still rebuilt from the log with the view (`replayDeliveries`).
+ * Guarantees as `DeliveryStore`'s schedule methods.
+ */
+export interface DeliverySchedule {
+  schedule(requestId: string, dueAtMs: number, opts?: { ifAbsent?: boolean }): Promise<void>;
+  claimDue(nowMs: number, leaseMs: number, limit: number): Promise<string[]>;
+  nextDueAt(): Promise<number | undefined>;
+  unschedule(requestId: string): Promise<void>;
+  clear(): Promise<void>;
+}
 
 /**
  * The webhook deliveries: a view of every async result's delivery (the completion and its

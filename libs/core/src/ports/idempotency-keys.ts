@@ -48,5 +48,11 @@ export interface IdempotencyKeys {
   /** Whether the keys were rebuilt from the log since the store was last empty (a marker lost with the data). */
   isBuilt(): Promise<boolean>;
   markBuilt(): Promise<void>;
+  /**
+   * Rebuilds the keys now when they need it (a self-rebuilding store: see
+   * selfRebuildingIdempotencyKeys), so the first keyed request after a start need not wait for
+   * the replay; resolves when they are built. Stores that never rebuild have none.
+   */
+  warmUp?(): Promise<void>;
   close(): Promise<void>;
 }

@@ -11,6 +11,12 @@ export interface ObjectStore {
   put(key: string, bytes: Uint8Array, contentType: string): Promise<void>;
   get(key: string): Promise<{ bytes: Uint8Array; contentType: string } | undefined>;
   delete(key: string): Promise<void>;
+  /**
+   * Our own storage (the render cache): a new, independent object `toKey` with the bytes and
+   * content type of `fromKey` (removing either later never touches the other), written whole
+   * or not at all. Resolves false when `fromKey` does not exist.
+   */
+  copy?(fromKey: string, toKey: string): Promise<boolean>;
   signedGetUrl(key: string, expiresInSeconds: number): Promise<string>;
   ping(): Promise<void>;
   /**

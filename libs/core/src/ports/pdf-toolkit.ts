@@ -23,11 +23,10 @@ export interface PdfToolkit {
 export type PdfToolFailureCode = 'INPUT_INVALID' | 'INPUT_UNAVAILABLE' | 'TOOL_TIMEOUT' | 'TOOL_ERROR';
 
 export class PdfToolFailure extends Error {
-  constructor(
-    readonly code: PdfToolFailureCode,
-    message: string,
-  ) {
+  readonly code: PdfToolFailureCode;
+  constructor(code: PdfToolFailureCode, message: string) {
     super(message);
+    this.code = code;
     this.name = 'PdfToolFailure';
   }
 }

@@ -1,14 +1,8 @@
 import type { FailureCodeValue } from '../failure.ts';
-import type { OutputKind, PdfParams, ReadySignal, RenderSource } from '@pressroom/schemas';
+import type { OutputKind, PdfMetadata, PdfParams, ReadySignal, RenderSource } from '@pressroom/schemas';
 
-export interface PdfInfo {
-  title?: string;
-  author?: string;
-  subject?: string;
-  keywords?: string[];
-  creator?: string;
-  producer?: string;
-}
+/** The document information a render writes into its PDF: the request's `metadata`, as its schema says. */
+export type PdfInfo = PdfMetadata;
 
 export interface RenderJob {
   source: RenderSource;
@@ -29,8 +23,15 @@ export interface RenderJob {
   assets?: AssetSource;
   /** The tenant's plan's PNG pixel cap; the renderer's own limit applies when it is lower. */
   maxPngPixels?: number;
+  /** The tenant's plan's pngMaxPages: most sheets a PNG stacks (OUTPUT_TOO_LARGE above). */
+  maxPngPages?: number;
   /** Also answer the HTML the page printed (`RenderOutput.html`), for a `debug` render's diagnostics. */
   debug?: boolean;
+  /**
+   * The tenant: scopes the renderer's compiled templates (compiled once per template version and
+   * tenant, never shared across tenants). Without it, a template is compiled for every render.
+   */
+  tenantId?: string;
 }
 
 /** Where a render finds the tenant's uploaded assets; resolves undefined for an unknown name. */

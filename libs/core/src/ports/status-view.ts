@@ -1,4 +1,13 @@
 import type { PressroomEvent, StatusViewEntry } from '@pressroom/schemas';
+import type { DocumentCollectionSpec } from './document-store.ts';
+
+/**
+ * Where both status view adapters keep their documents (the `statusProjection` of
+ * @pressroom/domain): one per requestId under `status:`, terminal transitions announced on
+ * `status-events`, the "built" marker beside them (not a request id: those are UUIDs).
+ */
+export const STATUS_DOCUMENTS = { name: 'status:', channel: 'status-events' } satisfies DocumentCollectionSpec;
+export const STATUS_BUILT_MARKER = 'status:~built';
 
 /**
  * The status view: one entry per render, derived only from events (see
@@ -13,6 +22,13 @@ import type { PressroomEvent, StatusViewEntry } from '@pressroom/schemas';
 export interface StatusView {
   apply(event: PressroomEvent): Promise<StatusViewEntry | undefined>;
   get(requestId: string): Promise<StatusViewEntry | undefined>;
+  /**
+   * `apply` of each event in order, in a few round trips (see `projectMany`): what replays of the
+   * log use. Same guarantees as `apply`; the entries are not returned.
+   */
+  applyMany(events: readonly PressroomEvent[]): Promise<void>;
+  /** `get` of each requestId, in order, in one round trip. */
+  getMany(requestIds: readonly string[]): Promise<(StatusViewEntry | undefined)[]>;
   /**
    * Resolves with the entry as soon as it is terminal, or with its current value (maybe
    * ONGOING, maybe undefined) when `timeoutMs` elapses.

@@ -1,5 +1,16 @@
 import type { TemplateEvent } from '@pressroom/schemas';
 import type { TemplateHead, TemplateVersionRecord } from '@pressroom/domain';
+import type { DocumentCollectionSpec } from './document-store.ts';
+
+/**
+ * Where both template view adapters keep their documents, all under `templates:` (what a
+ * rebuild clears): heads grouped by tenant (`templateHeadProjection`), versions grouped by
+ * template (`templateVersionProjection`), and the "built" marker.
+ */
+export const TEMPLATE_DOCUMENTS = 'templates:';
+export const TEMPLATE_HEADS = { name: 'templates:heads:' } satisfies DocumentCollectionSpec;
+export const TEMPLATE_VERSIONS = { name: 'templates:versions:' } satisfies DocumentCollectionSpec;
+export const TEMPLATES_BUILT_MARKER = 'templates:built';
 
 /**
  * The template view: every version of every template, immutable, plus each template's head

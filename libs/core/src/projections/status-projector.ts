@@ -1,3 +1,4 @@
+import type { PressroomEvent } from '@pressroom/schemas';
 import type { EventLog, Subscription, TopicNames } from '../ports/event-log.ts';
 import type { Logger } from '../ports/logger.ts';
 import type { StatusView } from '../ports/status-view.ts';
@@ -55,12 +56,36 @@ export async function startStatusProjector(deps: StatusProjectorDeps): Promise<S
   });
 }
 
+/** Render events applied per `applyMany` when a replay reads the log: two Redis round trips per batch, not per event. */
+export const REPLAY_BATCH = 1_000;
+
+/**
+ * Reads every record of `topics` and hands the render events (those of a request) to `apply`
+ * in batches of REPLAY_BATCH, in log order; the read waits while a batch is applied. Resolves
+ * with the records read.
+ */
+export async function replayInBatches(
+  log: EventLog,
+  topics: string[],
+  apply: (events: PressroomEvent[]) => Promise<void>,
+): Promise<number> {
+  let batch: PressroomEvent[] = [];
+  const n = await log.readAll(topics, async (record) => {
+    if (!('requestId' in record.event)) return;
+    batch.push(record.event);
+    if (batch.length < REPLAY_BATCH) return;
+    const full = batch;
+    batch = [];
+    await apply(full);
+  });
+  if (batch.length) await apply(batch);
+  return n;
+}
+
 /** Wipes the view and replays every render event from the log. Returns the events applied. */
 export async function rebuildStatusView(deps: Pick<StatusProjectorDeps, 'log' | 'view' | 'topics' | 'logger'>): Promise<number> {
   await deps.view.clear();
-  const n = await deps.log.readAll(renderTopics(deps.topics), async (record) => {
-    if ('requestId' in record.event) await deps.view.apply(record.event);
-  });
+  const n = await replayInBatches(deps.log, renderTopics(deps.topics), (events) => deps.view.applyMany(events));
   await deps.view.markBuilt();
   deps.logger.info('status view rebuilt from the log', { events: n });
   return n;

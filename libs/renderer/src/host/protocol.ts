@@ -34,8 +34,10 @@ export type ToHost =
 
 export type FromHost =
   | { t: 'ready'; pid: number; sandbox: boolean }
-  | { t: 'rendered'; id: number; bytes: Uint8Array; contentType: string; html?: string }
-  | { t: 'failed'; id: number; code: string; message: string }
+  // pagesReplaced: the host pool's count of pages replaced so far (recycled after recycleAfter
+  // jobs, spoiled by a job, or a reset that failed), as of this answer.
+  | { t: 'rendered'; id: number; bytes: Uint8Array; contentType: string; html?: string; pagesReplaced?: number }
+  | { t: 'failed'; id: number; code: string; message: string; pagesReplaced?: number }
   | { t: 'asset?'; reqId: number; jobId: number; name: string }
   | { t: 'pong'; id: number; error?: string }
   | { t: 'log'; level: 'debug' | 'info' | 'warn' | 'error'; msg: string; fields?: Record<string, unknown> };

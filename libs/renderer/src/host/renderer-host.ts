@@ -91,10 +91,19 @@ async function render(id: number, wire: RenderJob, hasAssets: boolean): Promise<
     if (!renderer) throw new Error('the renderer has not started');
     const job: RenderJob = hasAssets ? { ...wire, assets: assetsOf(id) } : wire;
     const out = await renderer.render(job);
-    send({ t: 'rendered', id, bytes: out.bytes, contentType: out.contentType, ...(out.html !== undefined ? { html: out.html } : {}) });
+    const pagesReplaced = renderer.stats().replaced;
+    send({
+      t: 'rendered',
+      id,
+      bytes: out.bytes,
+      contentType: out.contentType,
+      pagesReplaced,
+      ...(out.html !== undefined ? { html: out.html } : {}),
+    });
   } catch (err) {
-    if (err instanceof RenderFailure) send({ t: 'failed', id, code: err.code, message: err.message });
-    else send({ t: 'failed', id, code: 'RENDER_ERROR', message: 'The renderer failed unexpectedly.' });
+    const pagesReplaced = renderer?.stats().replaced ?? 0;
+    if (err instanceof RenderFailure) send({ t: 'failed', id, code: err.code, message: err.message, pagesReplaced });
+    else send({ t: 'failed', id, code: 'RENDER_ERROR', message: 'The renderer failed unexpectedly.', pagesReplaced });
   }
 }
 

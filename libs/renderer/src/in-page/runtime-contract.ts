@@ -3,9 +3,16 @@
 
 export type TemplateResult = { ok: true; html: string } | { ok: false; message: string };
 export type TemplateResults = { ok: true; html: string[] } | { ok: false; message: string };
+/** A render that also answers the template's compiled body when it compiled it (`compiled` not given). */
+export type CompiledTemplateResult = { ok: true; html: string; compiled?: string } | { ok: false; message: string };
 
 export interface PageRuntime {
   renderTemplate(content: string, data: Record<string, unknown>): TemplateResult;
+  /**
+   * Renders with the body Eta compiled for this template earlier (in another page of the same
+   * tenant), or compiles it here and answers the body for the next render to reuse.
+   */
+  renderCompiled(content: string, data: Record<string, unknown>, compiled: string | undefined): CompiledTemplateResult;
   /** Compiles once and renders once per data object (a running header, once per page). */
   renderEach(content: string, data: Record<string, unknown>[]): TemplateResults;
 }

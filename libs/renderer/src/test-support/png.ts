@@ -9,10 +9,19 @@ export function solidPng(width: number, height: number, rgb: [number, number, nu
   ihdr.writeUInt32BE(width, 0);
   ihdr.writeUInt32BE(height, 4);
   ihdr.set([8, 2, 0, 0, 0], 8); // 8 bits, truecolour, deflate, no filter method, no interlace
+  return pngFile(ihdr, raw);
+}
+
+/**
+ * A PNG file from its 13-byte IHDR and its raw scanlines (each led by its filter-type byte):
+ * signature, IHDR, one deflated IDAT, IEND. The tests' images are built with it, so the tests
+ * carry no binary files.
+ */
+export function pngFile(ihdr: Buffer, scanlines: Buffer): Buffer {
   return Buffer.concat([
     Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
     chunk('IHDR', ihdr),
-    chunk('IDAT', deflateSync(raw)),
+    chunk('IDAT', deflateSync(scanlines)),
     chunk('IEND', Buffer.alloc(0)),
   ]);
 }

@@ -1,3 +1,4 @@
+import Type from 'typebox';
 import { Int, optional, slice, splitList, Str } from './setting.ts';
 
 /** The distributed log: Kafka brokers and topics, the schema registry. */
@@ -21,6 +22,11 @@ export const kafkaSlice = slice({
       2000,
       0,
     ),
+    PRESSROOM_KAFKA_CLIENT: Type.Union([Type.Literal('kafkajs'), Type.Literal('platformatic')], {
+      default: 'kafkajs',
+      description:
+        'Kafka client of the log’s data path (produce, consume, reads): `kafkajs`, or `platformatic` (@platformatic/kafka, evaluated in docs/kafka-client.md; not the default).',
+    }),
     SCHEMA_REGISTRY_URL: Str('Confluent-compatible schema registry; events are then encoded in its wire format.'),
     PRESSROOM_SCHEMA_SUBJECT_PREFIX: Str(
       'Prefix of the registry subjects (`<prefix>pressroom.<Type>.v1`), for deployments sharing one registry.',
@@ -34,6 +40,7 @@ export const kafkaSlice = slice({
       kafkaPartitions: Number(c.PRESSROOM_KAFKA_PARTITIONS),
       kafkaSessionTimeoutMs: Number(c.PRESSROOM_KAFKA_SESSION_TIMEOUT_MS),
       kafkaAppendTimeoutMs: Number(c.PRESSROOM_KAFKA_APPEND_TIMEOUT_MS),
+      kafkaClient: c.PRESSROOM_KAFKA_CLIENT,
       /** See PRESSROOM_ACCEPT_CLOCK_SKEW_MS. */
       acceptClockSkewMs: Number(c.PRESSROOM_ACCEPT_CLOCK_SKEW_MS),
       schemaRegistryUrl: optional(c.SCHEMA_REGISTRY_URL),

@@ -1,3 +1,4 @@
+import Type from 'typebox';
 import { Bool, Int, optional, slice, Str } from './setting.ts';
 
 /** Our own bucket for rendered files and assets (distributed profile). */
@@ -17,9 +18,16 @@ export const storageSlice = slice({
     PRESSROOM_S3_STS_ENDPOINT: Str(
       "STS endpoint where tenant S3 connections with a role (roleArn) assume it, with the service's own AWS credentials (omit for AWS STS of the connection's region; set for an STS-compatible server or a private endpoint).",
     ),
+    PRESSROOM_PAYLOADS: Type.Union([Type.Literal('store'), Type.Literal('inline')], {
+      default: 'store',
+      description:
+        "Where a render request's payload (HTML, template data and sources) goes: store: in our own storage under the request id (one retried write before the request is logged), the log keeps only its SHA-256 and size, and it expires with the render's files (plan retention) or goes on DELETE; inline: on the RenderRequested event itself (kept as long as the log).",
+    }),
   },
   read(c) {
     return {
+      /** Request payloads in our own storage (store) or on the log (inline). */
+      payloads: c.PRESSROOM_PAYLOADS,
       s3: {
         endpoint: optional(c.S3_ENDPOINT),
         region: c.S3_REGION,

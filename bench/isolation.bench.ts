@@ -1,0 +1,155 @@
+// What isolating one job from the next costs in Chromium CPU and latency, per job, for each idea
+// tried in issue 13, interleaved (rounds of each) so that the load of a shared machine hits all alike.
+// Every variant renders the shared invoice (setContent + page.pdf) on a warm page.
+//
+//   ceiling          setContent + pdf, nothing else (no isolation: the bare limit)
+//   fresh+runtime    about:blank navigation, template runtime evaluated, media re-emulated (before issue 13)
+//   fresh            about:blank navigation only (the runtime installed only for template jobs)
+//   new page         a new page in the same context per job (the old one closed)
+//   new context      a new BrowserContext (guarded, as warm-page.ts opens it) per job
+//
+//   npx tsx bench/isolation.bench.ts             # 8 rounds of 5 jobs per variant (about 2 minutes)
+//   npx tsx bench/isolation.bench.ts --rounds 20
+//   npx tsx bench/isolation.bench.ts --render-document   # Chromium's RenderDocument on (before issue 13)
+//   npx tsx bench/isolation.bench.ts --chromium-arg=--disable-features=X  # replaces the service's list
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { chromiumArgs, resolveChromiumPath, A4_VIEWPORT, PLAYWRIGHT_DISABLED_FEATURES } from '@pressroom/renderer';
+import { chromium, type BrowserContext, type Page } from 'playwright';
+import { chromiumTicks } from './chromium-ticks.ts';
+
+const { values: flags } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '8' },
+    per: { type: 'string', default: '5' },
+    'chromium-arg': { type: 'string', multiple: true, default: [] },
+    'render-document': { type: 'boolean', default: false },
+  },
+});
+const ROUNDS = Number(flags.rounds);
+const PER = Number(flags.per);
+const html = readFileSync(new URL('../test/fixtures/invoice/invoice.html', import.meta.url), 'utf8');
+const { pageRuntimeScript } = await import('../libs/renderer/src/eta-bundle.ts');
+const runtime = await pageRuntimeScript();
+
+const browser = await chromium.launch({ executablePath: resolveChromiumPath(), args: [...switches(), ...flags['chromium-arg']] });
+
+/** The service's switches; with --render-document, Chromium's RenderDocument is left on (as before issue 13). */
+function switches(): string[] {
+  if (!flags['render-document']) return chromiumArgs();
+  return chromiumArgs().map((a) =>
+    a.startsWith('--disable-features=') ? `--disable-features=${PLAYWRIGHT_DISABLED_FEATURES.join(',')}` : a,
+  );
+}
+
+/** The pids chromiumTicks counted: how many renderer processes a variant spawned. */
+const seen = new Set<number>();
+
+async function guardedContext(): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport: A4_VIEWPORT, deviceScaleFactor: 1, serviceWorkers: 'block' });
+  await context.route('**/*', (route) => route.abort());
+  const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Page.enable');
+  await page.emulateMedia({ media: 'print' });
+  return { context, page };
+}
+
+async function print(page: Page): Promise<void> {
+  await page.setContent(html);
+  await page.evaluate(async () => {
+    await document.fonts.ready;
+  });
+  await page.pdf({ format: 'A4', printBackground: true });
+}
+
+type Variant = { name: string; job: () => Promise<void>; ms: number[]; ticks: number; spawned: number };
+const variants: Variant[] = [];
+function variant(name: string, job: () => Promise<void>) {
+  variants.push({ name, job, ms: [], ticks: 0, spawned: 0 });
+}
+
+{
+  const { page } = await guardedContext();
+  variant('ceiling', () => print(page));
+}
+{
+  const { page } = await guardedContext();
+  variant('fresh+runtime', async () => {
+    await print(page);
+    await page.goto('about:blank');
+    await page.evaluate((s) => {
+      window.name = '';
+      (0, eval)(s);
+    }, runtime);
+    await page.emulateMedia({ media: 'print' });
+  });
+}
+{
+  const { page } = await guardedContext();
+  variant('fresh', async () => {
+    await print(page);
+    await page.goto('about:blank');
+    await page.evaluate(() => {
+      window.name = '';
+    });
+  });
+}
+{
+  const { page } = await guardedContext();
+  variant('fresh (in-page)', async () => {
+    await print(page);
+    await Promise.all([page.waitForNavigation({ url: 'about:blank' }), page.evaluate(() => location.replace('about:blank'))]);
+    await page.evaluate(() => {
+      window.name = '';
+    });
+  });
+}
+{
+  const { context } = await guardedContext();
+  let page = context.pages()[0]!;
+  variant('new page', async () => {
+    await print(page);
+    const next = await context.newPage();
+    const cdp = await context.newCDPSession(next);
+    await cdp.send('Page.enable');
+    await next.emulateMedia({ media: 'print' });
+    await page.close();
+    page = next;
+  });
+}
+{
+  let current = await guardedContext();
+  variant('new context', async () => {
+    await print(current.page);
+    const next = await guardedContext();
+    await current.context.close();
+    current = next;
+  });
+}
+
+for (const v of variants) for (let i = 0; i < 3; i++) await v.job(); // warm-up
+for (let r = 0; r < ROUNDS; r++) {
+  for (const v of variants) {
+    const before = chromiumTicks(seen);
+    const known = seen.size;
+    for (let i = 0; i < PER; i++) {
+      const t = performance.now();
+      await v.job();
+      v.ms.push(performance.now() - t);
+    }
+    v.ticks += chromiumTicks(seen) - before;
+    v.spawned += seen.size - known;
+  }
+}
+await browser.close();
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+const base = variants[0]!;
+console.log(`Isolation ideas, ${ROUNDS}×${PER} interleaved jobs each (render + what isolates it from the next), Chromium CPU from /proc:`);
+for (const v of variants) {
+  const cpu = (v.ticks * 10) / v.ms.length;
+  console.log(
+    `  ${v.name.padEnd(14)} p50 ${median(v.ms).toFixed(0).padStart(4)} ms   Chromium CPU ${cpu.toFixed(0).padStart(4)} ms/job  (+${(cpu - (base.ticks * 10) / base.ms.length).toFixed(0)} over ceiling), ${(v.spawned / v.ms.length).toFixed(2)} new processes/job`,
+  );
+}

@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import { growth, metricValue, recycleSuspects, verdicts, type SoakSample } from './soak-report.ts';
+
+const sample = (t: number, over: Partial<SoakSample> = {}): SoakSample => ({
+  t,
+  serviceRssMb: 500,
+  chromiumRssMb: 700,
+  serviceFds: 60,
+  chromiumFds: 200,
+  serviceProcesses: 3,
+  chromiumProcesses: 6,
+  ok: t,
+  failed: 0,
+  fallbacks: 0,
+  pagesReplaced: 0,
+  hostRestarts: 0,
+  renderFailures: 0,
+  ...over,
+});
+
+describe('soak report: metrics text', () => {
+  it('reads a counter, sums label sets that match, and ignores metrics sharing the prefix', () => {
+    const text = [
+      '# HELP pressroom_renders_total Renders.',
+      '# TYPE pressroom_renders_total counter',
+      'pressroom_renders_total{outcome="success",code=""} 40',
+      'pressroom_renders_total{outcome="failure",code="RENDER_TIMEOUT"} 2',
+      'pressroom_renders_total{outcome="failure",code="RENDER_CRASHED"} 1',
+      'pressroom_renders_total_other 99',
+      'pressroom_page_pool_replacements_total 7',
+    ].join('\n');
+    expect(metricValue(text, 'pressroom_renders_total', { outcome: 'failure' })).toBe(3);
+    expect(metricValue(text, 'pressroom_renders_total')).toBe(43);
+    expect(metricValue(text, 'pressroom_page_pool_replacements_total')).toBe(7);
+    expect(metricValue(text, 'pressroom_page_pool_restarts_total')).toBe(0);
+  });
+});
+
+describe('soak report: growth', () => {
+  it('compares the median of the last samples with the first steady ones, leaving the settling samples out', () => {
+    // Given a start that grows (0–20 s, settling), then a steady 600 MB with one spike, ending at 630
+    const rss = [300, 450, 600, 610, 590, 900, 600, 620, 630, 640];
+    const samples = rss.map((v, i) => sample(i * 10, { serviceRssMb: v }));
+    // When growth is measured from 20 s on
+    const g = growth(samples, (s) => s.serviceRssMb, 20);
+    // Then first = median(600, 610, 590) and last = median(620, 630, 640); the spike is only the peak
+    expect(g.first).toBe(600);
+    expect(g.last).toBe(630);
+    expect(g.delta).toBe(30);
+    expect(g.percent).toBeCloseTo(5);
+    expect(g.peak).toBe(900);
+  });
+
+  it('uses smaller windows for a short run', () => {
+    const samples = [sample(0, { serviceFds: 50 }), sample(10, { serviceFds: 52 }), sample(20, { serviceFds: 55 })];
+    const g = growth(samples, (s) => s.serviceFds, 10);
+    expect([g.first, g.last, g.delta]).toEqual([52, 55, 3]);
+  });
+});
+
+describe('soak report: failures and recycles', () => {
+  const samples = [
+    sample(0),
+    sample(10),
+    sample(20, { pagesReplaced: 1 }), // a page was replaced between 10 and 20 s
+    sample(30, { pagesReplaced: 1 }),
+    sample(40, { pagesReplaced: 1 }),
+    sample(50, { pagesReplaced: 1 }),
+  ];
+
+  it('suspects failures in or just after an interval in which a page was replaced, and every RENDER_CRASHED', () => {
+    const near = { start: 14, end: 15, code: 'RENDER_ERROR' };
+    const justAfter = { start: 24, end: 25, code: 'RENDER_TIMEOUT' };
+    const far = { start: 44, end: 45, code: 'RENDER_TIMEOUT' };
+    const crashed = { start: 1, end: 2, code: 'RENDER_CRASHED' };
+    expect(recycleSuspects([near, justAfter, far, crashed], samples)).toEqual([near, justAfter, crashed]);
+  });
+
+  it('passes every target for a flat run without failures, and says how many recycles it saw', () => {
+    const v = verdicts(samples, [], 0);
+    expect(v.every((x) => x.pass)).toBe(true);
+    expect(v.at(-1)!.detail).toContain('1 pages replaced');
+  });
+
+  it('fails RSS growth of 10 % or more, fd growth, and a failure near a recycle', () => {
+    const grown = samples.map((s, i) => ({ ...s, chromiumRssMb: 700 + i * 40, serviceFds: 60 + i }));
+    const v = verdicts(grown, [{ start: 15, end: 16, code: 'RENDER_ERROR' }], 0);
+    const byName = Object.fromEntries(v.map((x) => [x.name, x.pass]));
+    expect(byName['Chromium RSS growth < 10 %']).toBe(false);
+    expect(byName['service Node RSS growth < 10 %']).toBe(true);
+    expect(byName['service Node fds: no growth']).toBe(false);
+    expect(byName['Chromium fds: no growth']).toBe(true);
+    expect(byName['no failed render caused by a page or browser recycle']).toBe(false);
+  });
+
+  it('says when no recycle happened, so the last target proves nothing', () => {
+    const flat = [sample(0), sample(10), sample(20)];
+    expect(verdicts(flat, [], 0).at(-1)!.detail).toContain('no recycle happened');
+  });
+});

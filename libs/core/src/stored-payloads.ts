@@ -1,0 +1,148 @@
+import { createHash } from 'node:crypto';
+import type { RenderRequested, RenderSource } from '@pressroom/schemas';
+import { isStorablePayload, payloadKey, PressroomError, readBackPayload, storedSourceOf, type PayloadRef } from '@pressroom/domain';
+import type { ObjectStore } from './ports/object-store.ts';
+
+/** Attempts of the ingress's put, with the waits between them (all within the request's acceptBy). */
+const PUT_WAITS_MS = [100, 400];
+/** Largest payload read back: the door bounds an HTML body and template data far below this. */
+const MAX_PAYLOAD_BYTES = 64 * 1024 * 1024;
+
+/** Bytes of payloads a handoff holds at most (the oldest go first); a payload it dropped is read back from storage. */
+const HANDOFF_MAX_BYTES = 32 * 1024 * 1024;
+
+/**
+ * Payloads this process stored, held for its own render worker when the ingress and the worker
+ * share a process (the standalone service): the worker takes the source from memory instead of
+ * reading the file back, parsing it and hashing it again. An entry is what `store` hashed and
+ * wrote; it is taken once, and only for a reference with the same key, hash and size. Bounded by
+ * bytes (a payload stored for a request that was then refused is never taken): the oldest go.
+ */
+export interface PayloadHandoff {
+  hold(ref: PayloadRef, source: RenderSource): void;
+  take(ref: PayloadRef): RenderSource | undefined;
+}
+
+export function createPayloadHandoff(opts: { maxBytes?: number } = {}): PayloadHandoff {
+  const maxBytes = opts.maxBytes ?? HANDOFF_MAX_BYTES;
+  const held = new Map<string, { ref: PayloadRef; source: RenderSource }>();
+  let bytes = 0;
+  const drop = (key: string) => {
+    const entry = held.get(key);
+    if (!entry) return;
+    held.delete(key);
+    bytes -= entry.ref.bytes;
+  };
+  return {
+    hold(ref, source) {
+      if (ref.bytes > maxBytes) return;
+      drop(ref.key);
+      held.set(ref.key, { ref, source });
+      bytes += ref.bytes;
+      for (const key of held.keys()) {
+        if (bytes <= maxBytes) break;
+        drop(key);
+      }
+    },
+    take(ref) {
+      const entry = held.get(ref.key);
+      if (!entry) return undefined;
+      drop(ref.key);
+      return entry.ref.sha256 === ref.sha256 && entry.ref.bytes === ref.bytes ? entry.source : undefined;
+    },
+  };
+}
+
+/**
+ * Request payloads in our own storage instead of on the log (PRESSROOM_PAYLOADS=store). The
+ * stored bytes are the source as JSON, exactly what payloadFingerprint hashes, so the hash on a
+ * RenderRequested's reference and on its outcome are the same. With a `handoff` shared by the
+ * ingress and the worker of one process, `store` holds each payload there once it is stored and
+ * `resolve` takes it from there (see PayloadHandoff).
+ */
+export function createStoredPayloads(deps: { own: ObjectStore; sleep?: (ms: number) => Promise<void>; handoff?: PayloadHandoff }) {
+  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+
+  /** Puts with a retry (a storage blip is waited out), giving up at `deadlineMs` or after the last attempt. */
+  async function put(key: string, bytes: Uint8Array, deadlineMs: number): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await deps.own.put(key, bytes, 'application/json');
+        return;
+      } catch (err) {
+        const wait = PUT_WAITS_MS[attempt];
+        if (wait === undefined || Date.now() + wait >= deadlineMs) {
+          throw new PressroomError(
+            'DEPENDENCY_UNAVAILABLE',
+            "The request's payload could not be stored; nothing was accepted. Try again.",
+            {
+              retryable: true,
+              cause: err,
+            },
+          );
+        }
+        await sleep(wait);
+      }
+    }
+  }
+
+  return {
+    /**
+     * Stores the payload of each request that has one and answers the requests as they go on
+     * the log: with a `stored` reference instead of the payload. Called before the append.
+     */
+    async store(requests: RenderRequested[], deadlineMs: number): Promise<RenderRequested[]> {
+      return Promise.all(
+        requests.map(async (requested) => {
+          const source = requested.data.source;
+          if (!isStorablePayload(source)) return requested;
+          const bytes = Buffer.from(JSON.stringify(source), 'utf8');
+          const ref: PayloadRef = {
+            key: payloadKey(requested.tenantId, requested.requestId),
+            sha256: createHash('sha256').update(bytes).digest('hex'),
+            bytes: bytes.byteLength,
+          };
+          await put(ref.key, bytes, deadlineMs);
+          deps.handoff?.hold(ref, source);
+          return { ...requested, data: { ...requested.data, source: storedSourceOf(source, ref) } };
+        }),
+      );
+    },
+
+    /**
+     * The source to render: an inline one as it is (older events, PRESSROOM_PAYLOADS=inline), a
+     * stored one read back and checked against its hash. A failed read rejects (storage down: the
+     * caller retries); a missing object is PAYLOAD_REMOVED.
+     */
+    async resolve(
+      source: RenderSource,
+    ): Promise<{ ok: true; source: RenderSource } | { ok: false; code: 'PAYLOAD_REMOVED' | 'RENDER_ERROR'; message: string }> {
+      if (source.kind !== 'stored') return { ok: true, source };
+      // The size on the reference is what the ingress wrote (only we write under our keys, and the
+      // hash check below refuses anything else), so no round trip to storage asks for it again.
+      if (source.payload.bytes > MAX_PAYLOAD_BYTES) return { ok: false, code: 'RENDER_ERROR', message: 'The stored payload is too large.' };
+      const handed = deps.handoff?.take(source.payload);
+      if (handed && deps.own.size) {
+        // Held by this process's ingress, byte for byte what it hashed and stored. The object must
+        // still be there: a payload removed before its render (DELETE, retention) fails it as before.
+        const size = await deps.own.size(source.payload.key);
+        if (size === undefined) return readBackPayload(source.payload, undefined);
+        if (size === source.payload.bytes) return { ok: true, source: handed };
+      }
+      const file = await deps.own.get(source.payload.key);
+      if (!file) return readBackPayload(source.payload, undefined);
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(Buffer.from(file.bytes).toString('utf8'));
+      } catch {
+        parsed = undefined;
+      }
+      return readBackPayload(source.payload, {
+        sha256: createHash('sha256').update(file.bytes).digest('hex'),
+        bytes: file.bytes.byteLength,
+        source: parsed,
+      });
+    },
+  };
+}
+export type StoredPayloads = ReturnType<typeof createStoredPayloads>;
