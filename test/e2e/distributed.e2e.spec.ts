@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Kafka, logLevel } from 'kafkajs';
 import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
@@ -150,6 +150,11 @@ describe('distributed profile against real Kafka, Schema Registry, Redis, S3 and
 
   it('rebuilds an identical status view from the log after the Redis view is wiped', async () => {
     const prefix = env.env.PRESSROOM_REDIS_PREFIX!;
+    // Given a view known to be built: a status read that misses checks the view's "built" marker
+    // and, on this stack's fresh Redis, replays the log and sets it. Whether an earlier test's reads
+    // happened to miss is not something this test should depend on (without the marker the rebuild
+    // has no live view to compare and reports differedBefore: null).
+    expect((await env.api.get(`/v1/pdf/status/${randomUUID()}`)).status).toBe(404);
     const before = await statusViewSnapshot(inject('REDIS_URL'), prefix);
     expect(Object.keys(before).length).toBeGreaterThan(3);
     const rebuilt = await runOps(env.env, ['status', 'rebuild']);
@@ -157,7 +162,7 @@ describe('distributed profile against real Kafka, Schema Registry, Redis, S3 and
     const report = JSON.parse(rebuilt.stdout);
     expect(report.eventsApplied).toBeGreaterThan(0);
     // Verified against the log replayed in memory: the live view had not drifted, and matches after.
-    expect(report).toMatchObject({ differedBefore: 0, differentAfter: 0, verified: true });
+    expect(report).toMatchObject({ builtBefore: true, differedBefore: 0, differentAfter: 0, verified: true });
     expect(await statusViewSnapshot(inject('REDIS_URL'), prefix)).toEqual(before);
     // The ops CLI opens a whole runtime (registry, topics, bucket) before it reads the log: on two
     // shared cores that alone can take most of a minute.
