@@ -89,8 +89,11 @@ export interface ViewSnapshotter {
    * view built. `fromScratch`: ignore the snapshot, replay the whole log (a rebuild).
    */
   restore(opts?: { fromScratch?: boolean; onRecord?: () => void }): Promise<RestoreResult>;
-  /** Writes a snapshot of the view as it stands (no-op when the log has not moved since the last one). */
-  save(): Promise<boolean>;
+  /**
+   * Writes a snapshot of the view as it stands (no-op when the log has not moved since the last
+   * one). `whole`: a new base even when a delta would do (a rebuild, a benchmark).
+   */
+  save(opts?: { whole?: boolean }): Promise<boolean>;
   /** What the last `restore` did (for the tests and the start-up log line). */
   lastRestore(): RestoreResult | undefined;
   /** Closes the snapshot file the view reads through to (after the last save). */
@@ -269,8 +272,8 @@ export function createViewSnapshotter<T>(
   }
 
   /** Saves an indexed view: only its delta when that stays small beside the base on disk, else a new base. */
-  async function saveIndexed(header: Header, items: T[]): Promise<{ count: number; kind: string } | undefined> {
-    const onDisk = diskBase;
+  async function saveIndexed(header: Header, items: T[], whole: boolean): Promise<{ count: number; kind: string } | undefined> {
+    const onDisk = whole ? undefined : diskBase;
     const deltaItems = items.length + (delta?.count ?? 0);
     try {
       if (onDisk && deltaItems <= Math.max(DELTA_MIN, onDisk.count * DELTA_SHARE)) {
@@ -294,7 +297,7 @@ export function createViewSnapshotter<T>(
     }
   }
 
-  async function save(): Promise<boolean> {
+  async function save(whole: boolean): Promise<boolean> {
     await recovering;
     const positions = await positionsNow();
     if (savedAt && view.topics.every((t) => savedAt?.[t] === positions[t])) return false;
@@ -304,7 +307,7 @@ export function createViewSnapshotter<T>(
     await mkdir(deps.dir, { recursive: true });
     const started = performance.now();
     let written: { count: number; kind: string } | undefined;
-    if (indexed) written = await saveIndexed(header, items);
+    if (indexed) written = await saveIndexed(header, items, whole);
     else written = { count: await writeAtomically(path, (fh) => writeLines(fh, header, items)), kind: 'whole' };
     if (!written) return false;
     savedAt = positions;
@@ -488,9 +491,9 @@ export function createViewSnapshotter<T>(
       logger.info('view restored', { view: view.name, ...restored, items });
       return restored;
     },
-    save() {
+    save(opts = {}) {
       // One at a time: a periodic save and the shutdown one never write the same file at once.
-      const next = (saving ?? Promise.resolve(false)).catch(() => false).then(() => save());
+      const next = (saving ?? Promise.resolve(false)).catch(() => false).then(() => save(opts.whole ?? false));
       saving = next;
       return next;
     },
