@@ -184,6 +184,18 @@ describe('embedded start-up with view snapshots', () => {
     expect(seventh.replayed()).toEqual({ fromSnapshot: true, replayed: 45 });
     expect(await states(seventh.rt.view, all)).toEqual(all.map(() => 'SUCCESS'));
     await seventh.rt.close();
+
+    // And a whole save merges base, delta and what changed after them into a new base, and drops the delta
+    await writeFile(deltaPath, delta);
+    const eighth = await start(dataDir);
+    expect(eighth.replayed()).toEqual({ fromSnapshot: true, replayed: 15 });
+    expect(await eighth.rt.snapshots?.get('status')?.save({ whole: true })).toBe(true);
+    await eighth.rt.close();
+    expect(await readdir(snapshots)).not.toContain('status.delta.snapshot');
+    const ninth = await start(dataDir);
+    expect(ninth.replayed()).toEqual({ fromSnapshot: true, replayed: 0 });
+    expect(await states(ninth.rt.view, all)).toEqual(all.map(() => 'SUCCESS'));
+    await ninth.rt.close();
   });
 
   it('ignores a snapshot of an older format, a damaged one and one ahead of the log, and rebuilds from the log', async () => {
