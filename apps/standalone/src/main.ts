@@ -82,7 +82,11 @@ const server = await startIngressServer(
 phase('ingressMs');
 const cpu = process.cpuUsage();
 // CPU time too: on a loaded machine the wall time says more about the neighbours than the start.
-rt.logger.info('started', { ...phases, sinceProcessStartMs: Math.round(performance.now()), cpuMs: Math.round((cpu.user + cpu.system) / 1000) });
+rt.logger.info('started', {
+  ...phases,
+  sinceProcessStartMs: Math.round(performance.now()),
+  cpuMs: Math.round((cpu.user + cpu.system) / 1000),
+});
 // The dispatcher after listening: its first claim replays the webhook deliveries from the log
 // (history: ~1 min at 1,000,000 renders), which would otherwise share the event loop with the
 // start. A render finished meanwhile waits on the log for it, as any webhook does for a busy dispatcher.

@@ -188,7 +188,10 @@ export function createViewSnapshotter<T>(
   }
 
   /** The items in key order, for an indexed snapshot: the file's (when given), overridden by those in memory. */
-  async function* merged(items: T[], file: AsyncIterable<{ key: string; line: string }> | undefined): AsyncIterable<{ key: string; line: string }> {
+  async function* merged(
+    items: T[],
+    file: AsyncIterable<{ key: string; line: string }> | undefined,
+  ): AsyncIterable<{ key: string; line: string }> {
     const keyOf = (item: T) => (indexed as NonNullable<typeof indexed>).keyOf(item);
     const mine = items.map((item) => ({ key: keyOf(item), item })).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     let i = 0;

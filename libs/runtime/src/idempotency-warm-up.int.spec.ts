@@ -63,8 +63,12 @@ describe('embedded Idempotency-Keys while they replay in the background after a 
     await warmUp;
     expect(replayDone).toBe(true);
     // And another tenant's same key, and a fresh key, are still free
-    expect(await after.idempotency.claim('tenant-other', 'retry-me', { requestId: randomUUID(), fingerprint }, 30_000)).toEqual({ won: true });
-    expect(await after.idempotency.claim('tenant-history', 'fresh', { requestId: randomUUID(), fingerprint }, 30_000)).toEqual({ won: true });
+    expect(await after.idempotency.claim('tenant-other', 'retry-me', { requestId: randomUUID(), fingerprint }, 30_000)).toEqual({
+      won: true,
+    });
+    expect(await after.idempotency.claim('tenant-history', 'fresh', { requestId: randomUUID(), fingerprint }, 30_000)).toEqual({
+      won: true,
+    });
     await after.close();
   });
 });
