@@ -1,5 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, open, rename, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { crc32 } from 'node:zlib';
@@ -28,6 +29,14 @@ import { silentLogger, type Logger } from './ports/logger.ts';
  *   {"end":true,"count":N,"crc":"<CRC-32 of the item lines>"}
  * A file without its end line (a crash mid-write cannot leave one: the rename comes after the
  * fsync; a copy cut short can) or with another count or crc is ignored.
+ *
+ * An indexed view (the status view) is snapshotted incrementally: a base (`<view>.snapshot`,
+ * every item) and a delta (`<view>.delta.snapshot`, the same indexed format, only the items
+ * changed since the base, its header naming the base's `id`). A save rewrites only the delta
+ * while it stays small beside the base (DELTA_SHARE), and merges both into a new base otherwise
+ * (then deletes the delta). A start opens both and reads an item from the delta first. A delta
+ * of another base (a crash between the base's rename and the delta's removal), damaged, or behind
+ * its base is ignored: the start replays from the base's positions instead.
  */
 
 export interface SnapshotView<T> {
@@ -80,8 +89,11 @@ export interface ViewSnapshotter {
    * view built. `fromScratch`: ignore the snapshot, replay the whole log (a rebuild).
    */
   restore(opts?: { fromScratch?: boolean; onRecord?: () => void }): Promise<RestoreResult>;
-  /** Writes a snapshot of the view as it stands (no-op when the log has not moved since the last one). */
-  save(): Promise<boolean>;
+  /**
+   * Writes a snapshot of the view as it stands (no-op when the log has not moved since the last
+   * one). `whole`: a new base even when a delta would do (a rebuild, a benchmark).
+   */
+  save(opts?: { whole?: boolean }): Promise<boolean>;
   /** What the last `restore` did (for the tests and the start-up log line). */
   lastRestore(): RestoreResult | undefined;
   /** Closes the snapshot file the view reads through to (after the last save). */
@@ -93,7 +105,15 @@ interface Header {
   view: string;
   positions: Record<string, number>;
   takenAt: string;
+  /** A base of an indexed view: its identity, which its delta names. */
+  id?: string;
+  /** A delta: the `id` of the base it applies to. */
+  base?: string;
 }
+
+/** A delta is rewritten instead of the base while it holds at most this share of the base's items (and at least DELTA_MIN). */
+const DELTA_SHARE = 0.25;
+const DELTA_MIN = 10_000;
 
 export function createViewSnapshotter<T>(
   view: SnapshotView<T>,
@@ -101,14 +121,18 @@ export function createViewSnapshotter<T>(
 ): ViewSnapshotter {
   const logger = deps.logger ?? silentLogger;
   const path = join(deps.dir, `${encodeURIComponent(view.name)}.snapshot`);
+  const deltaPath = join(deps.dir, `${encodeURIComponent(view.name)}.delta.snapshot`);
   const indexed = view.indexed;
   /** The log positions every record below which the view holds since `restore` (its replay's ends). */
   let restoredTo: Record<string, number> = {};
   let savedAt: Record<string, number> | undefined;
   let restored: RestoreResult | undefined;
   let saving: Promise<boolean> | undefined;
-  /** The indexed snapshot the view reads through to (indexed views only). */
+  /** The indexed snapshot the view reads through to (indexed views only), and the delta over it read first. */
   let base: IndexedSnapshot | undefined;
+  let delta: IndexedSnapshot | undefined;
+  /** The base on disk (its id and item count), which the next delta applies to. */
+  let diskBase: { id: string; count: number } | undefined;
   let recovering: Promise<void> | undefined;
 
   async function positionsNow(): Promise<Record<string, number>> {
@@ -145,8 +169,10 @@ export function createViewSnapshotter<T>(
   function recover(err: unknown): Promise<void> {
     recovering ??= (async () => {
       logger.warn('view snapshot damaged; the view is replayed from the log', { view: view.name, path, reason: String(err) });
-      const damaged = base;
+      const damaged = [base, delta];
       base = undefined;
+      delta = undefined;
+      diskBase = undefined;
       let replayed = () => {};
       indexed?.attach(undefined, new Promise<void>((resolve) => (replayed = resolve)));
       try {
@@ -155,19 +181,22 @@ export function createViewSnapshotter<T>(
         savedAt = undefined;
       } finally {
         replayed();
-        await damaged?.close().catch(() => undefined);
+        for (const file of damaged) await file?.close().catch(() => undefined);
       }
     })().finally(() => (recovering = undefined));
     return recovering;
   }
 
-  /** The items in key order, for an indexed snapshot: the attached one's, overridden by those in memory. */
-  async function* merged(items: T[]): AsyncIterable<{ key: string; line: string }> {
+  /** The items in key order, for an indexed snapshot: the file's (when given), overridden by those in memory. */
+  async function* merged(
+    items: T[],
+    file: AsyncIterable<{ key: string; line: string }> | undefined,
+  ): AsyncIterable<{ key: string; line: string }> {
     const keyOf = (item: T) => (indexed as NonNullable<typeof indexed>).keyOf(item);
     const mine = items.map((item) => ({ key: keyOf(item), item })).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     let i = 0;
-    if (base) {
-      for await (const old of base.scan()) {
+    if (file) {
+      for await (const old of file) {
         while (i < mine.length && (mine[i] as { key: string }).key < old.key) {
           const m = mine[i++] as { key: string; item: T };
           yield { key: m.key, line: JSON.stringify(m.item) };
@@ -203,7 +232,75 @@ export function createViewSnapshotter<T>(
     return items.length;
   }
 
-  async function save(): Promise<boolean> {
+  /** Two sorted scans as one, the first's line winning on a key both hold. */
+  async function* overlay(
+    top: AsyncIterable<{ key: string; line: string }>,
+    under: AsyncIterable<{ key: string; line: string }>,
+  ): AsyncIterable<{ key: string; line: string }> {
+    const a = top[Symbol.asyncIterator]();
+    const b = under[Symbol.asyncIterator]();
+    let x = await a.next();
+    let y = await b.next();
+    while (!x.done || !y.done) {
+      if (y.done || (!x.done && x.value.key <= y.value.key)) {
+        if (!y.done && !x.done && x.value.key === y.value.key) y = await b.next();
+        yield (x as IteratorYieldResult<{ key: string; line: string }>).value;
+        x = await a.next();
+      } else {
+        yield y.value;
+        y = await b.next();
+      }
+    }
+  }
+
+  /** Writes a file at `to` atomically (`write` fills it): a temporary file, fsynced, renamed, the directory fsynced. */
+  async function writeAtomically<R>(to: string, write: (fh: FileHandle) => Promise<R>): Promise<R> {
+    const tmp = `${to}.tmp`;
+    const fh = await open(tmp, 'w');
+    let result: R;
+    try {
+      result = await write(fh);
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await rename(tmp, to);
+    const dirHandle = await open(deps.dir, 'r');
+    try {
+      await dirHandle.sync();
+    } finally {
+      await dirHandle.close();
+    }
+    return result;
+  }
+
+  /** Saves an indexed view: only its delta when that stays small beside the base on disk, else a new base. */
+  async function saveIndexed(header: Header, items: T[], whole: boolean): Promise<{ count: number; kind: string } | undefined> {
+    const onDisk = whole ? undefined : diskBase;
+    const deltaItems = items.length + (delta?.count ?? 0);
+    try {
+      if (onDisk && deltaItems <= Math.max(DELTA_MIN, onDisk.count * DELTA_SHARE)) {
+        const count = await writeAtomically(deltaPath, (fh) =>
+          writeIndexedSnapshot(fh, { ...header, base: onDisk.id }, merged(items, delta?.scan())),
+        );
+        return { count, kind: 'delta' };
+      }
+      const id = randomUUID();
+      const under = base && delta ? overlay(delta.scan(), base.scan()) : (delta ?? base)?.scan();
+      const count = await writeAtomically(path, (fh) => writeIndexedSnapshot(fh, { ...header, id }, merged(items, under)));
+      diskBase = { id, count };
+      // The delta applied to the old base: without this, the next start would ignore it anyway.
+      await rm(deltaPath, { force: true });
+      return { count, kind: 'base' };
+    } catch (e) {
+      if (!(e instanceof DamagedSnapshotError)) throw e;
+      // An attached snapshot is damaged: replay the log into the view, then try again at the next save.
+      await recover(e);
+      return undefined;
+    }
+  }
+
+  async function save(whole: boolean): Promise<boolean> {
     await recovering;
     const positions = await positionsNow();
     if (savedAt && view.topics.every((t) => savedAt?.[t] === positions[t])) return false;
@@ -211,33 +308,19 @@ export function createViewSnapshotter<T>(
     const items = view.exportState();
     const header: Header = { format: view.format, view: view.name, positions, takenAt: (deps.clock?.now() ?? new Date()).toISOString() };
     await mkdir(deps.dir, { recursive: true });
-    const tmp = `${path}.tmp`;
-    const fh = await open(tmp, 'w');
-    let count: number;
-    try {
-      if (indexed) {
-        try {
-          count = await writeIndexedSnapshot(fh, header, merged(items));
-        } catch (e) {
-          if (!(e instanceof DamagedSnapshotError)) throw e;
-          // The attached snapshot is damaged: replay the log into the view, then try again at the next save.
-          await recover(e);
-          return false;
-        }
-      } else count = await writeLines(fh, header, items);
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-    await rename(tmp, path);
-    const dirHandle = await open(deps.dir, 'r');
-    try {
-      await dirHandle.sync();
-    } finally {
-      await dirHandle.close();
-    }
+    const started = performance.now();
+    let written: { count: number; kind: string } | undefined;
+    if (indexed) written = await saveIndexed(header, items, whole);
+    else written = { count: await writeAtomically(path, (fh) => writeLines(fh, header, items)), kind: 'whole' };
+    if (!written) return false;
     savedAt = positions;
-    logger.info('view snapshot written', { view: view.name, items: count, positions });
+    logger.info('view snapshot written', {
+      view: view.name,
+      kind: written.kind,
+      items: written.count,
+      ms: Math.round(performance.now() - started),
+      positions,
+    });
     return true;
   }
 
@@ -258,26 +341,50 @@ export function createViewSnapshotter<T>(
     return undefined;
   }
 
-  /** The indexed snapshot on disk, opened (header, end line and index only), when it is whole, of this format, and not ahead of the log. */
-  async function openBase(): Promise<IndexedSnapshot | undefined> {
+  /**
+   * An indexed snapshot on disk, opened (header, end line and index only), when it is whole, of
+   * this format, and not ahead of the log; `unfit` adds a check of its own (a delta's base).
+   */
+  async function openIndexed(
+    at: string,
+    unfitFor: (header: Header) => string | undefined = () => undefined,
+    skip: (reason: string) => undefined = ignore,
+  ): Promise<IndexedSnapshot | undefined> {
     const keyOf = (item: unknown) => (indexed as NonNullable<typeof indexed>).keyOf(item as T);
     let file: IndexedSnapshot;
     try {
-      file = await openIndexedSnapshot(path, keyOf);
+      file = await openIndexedSnapshot(at, keyOf);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      return ignore(e instanceof DamagedSnapshotError ? `incomplete or damaged: ${e.message}` : String(e));
+      return skip(e instanceof DamagedSnapshotError ? `incomplete or damaged: ${e.message}` : String(e));
     }
     const header = file.header as unknown as Header;
     const unfit =
       header.format !== view.format || header.view !== view.name
         ? `format ${String(header.format)}, expected ${view.format}`
-        : await fitsTheLog(header);
+        : (unfitFor(header) ?? (await fitsTheLog(header)));
     if (unfit) {
       await file.close();
-      return ignore(unfit);
+      return skip(unfit);
     }
     return file;
+  }
+
+  /** The delta over `onto` (a base just opened), when there is one that fits it. */
+  function openDelta(onto: Header): Promise<IndexedSnapshot | undefined> {
+    const skip = (reason: string) => {
+      logger.warn('view snapshot delta ignored; the log after the base is replayed', { view: view.name, path: deltaPath, reason });
+      return undefined;
+    };
+    return openIndexed(
+      deltaPath,
+      (header) => {
+        if (!onto.id || header.base !== onto.id) return `a delta of base ${String(header.base)}, not of ${String(onto.id)}`;
+        const behind = view.topics.find((t) => !((header.positions?.[t] ?? -1) >= (onto.positions[t] ?? 0)));
+        return behind === undefined ? undefined : `behind its base on ${behind}`;
+      },
+      skip,
+    );
   }
 
   /** The snapshot on disk, when it is whole, of this format, and not ahead of the log. */
@@ -326,9 +433,9 @@ export function createViewSnapshotter<T>(
   }
 
   /** Reads one item of the attached snapshot (undefined: not in it, or the snapshot was found damaged and the view replayed). */
-  async function readThrough(file: IndexedSnapshot, key: string): Promise<T | undefined> {
+  async function readThrough(file: IndexedSnapshot, over: IndexedSnapshot | undefined, key: string): Promise<T | undefined> {
     try {
-      const line = await file.lookup(key);
+      const line = (over && (await over.lookup(key))) ?? (await file.lookup(key));
       if (line === undefined) return undefined;
       const item = JSON.parse(line) as unknown;
       if (!view.isItem(item)) throw new DamagedSnapshotError(`invalid item for ${key}`);
@@ -350,18 +457,25 @@ export function createViewSnapshotter<T>(
     async restore(opts = {}) {
       await recovering;
       await base?.close().catch(() => undefined);
+      await delta?.close().catch(() => undefined);
       base = undefined;
+      delta = undefined;
+      diskBase = undefined;
       await view.clear();
       indexed?.attach(undefined);
       let from: Record<string, number> = {};
       let items = 0;
       if (!opts.fromScratch && indexed) {
-        const file = await openBase();
+        const file = await openIndexed(path);
         if (file) {
+          const header = file.header as unknown as Header;
+          const over = await openDelta(header);
           base = file;
-          indexed.attach((key) => readThrough(file, key));
-          from = (file.header as unknown as Header).positions;
-          items = file.count;
+          delta = over;
+          if (header.id) diskBase = { id: header.id, count: file.count };
+          indexed.attach((key) => readThrough(file, over, key));
+          from = ((over ?? file).header as unknown as Header).positions;
+          items = file.count + (over?.count ?? 0);
         }
       } else if (!opts.fromScratch) {
         const snapshot = await load();
@@ -380,9 +494,9 @@ export function createViewSnapshotter<T>(
       logger.info('view restored', { view: view.name, ...restored, items });
       return restored;
     },
-    save() {
+    save(opts = {}) {
       // One at a time: a periodic save and the shutdown one never write the same file at once.
-      const next = (saving ?? Promise.resolve(false)).catch(() => false).then(() => save());
+      const next = (saving ?? Promise.resolve(false)).catch(() => false).then(() => save(opts.whole ?? false));
       saving = next;
       return next;
     },
@@ -390,6 +504,7 @@ export function createViewSnapshotter<T>(
     async close() {
       await saving?.catch(() => false);
       await base?.close().catch(() => undefined);
+      await delta?.close().catch(() => undefined);
     },
   };
 }

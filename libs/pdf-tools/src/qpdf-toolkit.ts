@@ -1,7 +1,10 @@
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PDFDocument, PDFHexString, PDFName, type PDFDict } from 'pdf-lib';
+import type { PDFDict, PDFDocument } from 'pdf-lib';
+
+/** pdf-lib, loaded on first use (~0.2 s of CPU: not on the path of a start). */
+const pdfLib = () => import('pdf-lib');
 import { ghostscriptCompressArgs, pdfVersionText, qpdfPageSelection, type CompressLevel, type PdfToolMetadata } from '@pressroom/domain';
 import { PdfToolFailure, type PdfToolkit } from '@pressroom/core';
 import { runProgram, type ProgramLimits, type ProgramResult } from './run-program.ts';
@@ -144,13 +147,14 @@ export function createQpdfToolkit(opts: QpdfToolkitOptions = {}): PdfToolkit {
         await pageCountIn(dir, input, 'Reading the document');
         const normal = join(dir, 'normal.pdf');
         await qpdfOn(['--object-streams=disable', '--decrypt', '--', input, normal], dir, 'Reading the document');
+        const lib = await pdfLib();
         let doc: PDFDocument;
         try {
-          doc = await PDFDocument.load(await readFile(normal), { updateMetadata: false, throwOnInvalidObject: false });
+          doc = await lib.PDFDocument.load(await readFile(normal), { updateMetadata: false, throwOnInvalidObject: false });
         } catch (err) {
           throw new PdfToolFailure('INPUT_INVALID', `The document's structure cannot be edited: ${(err as Error).message}`);
         }
-        setInfo(doc, metadata);
+        setInfo(lib, doc, metadata);
         const edited = await write(dir, 'edited.pdf', await doc.save({ useObjectStreams: false, updateFieldAppearances: false }));
         const out = join(dir, 'out.pdf');
         const version = metadata.pdfVersion !== undefined ? [`--force-version=${pdfVersionText(metadata.pdfVersion)}`] : [];
@@ -160,7 +164,7 @@ export function createQpdfToolkit(opts: QpdfToolkitOptions = {}): PdfToolkit {
   };
 }
 
-function setInfo(doc: PDFDocument, m: PdfToolMetadata): void {
+function setInfo({ PDFHexString, PDFName }: Awaited<ReturnType<typeof pdfLib>>, doc: PDFDocument, m: PdfToolMetadata): void {
   if (m.title !== undefined) doc.setTitle(m.title);
   if (m.author !== undefined) doc.setAuthor(m.author);
   if (m.subject !== undefined) doc.setSubject(m.subject);

@@ -1,5 +1,6 @@
 import { RenderFailure } from '@pressroom/core';
-import { PDFDocument } from 'pdf-lib';
+import type { PDFDocument } from 'pdf-lib';
+import { pdfLib } from './pdf-lib.ts';
 import type { Page } from 'playwright';
 import { bandSheetsHtml } from './band-sheets.ts';
 import { RUNTIME_GLOBAL, type PageRuntime } from './in-page/runtime-contract.ts';
@@ -82,7 +83,7 @@ export async function stampHeaderFooter(body: PDFDocument, input: StampInput): P
     preferCSSPageSize: false,
   });
 
-  const sheets = await PDFDocument.load(overlay, { updateMetadata: false });
+  const sheets = await (await pdfLib()).PDFDocument.load(overlay, { updateMetadata: false });
   if (sheets.getPageCount() !== numbers.length) {
     throw new RenderFailure(
       'RENDER_ERROR',

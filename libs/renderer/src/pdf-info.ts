@@ -1,5 +1,6 @@
 import type { PdfInfo } from '@pressroom/core';
-import { PDFDocument } from 'pdf-lib';
+import type { PDFDocument } from 'pdf-lib';
+import { pdfLib } from './pdf-lib.ts';
 
 /**
  * Writes the given fields into the PDF's Info dictionary and leaves the others as Chromium wrote
@@ -15,7 +16,7 @@ import { PDFDocument } from 'pdf-lib';
  * parsers Chromium's own output still suits.
  */
 export async function writePdfInfo(pdf: Uint8Array, info: PdfInfo): Promise<Uint8Array> {
-  const doc = await PDFDocument.load(pdf, { updateMetadata: false });
+  const doc = await (await pdfLib()).PDFDocument.load(pdf, { updateMetadata: false });
   applyPdfInfo(doc, info);
   return savePdf(doc);
 }

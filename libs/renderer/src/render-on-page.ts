@@ -1,5 +1,5 @@
 import { RenderFailure, type RenderJob, type RenderOutput } from '@pressroom/core';
-import { PDFDocument } from 'pdf-lib';
+import { pdfLib } from './pdf-lib.ts';
 import type { Page } from 'playwright';
 import { stampHeaderFooter, type HeaderFooterSources } from './header-footer.ts';
 import { RUNTIME_GLOBAL, type CompiledTemplateResult, type PageRuntime } from './in-page/runtime-contract.ts';
@@ -81,7 +81,7 @@ export async function renderOnPage(page: Page, job: RenderJob, ctx: PageRenderCo
   );
   if (!stamping && !hasPdfInfo(job.pdfMetadata)) return withHtml({ bytes: pdf, contentType: 'application/pdf' });
 
-  const doc = await PDFDocument.load(pdf, { updateMetadata: false });
+  const doc = await (await pdfLib()).PDFDocument.load(pdf, { updateMetadata: false });
   if (stamping) {
     await stampHeaderFooter(doc, {
       page,

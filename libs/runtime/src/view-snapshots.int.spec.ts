@@ -132,6 +132,72 @@ describe('embedded start-up with view snapshots', () => {
     await fifth.stop();
   });
 
+  it('writes only a delta of the changed entries beside the base, reads it first, and ignores one that is gone or of another base', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'pressroom-snapshots-delta-'));
+    dirs.push(dataDir);
+    const snapshots = join(dataDir, 'snapshots');
+    const basePath = join(snapshots, 'status.snapshot');
+    const deltaPath = join(snapshots, 'status.delta.snapshot');
+    const first = await start(dataDir);
+    const past = await writePastRenders(first.rt.log, first.rt.topics, 300);
+    await first.rt.close();
+
+    // Given a base written by a start that replayed the whole history
+    const second = await start(dataDir);
+    expect(second.replayed()).toEqual({ fromSnapshot: false, replayed: 900 });
+    await second.stop();
+    const base = await readFile(basePath, 'utf8');
+    expect(await readdir(snapshots)).not.toContain('status.delta.snapshot');
+
+    // When 10 renders happen and the service stops cleanly
+    const third = await start(dataDir);
+    expect(third.replayed()).toEqual({ fromSnapshot: true, replayed: 0 });
+    const recent = await writePastRenders(third.rt.log, third.rt.topics, 10);
+    // (the projector applied them: its committed position is what the snapshot covers)
+    await expect.poll(() => states(third.rt.view, recent), { timeout: 30_000 }).toEqual(recent.map(() => 'SUCCESS'));
+    await third.stop();
+
+    // Then the base is left as it was and a delta holds only those 10 entries
+    expect(await readFile(basePath, 'utf8')).toEqual(base);
+    const delta = await readFile(deltaPath, 'utf8');
+    expect(delta.split('\n').filter((l) => l.includes('"requestId"'))).toHaveLength(10);
+
+    // And 5 more happen before a crash: the next start replays only those 15 records
+    const fourth = await start(dataDir);
+    expect(fourth.replayed()).toEqual({ fromSnapshot: true, replayed: 0 });
+    const later = await writePastRenders(fourth.rt.log, fourth.rt.topics, 5);
+    await fourth.rt.close();
+    const fifth = await start(dataDir);
+    expect(fifth.replayed()).toEqual({ fromSnapshot: true, replayed: 15 });
+    const all = [...past, ...recent, ...later];
+    expect(await states(fifth.rt.view, all)).toEqual(all.map(() => 'SUCCESS'));
+    await fifth.rt.close();
+
+    // A delta deleted, or of another base, is ignored: the log after the base is replayed (45 records)
+    await rm(deltaPath);
+    const sixth = await start(dataDir);
+    expect(sixth.replayed()).toEqual({ fromSnapshot: true, replayed: 45 });
+    expect(await states(sixth.rt.view, all)).toEqual(all.map(() => 'SUCCESS'));
+    await sixth.rt.close();
+    await writeFile(deltaPath, delta.replace(/"base":"[^"]+"/, `"base":"${'0'.repeat(36)}"`));
+    const seventh = await start(dataDir);
+    expect(seventh.replayed()).toEqual({ fromSnapshot: true, replayed: 45 });
+    expect(await states(seventh.rt.view, all)).toEqual(all.map(() => 'SUCCESS'));
+    await seventh.rt.close();
+
+    // And a whole save merges base, delta and what changed after them into a new base, and drops the delta
+    await writeFile(deltaPath, delta);
+    const eighth = await start(dataDir);
+    expect(eighth.replayed()).toEqual({ fromSnapshot: true, replayed: 15 });
+    expect(await eighth.rt.snapshots?.get('status')?.save({ whole: true })).toBe(true);
+    await eighth.rt.close();
+    expect(await readdir(snapshots)).not.toContain('status.delta.snapshot');
+    const ninth = await start(dataDir);
+    expect(ninth.replayed()).toEqual({ fromSnapshot: true, replayed: 0 });
+    expect(await states(ninth.rt.view, all)).toEqual(all.map(() => 'SUCCESS'));
+    await ninth.rt.close();
+  });
+
   it('ignores a snapshot of an older format, a damaged one and one ahead of the log, and rebuilds from the log', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'pressroom-snapshots-bad-'));
     dirs.push(dataDir);
