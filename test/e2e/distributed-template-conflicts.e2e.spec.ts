@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { distributedEnv } from '../support/distributed-service.ts';
 import { apiClient, type ApiClient } from '../support/api-client.ts';
+import { waitFor } from '@pressroom/testing';
 import { runOps } from '../support/ops-cli.ts';
 import { createBucket, listKeys } from '../support/s3.ts';
 import { startReadOnlyS3 } from '../support/read-only-s3.ts';
@@ -24,6 +25,10 @@ describe('distributed profile: two ingress processes (concurrent template revisi
     // of 5, then one request every 4 s.
     env = await distributedEnv({
       PRESSROOM_PLANS: JSON.stringify({ standard: { requestsPerSecond: 0.25, burst: 5, concurrentRenders: 2 } }),
+      // No render worker runs here: async requests stay in the backlog, which closes at 4 (the last test).
+      PRESSROOM_ASYNC_BACKLOG_MAX: '4',
+      PRESSROOM_BACKLOG_REFRESH_MS: '100',
+      PRESSROOM_SYNC_TIMEOUT_MS: '1500',
     });
     await env.start('ingress', env.ingressPort);
     second = await env.start('ingress');
@@ -252,5 +257,28 @@ describe('distributed profile: two ingress processes (concurrent template revisi
     } finally {
       await closed.stop();
     }
+  });
+
+  // Issue 11 point 4 (last: it fills the async lane for good, no render worker runs here).
+  it('back-pressure over both processes: past the async backlog, async requests get 429 BACKLOG_FULL with Retry-After on either; sync requests are still taken', async () => {
+    const webhook = 'http://127.0.0.1:9/never-called';
+    const refusedBy = (api: ApiClient) =>
+      waitFor(
+        async () => {
+          const r = await api.post('/v1/html-to-pdf/async', { html: '<p>queued</p>', webhook });
+          expect([200, 429], r.text).toContain(r.status);
+          return r.status === 429 ? r : undefined;
+        },
+        { timeoutMs: 30_000, intervalMs: 100, description: 'an async request refused for the backlog' },
+      );
+    // Given async requests piling up with no render worker to take them, when one more is sent
+    const refused = await refusedBy(a);
+    // Then it is refused before being taken, in the error shape, with Retry-After; by the other process too
+    expect(refused.json.error.code).toBe('BACKLOG_FULL');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect((await refusedBy(b)).json.error.code).toBe('BACKLOG_FULL');
+    // While a sync request, on its own lane, is still taken (no worker: 202 and a status URL after the sync wait)
+    const sync = await b.post('/v1/html-to-pdf/sync', { html: '<p>sync lane</p>' });
+    expect(sync.status, sync.text).toBe(202);
   });
 });
