@@ -298,7 +298,6 @@ describe('distributed profile against real Kafka, Schema Registry, Redis, S3 and
     const payload = Buffer.from(JSON.stringify({ kind: 'html', html: '<p>brief</p>' }));
     expect(logged.stdout).toContain(createHash('sha256').update(payload).digest('hex'));
 
-
     // When its retention has passed, the status projector's sweeper removes it from our bucket
     await waitFor(async () => (await brief.get(`/v1/pdf/status/${requestId}`)).status === 410, {
       timeoutMs: 30_000,

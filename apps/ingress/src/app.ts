@@ -165,7 +165,9 @@ export function buildIngressApp(deps: IngressDeps): Koa {
   const usage = createUsageLedger(deps);
   if (deps.settings.adminToken) {
     const admin = adminRoutes({ ...deps, s3Endpoints });
-    app.use(buildRouter(adminApiRoutes, { ...admin, ...adminUsageRoutes({ usage }) }, [adminAuthentication(deps.settings.adminToken)]).routes());
+    app.use(
+      buildRouter(adminApiRoutes, { ...admin, ...adminUsageRoutes({ usage }) }, [adminAuthentication(deps.settings.adminToken)]).routes(),
+    );
   }
 
   const schemas = createSchemaChecker({ timeoutMs: deps.settings.validationTimeoutMs });

@@ -32,7 +32,12 @@ describe('redis deliveries: a settled record expires, a pending one stays', () =
       worker: 'ttl',
     });
   const delivered = (requestId: string, round = 0) =>
-    requestEvent('WebhookDelivered', at(requestId, '2030-01-01T00:00:04.000Z'), { ...hook(requestId, round), statusCode: 200, durationMs: 3, attempts: 1 });
+    requestEvent('WebhookDelivered', at(requestId, '2030-01-01T00:00:04.000Z'), {
+      ...hook(requestId, round),
+      statusCode: 200,
+      durationMs: 3,
+      attempts: 1,
+    });
   const pttl = (requestId: string) => admin.pttl(`${keyPrefix}delivery:record:${requestId}`);
 
   it('keeps a pending delivery for ever, and lets a delivered one expire after the retention; a replay makes it pending again', async () => {
