@@ -49,7 +49,7 @@ export function createUsageLedger(deps: { log: EventLog; topics: TopicNames }): 
 
   const catchUp = async () => {
     for (const { partition, end } of await deps.log.endOffsets(topic)) {
-      const state = partitions.get(partition) ?? { next: 0n, counted: new Map(), newestMs: 0, sincePrune: 0 };
+      const state = partitions.get(partition) ?? { next: 0n, counted: new Map<string, number>(), newestMs: 0, sincePrune: 0 };
       partitions.set(partition, state);
       const last = BigInt(end) - 1n;
       if (last < state.next) continue;
