@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { distributedEnv } from '../support/distributed-service.ts';
 import { apiClient, type ApiClient } from '../support/api-client.ts';
+import { waitFor } from '@pressroom/testing';
 import { runOps } from '../support/ops-cli.ts';
-import { createBucket } from '../support/s3.ts';
-import type { AppProcess } from '../support/service-process.ts';
+import { createBucket, listKeys } from '../support/s3.ts';
+import { startReadOnlyS3 } from '../support/read-only-s3.ts';
+import { AppProcess, freePort } from '../support/service-process.ts';
 
 type Env = Awaited<ReturnType<typeof distributedEnv>>;
 
@@ -19,9 +21,14 @@ describe('distributed profile: two ingress processes (concurrent template revisi
   let b: ApiClient;
 
   beforeAll(async () => {
-    // The standard plan tiny, for the quota cases below (the default tenant is on high).
+    // The standard plan tiny, for the quota cases below (the default tenant is on high): a burst
+    // of 5, then one request every 4 s.
     env = await distributedEnv({
-      PRESSROOM_PLANS: JSON.stringify({ standard: { requestsPerSecond: 0.05, burst: 5, concurrentRenders: 2 } }),
+      PRESSROOM_PLANS: JSON.stringify({ standard: { requestsPerSecond: 0.25, burst: 5, concurrentRenders: 2 } }),
+      // No render worker runs here: async requests stay in the backlog, which closes at 4 (the last test).
+      PRESSROOM_ASYNC_BACKLOG_MAX: '4',
+      PRESSROOM_BACKLOG_REFRESH_MS: '100',
+      PRESSROOM_SYNC_TIMEOUT_MS: '1500',
     });
     await env.start('ingress', env.ingressPort);
     second = await env.start('ingress');
@@ -106,13 +113,23 @@ describe('distributed profile: two ingress processes (concurrent template revisi
       small = { a: apiClient(`http://127.0.0.1:${env.ingressPort}`, k), b: apiClient(second.url, k) };
     });
 
-    it('one rate bucket per key: the burst is shared, the RateLimit header counts down across processes, then 429', async () => {
+    it('one rate bucket per key: the burst is shared, the RateLimit header counts down across processes, then 429, then 200 after Retry-After', async () => {
       const answers = [];
       for (let i = 0; i < 6; i++) answers.push(await (i % 2 ? small.b : small.a).get('/v1/templates'));
       expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 429]);
       expect(answers.map((r) => /r=(\d+)/.exec(r.headers.get('ratelimit') ?? '')?.[1])).toEqual(['4', '3', '2', '1', '0', '0']);
+      // The IETF draft's structured fields, on the refusal too
+      expect(answers[0]!.headers.get('ratelimit-policy')).toBe('"per-key";q=5;w=20');
+      expect(answers[5]!.headers.get('ratelimit')).toMatch(/^"per-key";r=0;t=\d+$/);
       expect(answers[5]!.json.error.code).toBe('RATE_LIMITED');
-      expect(Number(answers[5]!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      const retryAfter = Number(answers[5]!.headers.get('retry-after'));
+      expect(retryAfter).toBeGreaterThanOrEqual(1);
+      expect(retryAfter).toBeLessThanOrEqual(4);
+      // Recovery: after the Retry-After it was told, the key is served again, by the other process
+      await new Promise((r) => setTimeout(r, retryAfter * 1000));
+      const again = await small.a.get('/v1/templates');
+      expect(again.status, again.text).toBe(200);
+      expect(again.headers.get('ratelimit')).toMatch(/^"per-key";r=0;t=\d+$/);
     });
 
     it('renders in flight per tenant are counted over both processes: the third gets 429 CONCURRENCY_LIMITED', async () => {
@@ -150,9 +167,11 @@ describe('distributed profile: two ingress processes (concurrent template revisi
     expect((await shortLived.get('/v1/templates')).status).toBe(401);
 
     // A key rotated through B: the old and the new key work on A during the overlap
-    const rotated = await acme.b.post(`/v1/keys/${(await acme.a.post('/v1/keys', {})).json.key.keyId}/rotate`, { overlapSeconds: 3600 });
+    const toRotate = await acme.a.post('/v1/keys', {});
+    const rotated = await acme.b.post(`/v1/keys/${toRotate.json.key.keyId}/rotate`, { overlapSeconds: 3600 });
     expect(rotated.status, rotated.text).toBe(201);
     expect((await apiClient(`http://127.0.0.1:${env.ingressPort}`, rotated.json.apiKey as string).get('/v1/keys')).status).toBe(200);
+    expect((await apiClient(`http://127.0.0.1:${env.ingressPort}`, toRotate.json.apiKey as string).get('/v1/keys')).status).toBe(200);
 
     // Another tenant's ids answer like unknown ones, through either process
     const foreign = await globexB.post(`/v1/keys/${created.json.key.keyId}/revoke`, {});
@@ -174,5 +193,92 @@ describe('distributed profile: two ingress processes (concurrent template revisi
     expect((await acme.b.get('/v1/s3-connections/archive')).status).toBe(200);
     expect((await globexB.get('/v1/s3-connections/archive')).status).toBe(404);
     expect((await globexB.del('/v1/s3-connections/archive')).status).toBe(404);
+    // The test write left nothing in the tenant's bucket
+    expect(await listKeys(env.env.S3_ENDPOINT!, bucket)).toEqual([]);
+  });
+
+  it('refuses a connection to a bucket that refuses writes, with the storage reason, on either process', async () => {
+    // Given a bucket that exists and reads, with valid credentials, whose writes are denied
+    const bucket = `read-only-${env.run}`;
+    await createBucket(env.env.S3_ENDPOINT!, bucket);
+    const readOnly = await startReadOnlyS3(env.env.S3_ENDPOINT!);
+    try {
+      const connection = {
+        connectionId: 'read-only',
+        bucket,
+        region: 'us-east-1',
+        endpoint: readOnly.url,
+        forcePathStyle: true,
+        accessKeyId: env.env.S3_ACCESS_KEY_ID,
+        secretAccessKey: env.env.S3_SECRET_ACCESS_KEY,
+      };
+      // When the tenant registers it, through B
+      const res = await b.post('/v1/s3-connections', connection);
+
+      // Then the test write is refused: 422 naming the storage's reason, and nothing is registered
+      expect(res.status, res.text).toBe(422);
+      expect(res.json.error.code).toBe('S3_CONNECTION_TEST_FAILED');
+      expect(res.json.error.details[0].message).toMatch(/AccessDenied|Access Denied/);
+      expect(readOnly.writesRefused.length).toBeGreaterThan(0);
+      expect((await a.get('/v1/s3-connections/read-only')).status).toBe(404);
+      expect(res.text).not.toContain(env.env.S3_SECRET_ACCESS_KEY!);
+    } finally {
+      await readOnly.close();
+    }
+  });
+
+  it('refuses a connection to a private, loopback or metadata endpoint on an ingress whose operator has not opened them', async () => {
+    // Given a third ingress on the same log and Redis, with PRESSROOM_ALLOW_PRIVATE_S3_ENDPOINTS off
+    const closed = await new AppProcess('ingress', { ...env.env, PRESSROOM_ALLOW_PRIVATE_S3_ENDPOINTS: 'false' }, await freePort()).start();
+    try {
+      const api = apiClient(closed.url, env.apiKey);
+      const connection = {
+        bucket: `conn-${env.run}`,
+        region: 'us-east-1',
+        forcePathStyle: true,
+        accessKeyId: env.env.S3_ACCESS_KEY_ID,
+        secretAccessKey: env.env.S3_SECRET_ACCESS_KEY,
+      };
+      // When a connection names the (working) S3 server on loopback, a private address or the metadata service
+      for (const [connectionId, endpoint] of [
+        ['loopback', env.env.S3_ENDPOINT!],
+        ['private', 'http://10.1.2.3:9000'],
+        ['metadata', 'http://169.254.169.254/'],
+      ] as const) {
+        const res = await api.post('/v1/s3-connections', { ...connection, connectionId, endpoint });
+        // Then it is refused before any write, naming the endpoint, and nothing is registered
+        expect(res.status, `${connectionId}: ${res.text}`).toBe(400);
+        expect(res.json.error.details[0]).toMatchObject({ field: 'endpoint' });
+        expect((await api.get(`/v1/s3-connections/${connectionId}`)).status).toBe(404);
+      }
+      // While the metadata endpoint is refused even where private endpoints are allowed
+      const metadata = await a.post('/v1/s3-connections', { ...connection, connectionId: 'metadata', endpoint: 'http://169.254.169.254/' });
+      expect(metadata.status).toBe(400);
+    } finally {
+      await closed.stop();
+    }
+  });
+
+  // Issue 11 point 4 (last: it fills the async lane for good, no render worker runs here).
+  it('back-pressure over both processes: past the async backlog, async requests get 429 BACKLOG_FULL with Retry-After on either; sync requests are still taken', async () => {
+    const webhook = 'http://127.0.0.1:9/never-called';
+    const refusedBy = (api: ApiClient) =>
+      waitFor(
+        async () => {
+          const r = await api.post('/v1/html-to-pdf/async', { html: '<p>queued</p>', webhook });
+          expect([200, 429], r.text).toContain(r.status);
+          return r.status === 429 ? r : undefined;
+        },
+        { timeoutMs: 30_000, intervalMs: 100, description: 'an async request refused for the backlog' },
+      );
+    // Given async requests piling up with no render worker to take them, when one more is sent
+    const refused = await refusedBy(a);
+    // Then it is refused before being taken, in the error shape, with Retry-After; by the other process too
+    expect(refused.json.error.code).toBe('BACKLOG_FULL');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect((await refusedBy(b)).json.error.code).toBe('BACKLOG_FULL');
+    // While a sync request, on its own lane, is still taken (no worker: 202 and a status URL after the sync wait)
+    const sync = await b.post('/v1/html-to-pdf/sync', { html: '<p>sync lane</p>' });
+    expect(sync.status, sync.text).toBe(202);
   });
 });

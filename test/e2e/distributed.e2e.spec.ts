@@ -318,5 +318,54 @@ describe('distributed profile against real Kafka, Schema Registry, Redis, S3 and
     expect(usage.json.days).toEqual([
       expect.objectContaining({ tenantId: 'brief', renders: { succeeded: 1, failed: 0 }, pages: 1, bytes: file.bytes.byteLength }),
     ]);
+    expect(usage.json.days[0].renderSeconds).toBeGreaterThan(0);
+    // And the other tenant's usage holds none of brief's renders
+    const other = await env.api.get(`/v1/usage?from=${today}&to=${today}`);
+    expect(other.status, other.text).toBe(200);
+    expect(other.json.days.length).toBeGreaterThan(0);
+    expect(other.json.days.every((d: { tenantId: string }) => d.tenantId !== 'brief')).toBe(true);
+  });
+
+  it('DELETE removes a render of its own tenant now: 204, file and payload gone from our bucket, ArtifactRemoved DELETED on the log, 410 DELETED; another tenant gets 404', async () => {
+    // Given a render of the default tenant (high plan: its files are kept)
+    const res = await env.api.post('/v1/html-to-pdf/sync', { html: '<p>doomed</p>' });
+    expect(res.status, res.text).toBe(200);
+    const requestId = res.headers.get('x-request-id')!;
+    const prefix = (await listKeys(inject('S3_ENDPOINT'), env.env.PRESSROOM_S3_BUCKET!)).filter((k) => k.includes(requestId));
+    expect(prefix.map((k) => k.slice(k.indexOf('/') + 1)).sort()).toEqual([`${requestId}.payload.json`, `${requestId}.pdf`]);
+
+    // When another tenant deletes it: unknown to it, nothing removed
+    expect((await env.admin.post('/admin/v1/tenants', { tenantId: 'intruder', name: 'intruder', plan: 'high' })).status).toBe(201);
+    const intruder = apiClient(
+      `http://127.0.0.1:${env.ingressPort}`,
+      (await env.admin.post('/admin/v1/tenants/intruder/keys', { label: 'e2e' })).json.apiKey as string,
+    );
+    expect((await intruder.del(`/v1/pdf/${requestId}`)).status).toBe(404);
+    expect((await download(res.json.signedUrl as string)).status).toBe(200);
+
+    // When its tenant deletes it
+    expect((await env.api.del(`/v1/pdf/${requestId}`)).status).toBe(204);
+
+    // Then the file and the payload are gone from our bucket at once, and the link answers no more
+    expect((await listKeys(inject('S3_ENDPOINT'), env.env.PRESSROOM_S3_BUCKET!)).filter((k) => k.includes(requestId))).toEqual([]);
+    expect((await download(res.json.signedUrl as string)).status).not.toBe(200);
+    // And the removal is an event on the log, listing what was removed
+    const logged = await runOps(env.env, ['events', '--request', requestId]);
+    expect(logged.code, logged.stderr).toBe(0);
+    const removed = logged.stdout
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { event: { type: string; data: Record<string, unknown> } }).event)
+      .filter((e) => e.type === 'ArtifactRemoved');
+    expect(removed).toHaveLength(1);
+    expect(removed[0]!.data).toMatchObject({ reason: 'DELETED' });
+    expect([...(removed[0]!.data.keys as string[])].sort()).toEqual([...prefix].sort());
+    // And the status says it was deleted (once the projector has folded the removal)
+    await waitFor(async () => (await env.api.get(`/v1/pdf/status/${requestId}`)).status === 410, {
+      timeoutMs: 10_000,
+      intervalMs: 100,
+      description: 'the status to show the removal',
+    });
+    expect((await env.api.get(`/v1/pdf/status/${requestId}`)).json.error.code).toBe('DELETED');
   });
 });

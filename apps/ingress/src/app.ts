@@ -45,7 +45,7 @@ import { webhookRoutes } from './routes/webhook-routes.ts';
 import { historyRoutes } from './routes/history-routes.ts';
 import { removalRoutes } from './routes/removal-routes.ts';
 import { adminUsageRoutes, usageRoutes } from './routes/usage-routes.ts';
-import { createRenderRemoval, createStoredPayloads, type PayloadHandoff } from '@pressroom/core';
+import { createRenderRemoval, createStoredPayloads, createUsageLedger, type PayloadHandoff } from '@pressroom/core';
 import { openApiDocument } from './openapi.ts';
 import { adminApiRoutes, apiRoutes, openRoutes, type ApiOperationId, type OpenOperationId } from './api-routes.ts';
 import { buildRouter, type Handlers } from './http/route-table.ts';
@@ -161,9 +161,13 @@ export function buildIngressApp(deps: IngressDeps): Koa {
   app.use((ctx, next) => (isBatchPath(ctx.path) ? batchBody(ctx, next) : body(ctx, next)));
 
   const s3Endpoints = { allowPrivate: deps.settings.allowPrivateS3Endpoints ?? false };
+  // One usage projection per process, shared by the tenant and the operator routes.
+  const usage = createUsageLedger(deps);
   if (deps.settings.adminToken) {
     const admin = adminRoutes({ ...deps, s3Endpoints });
-    app.use(buildRouter(adminApiRoutes, { ...admin, ...adminUsageRoutes(deps) }, [adminAuthentication(deps.settings.adminToken)]).routes());
+    app.use(
+      buildRouter(adminApiRoutes, { ...admin, ...adminUsageRoutes({ usage }) }, [adminAuthentication(deps.settings.adminToken)]).routes(),
+    );
   }
 
   const schemas = createSchemaChecker({ timeoutMs: deps.settings.validationTimeoutMs });
@@ -213,7 +217,7 @@ export function buildIngressApp(deps: IngressDeps): Koa {
       view: deps.view,
       removal: createRenderRemoval({ ...deps, own: deps.storage.own, by: 'ingress' }),
     }),
-    ...usageRoutes(deps),
+    ...usageRoutes({ usage }),
     ...keyRoutes(deps),
     ...s3ConnectionRoutes({ ...deps, s3Endpoints }),
   };

@@ -164,6 +164,20 @@ export function isWebhookEvent(event: LogEvent): event is WebhookEvent {
  * - a round with no attempt yet, from its start (the completion, or the replay request).
  * A past time means due now.
  */
+/**
+ * Whether a delivery record may expire from a view store (the log keeps its events): unless a
+ * delivery is pending. A record whose request has an outcome and whose round is delivered or
+ * failed, or that was withdrawn, only keeps history; one without a completion has nothing to
+ * send (a replay of a request whose record already expired; a rebuild writes its completion
+ * next, which decides again). A pending record never expires: its schedule entry needs it,
+ * however long the dispatchers are away. A replay starts a new round, pending again.
+ */
+export function deliverySettled(record: DeliveryRecord): boolean {
+  if (!record.completion) return true;
+  const state = foldDelivery(record);
+  return state.withdrawn || state.view.state !== 'PENDING';
+}
+
 export function deliveryDueAt(state: DeliveryState, leaseMs: number): number | undefined {
   const { view } = state;
   if (state.withdrawn || !state.result || !view.url || !view.renderStatus || view.state !== 'PENDING') return undefined;

@@ -22,4 +22,10 @@ export interface Projection<E, D> {
    * exactly one writer announces it). Without it, nothing is announced.
    */
   announces?(before: D | undefined, after: D): boolean;
+  /**
+   * How long the document written lives after this write, in ms (0: for ever), where that
+   * depends on the document; without it, the collection's `ttlMs`. A view store may forget a
+   * document that only keeps history: the log keeps its events.
+   */
+  ttlMsOf?(doc: D): number;
 }

@@ -11,17 +11,25 @@ import type { LogEvent, UsageDay } from '@pressroom/schemas';
  */
 export interface UsageFold {
   days: Map<string, UsageDay>;
-  counted: Set<string>;
+  /** The requests already counted, with when their first outcome happened (ms), to ignore a later one. */
+  counted: Map<string, number>;
 }
 
 export function emptyUsage(): UsageFold {
-  return { days: new Map(), counted: new Set() };
+  return { days: new Map(), counted: new Map() };
 }
+
+/**
+ * How long after a request's first outcome a second one can still arrive: a redelivered render
+ * appends its outcome within the render's own deadline (minutes), so a week is a wide margin.
+ * A fold that runs for long forgets the requests it counted before it (`forgetCounted`).
+ */
+export const USAGE_DEDUP_WINDOW_MS = 7 * 86_400_000;
 
 export function foldUsage(usage: UsageFold, event: LogEvent): UsageFold {
   if (event.type !== 'RenderSucceeded' && event.type !== 'RenderFailed') return usage;
   if (usage.counted.has(event.requestId)) return usage;
-  usage.counted.add(event.requestId);
+  usage.counted.set(event.requestId, Date.parse(event.occurredAt));
   const date = event.occurredAt.slice(0, 10);
   const id = `${date}|${event.tenantId}`;
   const day = usage.days.get(id) ?? {
@@ -42,6 +50,16 @@ export function foldUsage(usage: UsageFold, event: LogEvent): UsageFold {
   day.renderSeconds = Math.round((day.renderSeconds + event.data.executionMs / 1000) * 1000) / 1000;
   usage.days.set(id, day);
   return usage;
+}
+
+/**
+ * Forgets the counted requests whose first outcome is older than `windowMs` before `newestMs`
+ * (the newest outcome folded), so a fold kept up to date for months holds a week of request
+ * ids, not every request ever made. The day totals are untouched.
+ */
+export function forgetCounted(counted: Map<string, number>, newestMs: number, windowMs = USAGE_DEDUP_WINDOW_MS): void {
+  const cutoff = newestMs - windowMs;
+  for (const [requestId, at] of counted) if (at < cutoff) counted.delete(requestId);
 }
 
 /** The days of `usage` between `from` and `to` (both included), of one tenant or of all, by date then tenant. */

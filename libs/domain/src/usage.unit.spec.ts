@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LogEvent } from '@pressroom/schemas';
-import { countPdfPages, emptyUsage, foldUsage, usageBetween, usageRangeProblem } from './usage.ts';
+import { countPdfPages, emptyUsage, foldUsage, forgetCounted, usageBetween, usageRangeProblem } from './usage.ts';
 
 const succeeded = (requestId: string, tenantId: string, occurredAt: string, bytes: number, pages?: number): LogEvent => ({
   eventId: `e-${requestId}-${occurredAt}`,
@@ -62,5 +62,20 @@ describe('countPdfPages', () => {
       '%PDF-1.4\n1 0 obj <</Type /Pages /Kids [2 0 R 3 0 R]>>\n2 0 obj <</Type/Page>>\n3 0 obj <</Type /Page /Parent 1 0 R>>',
     );
     expect(countPdfPages(pdf)).toBe(2);
+  });
+});
+
+describe('forgetCounted', () => {
+  it('forgets the requests first counted more than the window before the newest outcome, keeps the days', () => {
+    const usage = [
+      succeeded('old', 'acme', '2026-11-01T00:00:00.000Z', 10),
+      succeeded('recent', 'acme', '2026-11-20T00:00:00.000Z', 10),
+    ].reduce(foldUsage, emptyUsage());
+    forgetCounted(usage.counted, Date.parse('2026-11-22T00:00:00.000Z'));
+    expect([...usage.counted.keys()]).toEqual(['recent']);
+    expect(usageBetween(usage, { from: '2026-11-01', to: '2026-11-30' }).map((d) => d.renders.succeeded)).toEqual([1, 1]);
+    // A duplicate of a remembered request is still ignored
+    foldUsage(usage, succeeded('recent', 'acme', '2026-11-21T00:00:00.000Z', 10));
+    expect(usageBetween(usage, { from: '2026-11-21', to: '2026-11-21' })).toEqual([]);
   });
 });

@@ -1,8 +1,77 @@
-import { inject } from 'vitest';
-import { deliveryStoreContract } from '@pressroom/testing';
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { deliveryStoreContract, requestEvent } from '@pressroom/testing';
 import { createRedisDeliveryStore } from './redis-delivery-store.ts';
+import { unlinkByPrefix } from './unlink-by-prefix.ts';
 import { redisSpace } from './test-support/redis-space.ts';
 
 const url = inject('REDIS_URL');
 
 deliveryStoreContract('redis', { createSpace: redisSpace(url, (keyPrefix) => createRedisDeliveryStore({ url, keyPrefix })) });
+
+describe('redis deliveries: a settled record expires, a pending one stays', () => {
+  const keyPrefix = `test:${randomUUID()}:`;
+  const admin = new Redis(url);
+  const store = createRedisDeliveryStore({ url, keyPrefix, settledRetentionMs: 60_000 });
+  afterAll(async () => {
+    await store.close();
+    await unlinkByPrefix(admin, keyPrefix);
+    await admin.quit();
+  });
+  const tenantId = 'tenant-ttl';
+  const hookUrl = 'https://hooks.example.com/ttl';
+  const at = (requestId: string, occurredAt: string) => ({ requestId, tenantId, occurredAt });
+  const hook = (requestId: string, round = 0) => ({ webhookId: `msg_${requestId}`, url: hookUrl, round, renderStatus: 'SUCCESS' as const });
+  const succeeded = (requestId: string) =>
+    requestEvent('RenderSucceeded', at(requestId, '2030-01-01T00:00:02.000Z'), {
+      mode: 'async',
+      webhook: hookUrl,
+      artifact: { target: { kind: 'default' }, key: `${tenantId}/${requestId}.pdf`, contentType: 'application/pdf', bytes: 1 },
+      executionMs: 5,
+      worker: 'ttl',
+    });
+  const delivered = (requestId: string, round = 0) =>
+    requestEvent('WebhookDelivered', at(requestId, '2030-01-01T00:00:04.000Z'), {
+      ...hook(requestId, round),
+      statusCode: 200,
+      durationMs: 3,
+      attempts: 1,
+    });
+  const pttl = (requestId: string) => admin.pttl(`${keyPrefix}delivery:record:${requestId}`);
+
+  it('keeps a pending delivery for ever, and lets a delivered one expire after the retention; a replay makes it pending again', async () => {
+    // Given a completed async render whose webhook is not yet delivered
+    const id = randomUUID();
+    await store.apply(succeeded(id));
+    // Then its record has no expiry (its schedule entry needs it)
+    expect(await pttl(id)).toBe(-1);
+
+    // When the webhook is delivered
+    await store.apply(delivered(id));
+    // Then the record expires within the settled retention
+    const ttl = await pttl(id);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(60_000);
+    expect((await store.get(id))?.events).toHaveLength(1);
+
+    // When a replay starts a new round, the record is pending again and stays
+    await store.apply(
+      requestEvent('WebhookReplayRequested', at(id, '2030-01-02T00:00:00.000Z'), { requestedBy: 'api', replayId: randomUUID() }),
+    );
+    expect(await pttl(id)).toBe(-1);
+    // And once the new round is delivered it may expire again
+    await store.apply(delivered(id, 1));
+    expect(await pttl(id)).toBeGreaterThan(0);
+
+    // A replay of a request whose record expired has nothing to send: what it writes expires too
+    const gone = randomUUID();
+    await store.apply(
+      requestEvent('WebhookReplayRequested', at(gone, '2030-01-02T00:00:00.000Z'), { requestedBy: 'api', replayId: randomUUID() }),
+    );
+    expect(await pttl(gone)).toBeGreaterThan(0);
+    // And when its completion comes after all (a rebuild reads the topics in no joint order), it is pending again
+    await store.apply(succeeded(gone));
+    expect(await pttl(gone)).toBe(-1);
+  });
+});

@@ -12,6 +12,7 @@ import { connectRedis } from './connect.ts';
 import { redisGuard } from './guard.ts';
 import { createRedisDocumentStore } from './redis-document-store.ts';
 import { unlinkByPrefix } from './unlink-by-prefix.ts';
+import { DEFAULT_STATUS_RETENTION_SECONDS } from './redis-status-view.ts';
 
 const guard = redisGuard('deliveries store');
 
@@ -20,6 +21,12 @@ export interface RedisDeliveryStoreOptions {
   /** Every key starts with it, e.g. `pressroom:`; tests use a unique one. */
   keyPrefix: string;
   logger?: Logger;
+  /**
+   * How long a settled record (delivered, failed or withdrawn: nothing left to send) stays after
+   * its last write; a pending one stays until it settles. Default: as long as the status view
+   * keeps a request's entry (`DEFAULT_STATUS_RETENTION_SECONDS`). 0: for ever.
+   */
+  settledRetentionMs?: number;
 }
 
 /**
@@ -27,7 +34,9 @@ export interface RedisDeliveryStoreOptions {
  * projections' documents in a Redis document store (see redis-document-store.ts for the
  * compare-and-set) and the schedule beside them, on one connection. Layout:
  *
- *   <prefix>delivery:record:<requestId>       the DeliveryRecord as JSON (completion, webhook events)
+ *   <prefix>delivery:record:<requestId>       the DeliveryRecord as JSON (completion, webhook events);
+ *                                             expires settledRetentionMs after its last write once
+ *                                             settled (~2.5 KB a webhook render otherwise kept for ever)
  *   <prefix>delivery:completed:<tenantId>     hash requestId → when it completed (replay ranges)
  *   <prefix>delivery:gone:<tenantId>          hash URL → since when it answers 410
  *   <prefix>delivery:due                      sorted set: requestId by due time (ms), the schedule
@@ -44,7 +53,10 @@ export function createRedisDeliveryStore(options: RedisDeliveryStoreOptions): De
   const logger = options.logger ?? silentLogger;
   const redis = connectRedis({ url: options.url, name: `pressroom-deliveries@${options.keyPrefix}`, logger });
   const store = createRedisDocumentStore({ ...options, name: 'deliveries store', connection: 'deliveries', logger, client: redis });
-  const view = deliveryStoreOn(store, createRedisDeliverySchedule(redis, `${options.keyPrefix}${DELIVERY_SCHEDULE}`), { copies: false });
+  const view = deliveryStoreOn(store, createRedisDeliverySchedule(redis, `${options.keyPrefix}${DELIVERY_SCHEDULE}`), {
+    copies: false,
+    settledTtlMs: options.settledRetentionMs ?? DEFAULT_STATUS_RETENTION_SECONDS * 1000,
+  });
   return {
     ...view,
     async clear() {

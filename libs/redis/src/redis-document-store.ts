@@ -71,12 +71,13 @@ export function createRedisDocumentStore(options: RedisDocumentStoreOptions): Do
       const parse = (raw: string | null): Versioned<T> | undefined =>
         raw === null ? undefined : { doc: JSON.parse(raw) as T, version: raw };
       /** The script's key and arguments; undefined when `next` is what was read (nothing to write). */
-      const casArgs = (key: DocumentKey, expected: string | undefined, next: T, notify?: boolean): string[] | undefined => {
+      const casArgs = (key: DocumentKey, expected: string | undefined, next: T, notify?: boolean, ttlMs?: number): string[] | undefined => {
         const text = JSON.stringify(next);
         if (text === expected) return undefined;
         const [redisKey, field, id] = typeof key === 'string' ? [base + key, '', key] : [base + key.group, key.id, key.id];
         const announce = notify && channel ? channel : '';
-        return [redisKey, field, expected === undefined ? '0' : '1', expected ?? '', text, ttl, announce, id];
+        const lifetime = ttlMs === undefined ? ttl : String(Math.max(0, Math.ceil(ttlMs)));
+        return [redisKey, field, expected === undefined ? '0' : '1', expected ?? '', text, lifetime, announce, id];
       };
       const read = (key: DocumentKey) => (typeof key === 'string' ? redis.get(base + key) : redis.hget(base + key.group, key.id));
       return {
@@ -97,7 +98,7 @@ export function createRedisDocumentStore(options: RedisDocumentStoreOptions): Do
           return (await guard(redis.hvals(base + group))).map((raw) => JSON.parse(raw) as T);
         },
         async compareAndSet(key, expected, next, opts) {
-          const args = casArgs(key, expected, next, opts?.notify);
+          const args = casArgs(key, expected, next, opts?.notify, opts?.ttlMs);
           if (!args) return true; // already so: nothing to write, nothing to announce
           return (await guard(cas(...args))) === 1;
         },
@@ -105,7 +106,7 @@ export function createRedisDocumentStore(options: RedisDocumentStoreOptions): Do
           const pipeline = redis.pipeline() as unknown as { pressroomDocumentCas(...args: string[]): void; exec: Pipeline['exec'] };
           const sent: number[] = [];
           writes.forEach((w, i) => {
-            const args = casArgs(w.key, w.expected, w.next, w.notify);
+            const args = casArgs(w.key, w.expected, w.next, w.notify, w.ttlMs);
             if (!args) return;
             pipeline.pressroomDocumentCas(...args);
             sent.push(i);

@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import { usageRangeProblem, validationError } from '@pressroom/domain';
 import type { Handlers } from '../http/route-table.ts';
 import type { UsageResponse } from '@pressroom/schemas';
-import { readUsage, type EventLog, type TopicNames } from '@pressroom/core';
+import type { UsageLedger } from '@pressroom/core';
 import { tenantOf } from '../http/auth.ts';
 
 /** The `from`/`to` of a usage query, checked (400 naming the problem). */
@@ -15,13 +15,14 @@ function rangeOf(ctx: Context): { from: string; to: string } {
 
 /**
  * `GET /v1/usage?from=YYYY-MM-DD&to=YYYY-MM-DD`: the caller's own usage by day (UTC, both days
- * included): renders by outcome, pages, bytes and render seconds, from the log (readUsage).
+ * included): renders by outcome, pages, bytes and render seconds, from the log (the process's
+ * UsageLedger: the records appended since the last call are folded, not the whole topic).
  */
-export function usageRoutes(deps: { log: EventLog; topics: TopicNames }): Handlers<'getUsage'> {
+export function usageRoutes(deps: { usage: UsageLedger }): Handlers<'getUsage'> {
   return {
     getUsage: async (ctx) => {
       const range = rangeOf(ctx);
-      const body: UsageResponse = { ...range, days: await readUsage(deps, { ...range, tenantId: tenantOf(ctx).tenantId }) };
+      const body: UsageResponse = { ...range, days: await deps.usage.read({ ...range, tenantId: tenantOf(ctx).tenantId }) };
       ctx.body = body;
     },
   };
@@ -31,12 +32,12 @@ export function usageRoutes(deps: { log: EventLog; topics: TopicNames }): Handle
  * `GET /admin/v1/usage?from=…&to=…[&tenant=…]`: every tenant's usage (or one's), for billing.
  * Operator only: mounted with the rest of /admin/v1 behind PRESSROOM_ADMIN_TOKEN.
  */
-export function adminUsageRoutes(deps: { log: EventLog; topics: TopicNames }): Handlers<'adminGetUsage'> {
+export function adminUsageRoutes(deps: { usage: UsageLedger }): Handlers<'adminGetUsage'> {
   return {
     adminGetUsage: async (ctx) => {
       const range = rangeOf(ctx);
       const tenant = typeof ctx.query.tenant === 'string' && ctx.query.tenant ? { tenantId: ctx.query.tenant } : {};
-      const body: UsageResponse = { ...range, days: await readUsage(deps, { ...range, ...tenant }) };
+      const body: UsageResponse = { ...range, days: await deps.usage.read({ ...range, ...tenant }) };
       ctx.body = body;
     },
   };

@@ -36,7 +36,8 @@ export interface DocumentCollection<T> {
   get(key: DocumentKey): Promise<Versioned<T> | undefined>;
   getMany(keys: DocumentKey[]): Promise<(Versioned<T> | undefined)[]>;
   list(group: string): Promise<T[]>;
-  compareAndSet(key: DocumentKey, expected: string | undefined, next: T, opts?: { notify?: boolean }): Promise<boolean>;
+  /** `ttlMs`: this write's lifetime instead of the collection's (0: for ever; an adapter without expiry ignores it). */
+  compareAndSet(key: DocumentKey, expected: string | undefined, next: T, opts?: { notify?: boolean; ttlMs?: number }): Promise<boolean>;
   /**
    * Many compare-and-sets in one round trip (Redis: one pipeline), each with `compareAndSet`'s
    * guarantees on its own (not a transaction: some may win while others lose). Answers, in
@@ -51,6 +52,7 @@ export interface CompareAndSet<T> {
   expected: string | undefined;
   next: T;
   notify?: boolean;
+  ttlMs?: number;
 }
 
 export interface DocumentStore {

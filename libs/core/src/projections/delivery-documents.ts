@@ -1,6 +1,7 @@
 import {
   completedDeliveryProjection,
   deliveryRecordProjection,
+  deliverySettled,
   goneUrlProjection,
   type CompletedDelivery,
   type DeliveryRecord,
@@ -29,8 +30,18 @@ import { project } from './project.ts';
  *
  * Each step is idempotent, so a redelivery after a crash between two steps completes the rest.
  */
-export function deliveryStoreOn(store: DocumentStore, schedule: DeliverySchedule, opts: { copies: boolean }): DeliveryStore {
+export function deliveryStoreOn(
+  store: DocumentStore,
+  schedule: DeliverySchedule,
+  opts: { copies: boolean; settledTtlMs?: number },
+): DeliveryStore {
   const records = store.collection<DeliveryRecord>(DELIVERY_RECORDS);
+  // A settled record (delivered, failed, withdrawn) lives settledTtlMs after its last write; a pending one for ever.
+  const settledTtlMs = opts.settledTtlMs ?? 0;
+  const recordProjection =
+    settledTtlMs > 0
+      ? { ...deliveryRecordProjection, ttlMsOf: (doc: DeliveryRecord) => (deliverySettled(doc) ? settledTtlMs : 0) }
+      : deliveryRecordProjection;
   const completed = store.collection<CompletedDelivery>(DELIVERY_COMPLETED);
   const gone = store.collection<GoneUrl>(DELIVERY_GONE);
   const copy = <T>(value: T): T => (opts.copies ? structuredClone(value) : value);
@@ -39,7 +50,7 @@ export function deliveryStoreOn(store: DocumentStore, schedule: DeliverySchedule
     async apply(event: PressroomEvent) {
       if (!deliveryRecordProjection.canHandle(event)) return;
       const kept = copy(event);
-      const record = await project(records, deliveryRecordProjection, kept);
+      const record = await project(records, recordProjection, kept);
       // Listed for replay only when this outcome holds the slot (not behind a withdrawal).
       if (record?.completion?.eventId === kept.eventId) await project(completed, completedDeliveryProjection, kept);
       await project(gone, goneUrlProjection, kept);

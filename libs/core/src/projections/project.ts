@@ -23,7 +23,8 @@ export async function project<E, D>(
     const next = projection.evolve(current?.doc, event);
     if (next === undefined || next === current?.doc) return next;
     const notify = projection.announces?.(current?.doc, next) ?? false;
-    if (await documents.compareAndSet(key, current?.version, next, { notify })) return next;
+    const ttl = projection.ttlMsOf ? { ttlMs: projection.ttlMsOf(next) } : {};
+    if (await documents.compareAndSet(key, current?.version, next, { notify, ...ttl })) return next;
   }
   const id = typeof key === 'string' ? key : `${key.group}/${key.id}`;
   throw new PressroomError('DEPENDENCY_UNAVAILABLE', `Document ${id} kept changing; gave up applying.`, { retryable: true });
@@ -55,7 +56,7 @@ export async function projectMany<E, D>(
   if (byKey.size === 0) return;
   const entries = [...byKey.values()];
   const current = await documents.getMany(entries.map((e) => e.key));
-  const writes: { key: DocumentKey; expected: string | undefined; next: D; notify: boolean; events: E[] }[] = [];
+  const writes: { key: DocumentKey; expected: string | undefined; next: D; notify: boolean; ttlMs?: number; events: E[] }[] = [];
   entries.forEach((entry, i) => {
     const read = current[i];
     let doc = read?.doc;
@@ -66,6 +67,7 @@ export async function projectMany<E, D>(
       expected: read?.version,
       next: doc,
       notify: projection.announces?.(read?.doc, doc) ?? false,
+      ...(projection.ttlMsOf ? { ttlMs: projection.ttlMsOf(doc) } : {}),
       events: entry.events,
     });
   });
