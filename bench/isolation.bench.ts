@@ -5,6 +5,8 @@
 //   ceiling          setContent + pdf, nothing else (no isolation: the bare limit)
 //   fresh+runtime    about:blank navigation, template runtime evaluated, media re-emulated (before issue 13)
 //   fresh            about:blank navigation only (the runtime installed only for template jobs)
+//   fresh+init       about:blank navigation, the runtime installed by Chromium from a new-document
+//                    script added once per page (Page.addScriptToEvaluateOnNewDocument; the service's)
 //   new page         a new page in the same context per job (the old one closed)
 //   new context      a new BrowserContext (guarded, as warm-page.ts opens it) per job
 //
@@ -12,9 +14,13 @@
 //   npx tsx bench/isolation.bench.ts --rounds 20
 //   npx tsx bench/isolation.bench.ts --render-document   # Chromium's RenderDocument on (before issue 13)
 //   npx tsx bench/isolation.bench.ts --chromium-arg=--disable-features=X  # replaces the service's list
+//   npx tsx bench/isolation.bench.ts --only ceiling,fresh+runtime,fresh+init   # some variants only
+//   npx tsx bench/isolation.bench.ts --no-source-maps   # stack traces unmapped, as in the renderer host
+//
+// Node CPU is this process's (Playwright's client and server: what the renderer host spends per job).
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { chromiumArgs, resolveChromiumPath, A4_VIEWPORT, PLAYWRIGHT_DISABLED_FEATURES } from '@pressroom/renderer';
+import { chromiumArgs, documentStartScript, resolveChromiumPath, A4_VIEWPORT, PLAYWRIGHT_DISABLED_FEATURES } from '@pressroom/renderer';
 import { chromium, type BrowserContext, type Page } from 'playwright';
 import { chromiumTicks } from './chromium-ticks.ts';
 
@@ -24,8 +30,13 @@ const { values: flags } = parseArgs({
     per: { type: 'string', default: '5' },
     'chromium-arg': { type: 'string', multiple: true, default: [] },
     'render-document': { type: 'boolean', default: false },
+    only: { type: 'string' },
+    'no-source-maps': { type: 'boolean', default: false },
   },
 });
+// As the renderer host runs (renderer-host.ts): tsx turns source maps on, and Playwright captures a
+// stack trace at every call.
+if (flags['no-source-maps']) process.setSourceMapsEnabled(false);
 const ROUNDS = Number(flags.rounds);
 const PER = Number(flags.per);
 const html = readFileSync(new URL('../test/fixtures/invoice/invoice.html', import.meta.url), 'utf8');
@@ -63,10 +74,12 @@ async function print(page: Page): Promise<void> {
   await page.pdf({ format: 'A4', printBackground: true });
 }
 
-type Variant = { name: string; job: () => Promise<void>; ms: number[]; ticks: number; spawned: number };
+type Variant = { name: string; job: () => Promise<void>; ms: number[]; ticks: number; spawned: number; nodeUs: number };
+const only = flags.only?.split(',');
 const variants: Variant[] = [];
 function variant(name: string, job: () => Promise<void>) {
-  variants.push({ name, job, ms: [], ticks: 0, spawned: 0 });
+  if (only && !only.includes(name)) return;
+  variants.push({ name, job, ms: [], ticks: 0, spawned: 0, nodeUs: 0 });
 }
 
 {
@@ -82,6 +95,16 @@ function variant(name: string, job: () => Promise<void>) {
       window.name = '';
       (0, eval)(s);
     }, runtime);
+    await page.emulateMedia({ media: 'print' });
+  });
+}
+{
+  const { context, page } = await guardedContext();
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Page.addScriptToEvaluateOnNewDocument', { source: documentStartScript(runtime) });
+  variant('fresh+init', async () => {
+    await print(page);
+    await page.goto('about:blank');
     await page.emulateMedia({ media: 'print' });
   });
 }
@@ -133,11 +156,14 @@ for (let r = 0; r < ROUNDS; r++) {
   for (const v of variants) {
     const before = chromiumTicks(seen);
     const known = seen.size;
+    const node = process.cpuUsage();
     for (let i = 0; i < PER; i++) {
       const t = performance.now();
       await v.job();
       v.ms.push(performance.now() - t);
     }
+    const nodeUsed = process.cpuUsage(node);
+    v.nodeUs += nodeUsed.user + nodeUsed.system;
     v.ticks += chromiumTicks(seen) - before;
     v.spawned += seen.size - known;
   }
@@ -150,6 +176,6 @@ console.log(`Isolation ideas, ${ROUNDS}×${PER} interleaved jobs each (render + 
 for (const v of variants) {
   const cpu = (v.ticks * 10) / v.ms.length;
   console.log(
-    `  ${v.name.padEnd(14)} p50 ${median(v.ms).toFixed(0).padStart(4)} ms   Chromium CPU ${cpu.toFixed(0).padStart(4)} ms/job  (+${(cpu - (base.ticks * 10) / base.ms.length).toFixed(0)} over ceiling), ${(v.spawned / v.ms.length).toFixed(2)} new processes/job`,
+    `  ${v.name.padEnd(14)} p50 ${median(v.ms).toFixed(0).padStart(4)} ms   Chromium CPU ${cpu.toFixed(0).padStart(4)} ms/job  (+${(cpu - (base.ticks * 10) / base.ms.length).toFixed(0)} over ceiling), Node CPU ${(v.nodeUs / 1000 / v.ms.length).toFixed(1).padStart(5)} ms/job, ${(v.spawned / v.ms.length).toFixed(2)} new processes/job`,
   );
 }

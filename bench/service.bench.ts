@@ -17,7 +17,7 @@
 //   npm run bench -- --outputs pdf                  # PDF only
 //   npm run bench -- --rounds 8                     # turns of ceiling and service per row
 //   npm run bench -- --env PRESSROOM_RENDER_PAGES=4 # a setting of the service under test (repeatable)
-//   npm run bench -- --cpu-prof /tmp/prof           # the service writes a V8 CPU profile there on exit
+//   npm run bench -- --cpu-prof /tmp/prof           # the service and its renderer host write V8 CPU profiles there on exit
 //   npm run bench -- --label "after X"              # names the results file
 //   npm run bench -- --repeat 0.5 --env 'PRESSROOM_PLANS={"standard":{"renderCache":true},"high":{"renderCache":true}}'
 //                                                   # that share of the service's requests repeats one
@@ -25,7 +25,7 @@
 //   npm run bench:renderer                          # the renderer alone against bare Playwright
 //
 // Results: bench/results/<timestamp>.md and .json, and bench/results/latest.md (shown in the README).
-import { mkdirSync, readFileSync, readdirSync, writeFileSync, copyFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, readdirSync, writeFileSync, copyFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { quantile } from './quantile.ts';
 import { positiveInt } from './positive-int.ts';
@@ -319,6 +319,12 @@ async function openCeiling(executablePath: string, output: Output, concurrency: 
  * take turns, ROUNDS chunks each, so that the load of a shared machine falls on both alike.
  */
 async function benchOutput(executablePath: string, output: Output): Promise<Row[]> {
+  // The renderer host (a child of the service, run as an unprivileged user when the service runs
+  // as root) writes its profile there too: the folder must be writable by it.
+  if (flags['cpu-prof']) {
+    mkdirSync(flags['cpu-prof'], { recursive: true });
+    chmodSync(flags['cpu-prof'], 0o777);
+  }
   const nodeArgs = flags['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${flags['cpu-prof']}`] : [];
   const svc = await startEmbedded({ PRESSROOM_LOG_LEVEL: 'warn', ...serviceEnv }, { nodeArgs });
   const servicePid = svc.app.pid;

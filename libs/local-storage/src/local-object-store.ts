@@ -84,19 +84,40 @@ export function createLocalObjectStore(options: LocalObjectStoreOptions): LocalO
   const metaPath = (key: string) => `${join(dir, 'meta', ...key.split('/'))}.json`;
   const nowSeconds = () => Math.floor(clock.now().getTime() / 1000);
 
+  // The folders exist after the first write into them: a write tries first and creates the
+  // folder only when the system says it is missing, instead of two recursive mkdirs per write
+  // (four per render on the request's path: the payload and the file; issue 13). A folder
+  // removed later is made again.
+  const openCreating = async (path: string) => {
+    try {
+      return await open(path, 'w');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      await mkdir(dirname(path), { recursive: true });
+      return open(path, 'w');
+    }
+  };
+  const renameCreating = async (from: string, to: string) => {
+    try {
+      await rename(from, to);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      await mkdir(dirname(to), { recursive: true });
+      await rename(from, to);
+    }
+  };
+
   const writeAtomically = async (path: string, bytes: Uint8Array | string) => {
     const tmp = join(dir, 'tmp', randomBytes(12).toString('hex'));
-    await mkdir(dirname(tmp), { recursive: true });
-    await mkdir(dirname(path), { recursive: true });
     try {
-      const handle = await open(tmp, 'w');
+      const handle = await openCreating(tmp);
       try {
         await handle.writeFile(bytes);
         await handle.sync();
       } finally {
         await handle.close();
       }
-      await rename(tmp, path);
+      await renameCreating(tmp, path);
     } catch (error) {
       await rm(tmp, { force: true });
       throw error;

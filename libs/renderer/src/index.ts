@@ -7,7 +7,7 @@ export {
 export { resolveChromiumPath, ChromiumNotFoundError, CHROMIUM_CANDIDATES } from './chromium-path.ts';
 export { chromiumArgs, PLAYWRIGHT_DISABLED_FEATURES, PRESSROOM_DISABLED_FEATURES } from './chromium-args.ts';
 export { NetworkPolicy, type RequestDecision } from './network-policy.ts';
-export { A4_VIEWPORT } from './warm-page.ts';
+export { A4_VIEWPORT, documentStartScript } from './warm-page.ts';
 export {
   createSupervisedRenderer,
   type SupervisedRenderer,

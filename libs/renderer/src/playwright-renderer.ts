@@ -212,7 +212,7 @@ export async function createPlaywrightRenderer(options: PlaywrightRendererOption
       maxPngPixels: pngLimit,
       ...(job.maxPngPages !== undefined ? { maxPngPages: job.maxPngPages } : {}),
       contentSize: () => contentSize(wp),
-      freshDocument: () => freshDocumentDuringJob(wp, runtimeScript),
+      freshDocument: () => freshDocumentDuringJob(wp),
     });
     const output = await Promise.race([rendering, left]);
     if (stopWatchingNavigation(wp)) throw new RenderFailure('NAVIGATION_REFUSED', NAVIGATION_REFUSED_MESSAGE);

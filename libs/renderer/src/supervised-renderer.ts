@@ -66,6 +66,9 @@ const hostExecArgv: string[] = (process.features as { typescript?: string | fals
   ? []
   : ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href];
 
+/** A service started with `--cpu-prof` (bench/service.bench.ts --cpu-prof) profiles its renderer hosts too. */
+const profilingArgv = process.execArgv.filter((a) => a === '--cpu-prof' || /^--cpu-prof-[a-z]+=/.test(a));
+
 /**
  * The Renderer port with the renderer in a child process (the renderer host, which owns the
  * PlaywrightRenderer and Chromium), so that nothing a tenant page does to Playwright or Chromium
@@ -294,7 +297,7 @@ class Supervisor {
     const dir = await mkdtemp(join(tmpdir(), 'pressroom-renderer-'));
     if (user) await chown(dir, user.uid, user.gid);
     const proc = fork(hostEntry, [], {
-      execArgv: hostExecArgv,
+      execArgv: [...hostExecArgv, ...profilingArgv],
       env: hostEnv(dir),
       cwd: dir,
       serialization: 'advanced',

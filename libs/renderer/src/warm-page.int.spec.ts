@@ -8,6 +8,7 @@ import { pageRuntimeScript } from './eta-bundle.ts';
 import { NetworkPolicy } from './network-policy.ts';
 import type { PageLifecycle } from './page-pool.ts';
 import { memoryAssets } from './test-support/assets.ts';
+import { RUNTIME_GLOBAL } from './in-page/runtime-contract.ts';
 import { warmPageLifecycle, type WarmPage } from './warm-page.ts';
 
 // The reset between two jobs, seen from inside: a document of the assets origin that became the
@@ -52,5 +53,24 @@ describe('warm page reset', () => {
     // Then it finds none of it
     expect(read).not.toContain('TENANT-A-SECRET');
     for (const kind of STORAGE_KINDS) expect(read).toContain(`"${kind}":null`);
+  });
+
+  it("gives every job's document the template runtime in the main frame only, and a cleared window.name", async () => {
+    // Given a job left a name on the window
+    await wp.page.evaluate(() => {
+      window.name = 'TENANT-A';
+    });
+
+    // When the page is reset and the next job's document has a frame
+    await lifecycle.reset(wp);
+    await wp.page.setContent('<iframe srcdoc="<p>frame</p>"></iframe>');
+    await wp.page.frames()[1]!.waitForLoadState();
+    const seen = await wp.page.evaluate((name) => {
+      const frame = document.querySelector('iframe')!.contentWindow as unknown as Record<string, unknown>;
+      return { main: typeof (window as unknown as Record<string, unknown>)[name], frame: typeof frame[name], windowName: window.name };
+    }, RUNTIME_GLOBAL);
+
+    // Then the runtime is there for the template, the name is gone, and the tenant's frame has no runtime
+    expect(seen).toEqual({ main: 'object', frame: 'undefined', windowName: '' });
   });
 });

@@ -56,7 +56,7 @@ export interface WarmPageDeps {
 export function warmPageLifecycle(deps: WarmPageDeps): PageLifecycle<WarmPage> {
   return {
     open: () => openWarmPage(deps),
-    reset: (wp) => withDeadline(resetPage(wp, deps.runtimeScript), HOUSEKEEPING_TIMEOUT_MS),
+    reset: (wp) => withDeadline(resetPage(wp), HOUSEKEEPING_TIMEOUT_MS),
     dispose: (wp) => disposeWarmPage(wp, deps),
     usable: (wp) => !wp.crashed && !wp.page.isClosed() && deps.host.isCurrent(wp.browser),
   };
@@ -103,6 +103,10 @@ async function openWarmPage(deps: WarmPageDeps): Promise<WarmPage> {
       if (wp.navigation.watching) wp.navigation.onLeave?.();
     });
     await cdp.send('Page.enable');
+    // The template runtime is installed by Chromium in every new document of the main frame (our
+    // about:blank navigations): the reset costs one round trip, not two, and the runtime's source
+    // crosses the pipe once per page instead of once per job.
+    await cdp.send('Page.addScriptToEvaluateOnNewDocument', { source: documentStartScript(deps.runtimeScript) });
     current.wp = wp;
     // A popup (window.open works in headless Chromium, blocker or not) would outlive the job that
     // opened it, since the reset renews only our page, and a later job could reach it by name:
@@ -116,7 +120,7 @@ async function openWarmPage(deps: WarmPageDeps): Promise<WarmPage> {
     });
     // Print CSS for screenshots too, so a PNG shows what the PDF shows.
     await page.emulateMedia({ media: 'print' });
-    await withDeadline(freshDocument(page, deps.runtimeScript), HOUSEKEEPING_TIMEOUT_MS);
+    await withDeadline(freshDocument(page), HOUSEKEEPING_TIMEOUT_MS);
     return wp;
   } catch (err) {
     await context.close().catch(() => {});
@@ -124,10 +128,10 @@ async function openWarmPage(deps: WarmPageDeps): Promise<WarmPage> {
   }
 }
 
-async function resetPage(wp: WarmPage, runtimeScript: string): Promise<void> {
+async function resetPage(wp: WarmPage): Promise<void> {
   const strays = wp.context.pages().filter((other) => other !== wp.page);
   await Promise.all(strays.map((other) => other.close()));
-  await freshDocument(wp.page, runtimeScript);
+  await freshDocument(wp.page);
   await clearStorage(wp);
 }
 
@@ -156,11 +160,20 @@ async function clearStorage(wp: WarmPage): Promise<void> {
 }
 
 /**
- * Navigates to a new about:blank document and installs the template runtime in it. Every job
- * starts here: setContent() alone rewrites the document but keeps its window, so globals,
- * patched prototypes and timers of one tenant's page would otherwise run in the next tenant's
- * render. window.name survives navigation, so it is cleared too. The opaque origin of about:blank
- * has no storage to carry over, and replacing about:blank keeps history.length at 1.
+ * What Chromium runs first in every new document of the page (Page.addScriptToEvaluateOnNewDocument,
+ * installed once per page in openWarmPage): in the main frame only, window.name is cleared (it
+ * survives navigation) and the template runtime is evaluated. A tenant's frames get neither.
+ */
+export function documentStartScript(runtimeScript: string): string {
+  return `if (window.top === window) { window.name = ''; ${runtimeScript}\n}`;
+}
+
+/**
+ * Navigates to a new about:blank document, in which Chromium installs the template runtime
+ * (documentStartScript). Every job starts here: setContent() alone rewrites the document but
+ * keeps its window, so globals, patched prototypes and timers of one tenant's page would
+ * otherwise run in the next tenant's render. The opaque origin of about:blank has no storage to
+ * carry over, and replacing about:blank keeps history.length at 1.
  *
  * This isolation has a price, kept low by Chromium's RenderDocument feature being off
  * (chromium-args.ts): ~20 ms of Chromium CPU per job instead of ~75 ms with it, where a new page
@@ -169,12 +182,8 @@ async function clearStorage(wp: WarmPage): Promise<void> {
  * longest ago, so with a spare page (concurrency below PRESSROOM_RENDER_PAGES) it is off the
  * request's path, and otherwise costs throughput under saturation.
  */
-export async function freshDocument(page: Page, runtimeScript: string): Promise<void> {
+export async function freshDocument(page: Page): Promise<void> {
   await page.goto('about:blank', { waitUntil: 'load', timeout: HOUSEKEEPING_TIMEOUT_MS });
-  await page.evaluate((script) => {
-    window.name = '';
-    (0, eval)(script);
-  }, runtimeScript);
 }
 
 /**
@@ -205,11 +214,11 @@ export function stopWatchingNavigation(wp: WarmPage): boolean {
 }
 
 /** freshDocument in the middle of a job (for the header and footer): our navigation, not the tenant's. */
-export async function freshDocumentDuringJob(wp: WarmPage, runtimeScript: string): Promise<void> {
+export async function freshDocumentDuringJob(wp: WarmPage): Promise<void> {
   const watching = wp.navigation.watching;
   wp.navigation.watching = false;
   try {
-    await freshDocument(wp.page, runtimeScript);
+    await freshDocument(wp.page);
     await wp.page.emulateMedia({ media: wp.media }); // lost in the navigation (see fitPage)
   } finally {
     wp.navigation.watching = watching;

@@ -12,6 +12,12 @@ import { RenderFailure, type AssetSource, type Logger, type RenderJob } from '@p
 import { createPlaywrightRenderer, type PlaywrightRenderer } from '../playwright-renderer.ts';
 import { HOST_FAULT_EXIT, type FromHost, type HostSettings, type ToHost } from './protocol.ts';
 
+// Stack traces without source maps. Playwright captures a stack trace at every API call (several
+// per job); with source maps on (tsx's loader turns them on, on Node 20) each of those was mapped
+// through Node's source map support, a tenth of this process's CPU per render (issue 13). The
+// host sends only an error's name and first line (see plain and fault), never a stack.
+process.setSourceMapsEnabled(false);
+
 function send(msg: FromHost): void {
   if (!process.connected) return;
   try {
