@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { serviceContract } from './support/openapi-contract.ts';
+
+// The checker the e2e suites' API client runs on every answer, against the service's own document.
+describe('OpenAPI contract check of real answers', () => {
+  const contract = serviceContract();
+  const base = 'http://127.0.0.1:3000';
+  const json = 'application/json; charset=utf-8';
+
+  it('passes an answer the document describes', () => {
+    const ok = { signedUrl: 'http://x/y.pdf', metadata: { executionTime: '0.4 seconds', fileSize: '9.87 kB' } };
+    expect(contract.check('POST', `${base}/v1/pdf/sync`, 200, json, ok)).toEqual([]);
+    const status = { requestId: 'r', renderStatus: 'ONGOING', signedUrl: '', metadata: {} };
+    expect(contract.check('GET', `${base}/v1/pdf/status/0199?x=1`, 200, json, status)).toEqual([]);
+    const error = { message: 'm', error: { code: 'UNAUTHENTICATED', message: 'm' } };
+    expect(contract.check('GET', `${base}/v1/pdf/status/0199`, 401, json, error)).toEqual([]);
+  });
+
+  it('refuses a status the operation does not document', () => {
+    const [problem] = contract.check('GET', `${base}/v1/pdf/status/0199`, 418, json, { message: 'm' });
+    expect(problem).toMatch(/getRenderStatus|status not documented/);
+    expect(problem).toContain('418');
+  });
+
+  it('refuses a JSON body that does not match the documented schema', () => {
+    const [problem] = contract.check('POST', `${base}/v1/pdf/sync`, 200, json, { signedUrl: 42 });
+    expect(problem).toContain('does not match the documented schema');
+  });
+
+  it('leaves paths the document does not have to other tests', () => {
+    expect(contract.check('GET', `${base}/v1/not-an-endpoint`, 404, json, { message: 'm' })).toEqual([]);
+  });
+});
