@@ -16,6 +16,27 @@ describe('OpenAPI contract check of real answers', () => {
     expect(contract.check('GET', `${base}/v1/pdf/status/0199`, 401, json, error)).toEqual([]);
   });
 
+  it("passes the operator's answers: a key issued for a tenant (named in the answer), the tenant itself", () => {
+    const key = {
+      tenantId: 'globex',
+      key: {
+        keyId: 'key_01',
+        prefix: 'prs_live_rTBx',
+        label: 'ci',
+        scopes: ['render', 'manage'],
+        createdAt: '2026-11-26T05:37:27.841Z',
+        lastUsedAt: null,
+        status: 'active',
+      },
+      apiKey: 'prs_live_rTBx6kt2wH8U2ShJU1jQG4MUtgBNukPE2sAMjvoT1upxa9',
+      note: 'Store this key now: it is not shown again.',
+    };
+    expect(contract.check('POST', `${base}/admin/v1/tenants/globex/keys`, 201, json, key)).toEqual([]);
+    const tenant = { tenantId: 'globex', name: 'Globex', plan: 'standard', createdAt: '2026-11-26T05:37:27.841Z' };
+    expect(contract.check('GET', `${base}/admin/v1/tenants/globex`, 200, json, tenant)).toEqual([]);
+    expect(contract.check('GET', `${base}/admin/v1/tenants/globex`, 200, json, { tenantId: 'globex' })).not.toEqual([]);
+  });
+
   it('refuses a status the operation does not document', () => {
     const [problem] = contract.check('GET', `${base}/v1/pdf/status/0199`, 418, json, { message: 'm' });
     expect(problem).toMatch(/getRenderStatus|status not documented/);

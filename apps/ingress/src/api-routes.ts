@@ -70,7 +70,18 @@ export const componentSchemas: Record<string, unknown> = {
   ApiKeySummary: S.ApiKeySummary,
   ApiKeyList: S.ApiKeyList,
   ApiKeyCreatedResponse: S.ApiKeyCreatedResponse,
+  AdminApiKeyCreatedResponse: S.AdminApiKeyCreatedResponse,
   TenantPlanBody: S.TenantPlanBody,
+  Tenant: {
+    type: 'object',
+    properties: {
+      tenantId: { type: 'string' },
+      name: { type: 'string' },
+      plan: { type: 'string', description: 'A plan of PRESSROOM_PLANS (`free`, `standard`, `high` by default).' },
+      createdAt: { type: 'string', format: 'date-time' },
+    },
+    required: ['tenantId', 'name', 'plan', 'createdAt'],
+  },
   RenderHistory: renderHistorySchema(),
   RenderList: renderListSchema(),
 };
@@ -820,7 +831,7 @@ export const adminApiRoutes = [
     tag: 'Admin',
     summary: 'A tenant.',
     responses: {
-      '200': { description: 'The tenant.', schema: { type: 'object' } },
+      '200': { description: 'The tenant.', schema: 'Tenant' },
       '404': unknownTenantOrPart,
     },
   }),
@@ -833,7 +844,7 @@ export const adminApiRoutes = [
     body: { schema: 'TenantPlanBody', example: { plan: 'high' } },
     appendsToLog: true,
     responses: {
-      '200': { description: 'The tenant.', schema: { type: 'object' } },
+      '200': { description: 'The tenant.', schema: 'Tenant' },
       '404': unknownTenantOrPart,
     },
   }),
@@ -932,14 +943,7 @@ export const adminApiRoutes = [
     body: { schema: 'TenantCreateBody', example: { name: 'Acme', plan: 'high' } },
     appendsToLog: true,
     responses: {
-      '201': {
-        description: 'The tenant.',
-        schema: {
-          type: 'object',
-          properties: { tenantId: { type: 'string' }, name: { type: 'string' }, plan: { type: 'string' } },
-          required: ['tenantId'],
-        },
-      },
+      '201': { description: 'The tenant.', schema: 'Tenant' },
     },
   }),
   adminRoute({
@@ -951,7 +955,7 @@ export const adminApiRoutes = [
     body: { schema: 'ApiKeyCreateBody', required: false, example: { label: 'ci', scopes: ['render', 'manage'] } },
     appendsToLog: true,
     responses: {
-      '201': { description: 'The key, shown once (with the tenantId).', schema: 'ApiKeyCreatedResponse' },
+      '201': { description: 'The key, shown once (with the tenantId).', schema: 'AdminApiKeyCreatedResponse' },
       '404': unknownTenant,
     },
   }),

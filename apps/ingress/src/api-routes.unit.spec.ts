@@ -77,6 +77,17 @@ describe('the route table drives the router and the OpenAPI document', () => {
     }
   });
 
+  it('no JSON answer is a bare object: each names its members (the OpenAPI document itself aside)', () => {
+    const bare: string[] = [];
+    for (const d of documented.filter((x) => x.key !== 'GET /openapi.json')) {
+      for (const [status, r] of Object.entries(d.op.responses)) {
+        const schema = r.content?.['application/json']?.schema as Record<string, unknown> | undefined;
+        if (schema && schema.type === 'object' && !schema.properties && !schema.additionalProperties) bare.push(`${d.key} ${status}`);
+      }
+    }
+    expect(bare).toEqual([]);
+  });
+
   it('the errors that can happen are documented in the one error shape', () => {
     const errorRef = { $ref: '#/components/schemas/ErrorBody' };
     for (const spec of apiRoutes) {
