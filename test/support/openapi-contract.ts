@@ -27,7 +27,10 @@ function anchored(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(anchored);
   if (typeof schema !== 'object' || schema === null) return schema;
   return Object.fromEntries(
-    Object.entries(schema).map(([k, v]) => [k, k === '$ref' && typeof v === 'string' && v.startsWith('#/') ? `${DOC_ID}${v}` : anchored(v)]),
+    Object.entries(schema).map(([k, v]) => [
+      k,
+      k === '$ref' && typeof v === 'string' && v.startsWith('#/') ? `${DOC_ID}${v}` : anchored(v),
+    ]),
   );
 }
 

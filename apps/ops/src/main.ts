@@ -621,14 +621,26 @@ webhooks
   .description("show the tenant's signing secret(s), created if missing")
   .requiredOption('--tenant <tenantId>', 'tenant')
   .action(async (o: { tenant: string }) =>
-    out().result(await onService('webhooks secret', (rt) => L().ensureWebhookSecrets(rt, o.tenant))),
+    out().result(
+      await onService(
+        'webhooks secret',
+        (rt) => L().ensureWebhookSecrets(rt, o.tenant),
+        (admin) => json(admin.call('GET', `/tenants/${encodeURIComponent(o.tenant)}/webhooks/secret`)),
+      ),
+    ),
   );
 webhooks
   .command('rotate')
   .description('new signing secret; the old one signs too for the overlap')
   .requiredOption('--tenant <tenantId>', 'tenant')
   .action(async (o: { tenant: string }) =>
-    out().result(await onService('webhooks rotate', (rt) => L().rotateWebhookSecret(rt, o.tenant, cfg().webhooks.secretOverlapMs))),
+    out().result(
+      await onService(
+        'webhooks rotate',
+        (rt) => L().rotateWebhookSecret(rt, o.tenant, cfg().webhooks.secretOverlapMs),
+        (admin) => json(admin.call('POST', `/tenants/${encodeURIComponent(o.tenant)}/webhooks/secret/rotate`, {})),
+      ),
+    ),
   );
 webhooks
   .command('replay')
@@ -646,13 +658,26 @@ webhooks
       if (!(fromMs < toMs)) throw new OpsError('give --request, or --from and --to as ISO times with --from before --to', 2);
       selector = { fromMs, toMs };
     }
-    const o = out();
-    o.result(
-      await onService('webhooks replay', async (rt) => {
-        // The embedded deliveries live in the service's memory: read them from the log here.
-        if (rt.viewIsVolatile) await L().rebuildDeliveries(showingProgress(rt, o), { schedule: false });
-        return L().requestWebhookReplay(rt, { tenantId: o.tenant, selector, requestedBy: 'ops' });
-      }),
+    const output = out();
+    output.result(
+      await onService(
+        'webhooks replay',
+        async (rt) => {
+          // The embedded deliveries live in the service's memory: read them from the log here.
+          if (rt.viewIsVolatile) await L().rebuildDeliveries(showingProgress(rt, output), { schedule: false });
+          return L().requestWebhookReplay(rt, { tenantId: o.tenant, selector, requestedBy: 'ops' });
+        },
+        (admin) =>
+          json(
+            admin.call(
+              'POST',
+              `/tenants/${encodeURIComponent(o.tenant)}/webhooks/replay`,
+              'requestId' in selector
+                ? { requestId: selector.requestId }
+                : { from: new Date(selector.fromMs).toISOString(), to: new Date(selector.toMs).toISOString() },
+            ),
+          ),
+      ),
     );
   });
 webhooks

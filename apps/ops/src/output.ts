@@ -1,5 +1,6 @@
 import { SingleBar, Presets } from 'cli-progress';
 import Table from 'cli-table3';
+import type { EventLog } from '@pressroom/core';
 
 /** How the CLI answers: human tables by default, JSON with `--json` (for scripts). */
 export interface Output {
@@ -83,19 +84,13 @@ export function progress(
   };
 }
 
-/** The part of the log a replay reads: its whole topics, and their end offsets (for the total). */
-interface ReplayedLog {
-  readAll(topics: string[], visit: (r: never) => void | Promise<void>): Promise<number>;
-  endOffsets(topic: string): Promise<{ end: bigint | number | string }[]>;
-}
-
 /**
  * The same log, whose whole-topic reads (what every rebuild and replay does) draw a progress bar:
  * its total is the sum of the topics' end offsets (no read of the log; past retention, an
  * overestimate), counted only when a bar will show.
  */
-export function withReplayProgress<L extends ReplayedLog>(log: L, label: string, enabled: boolean, stream: BarStream = process.stderr): L {
-  const readAll: ReplayedLog['readAll'] = async (topics, visit) => {
+export function withReplayProgress(log: EventLog, label: string, enabled: boolean, stream: BarStream = process.stderr): EventLog {
+  const readAll: EventLog['readAll'] = async (topics, visit) => {
     let total = 0;
     if (enabled && stream.isTTY) for (const t of topics) for (const p of await log.endOffsets(t)) total += Number(p.end);
     const bar = progress(label, total, enabled, stream);

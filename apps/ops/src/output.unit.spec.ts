@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import type { EventLog } from '@pressroom/core';
 import { progress, withReplayProgress } from './output.ts';
 
 /** A terminal, as far as the bar can tell: keeps what was drawn. */
@@ -59,15 +60,16 @@ describe('ops CLI progress', () => {
 
   it('every rebuild and replay reading the whole log shows one, out of the topics’ end offsets', async () => {
     const t = terminal();
-    const log = withReplayProgress(fakeLog(3), 'replaying  ', true, t.stream);
+    const fake = fakeLog(3);
+    const log = withReplayProgress(fake as unknown as EventLog, 'replaying  ', true, t.stream);
     const seen: string[] = [];
-    const n = await log.readAll(['t'], (r: never) => {
-      seen.push((r as { offset: string }).offset);
+    const n = await log.readAll(['t'], (r) => {
+      seen.push(r.offset);
     });
     expect(n).toBe(3);
     expect(seen).toEqual(['0', '1', '2']);
     expect(t.text()).toContain('3/3 events');
     await log.ping(); // the rest of the log is the log itself
-    expect(log.pinged).toBe(1);
+    expect(fake.pinged).toBe(1);
   });
 });
