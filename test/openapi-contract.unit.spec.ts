@@ -32,6 +32,14 @@ describe('OpenAPI contract check of real answers', () => {
       note: 'Store this key now: it is not shown again.',
     };
     expect(contract.check('POST', `${base}/admin/v1/tenants/globex/keys`, 201, json, key)).toEqual([]);
+    const rotated = {
+      key: key.key,
+      apiKey: key.apiKey,
+      note: key.note,
+      previous: { ...key.key, keyId: 'key_00', status: 'expiring', expiresAt: '2026-11-27T05:37:27.841Z' },
+    };
+    expect(contract.check('POST', `${base}/v1/keys/key_00/rotate`, 201, json, rotated)).toEqual([]);
+    expect(contract.check('POST', `${base}/admin/v1/tenants/globex/keys/key_00/rotate`, 201, json, rotated)).toEqual([]);
     const tenant = { tenantId: 'globex', name: 'Globex', plan: 'standard', createdAt: '2026-11-26T05:37:27.841Z' };
     expect(contract.check('GET', `${base}/admin/v1/tenants/globex`, 200, json, tenant)).toEqual([]);
     expect(contract.check('GET', `${base}/admin/v1/tenants/globex`, 200, json, { tenantId: 'globex' })).not.toEqual([]);

@@ -47,6 +47,7 @@ const schemas: Record<string, unknown> = {
   'http/ApiKeyList': S.ApiKeyList,
   'http/ApiKeyCreatedResponse': S.ApiKeyCreatedResponse,
   'http/AdminApiKeyCreatedResponse': S.AdminApiKeyCreatedResponse,
+  'http/ApiKeyRotatedResponse': S.ApiKeyRotatedResponse,
   'http/TenantPlanBody': S.TenantPlanBody,
   'views/StatusViewEntry': S.StatusViewEntry,
   'views/DeliveryView': S.DeliveryView,

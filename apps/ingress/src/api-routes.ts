@@ -71,6 +71,7 @@ export const componentSchemas: Record<string, unknown> = {
   ApiKeyList: S.ApiKeyList,
   ApiKeyCreatedResponse: S.ApiKeyCreatedResponse,
   AdminApiKeyCreatedResponse: S.AdminApiKeyCreatedResponse,
+  ApiKeyRotatedResponse: S.ApiKeyRotatedResponse,
   TenantPlanBody: S.TenantPlanBody,
   Tenant: {
     type: 'object',
@@ -92,6 +93,10 @@ const unknownTenantOrPart: ResponseSpec = { description: 'Unknown tenant (or key
 const unknownTenant: ResponseSpec = { description: 'Unknown tenant.', schema: 'ErrorBody' };
 const deleted: ResponseSpec = { description: 'Deleted.' };
 const newKeyShownOnce: ResponseSpec = { description: 'The new key, shown once.', schema: 'ApiKeyCreatedResponse' };
+const keyRotated: ResponseSpec = {
+  description: 'The new key, shown once, and the old one (`previous`), which keeps working until its `expiresAt`.',
+  schema: 'ApiKeyRotatedResponse',
+};
 const theConnection: ResponseSpec = { description: 'The connection.', schema: 'S3ConnectionSummary' };
 const connectionCreated: ResponseSpec = { description: 'The connection (without its secret).', schema: 'S3ConnectionSummary' };
 const staleIfMatch: ResponseSpec = { description: 'If-Match names a version that is no longer the latest.', schema: 'ErrorBody' };
@@ -401,7 +406,7 @@ export const apiRoutes = [
     body: { schema: 'ApiKeyRotateBody', required: false, example: { overlapSeconds: 3600 } },
     appendsToLog: true,
     responses: {
-      '201': newKeyShownOnce,
+      '201': keyRotated,
       '403': forbiddenScope,
       '404': notFound,
     },
@@ -880,7 +885,7 @@ export const adminApiRoutes = [
     body: { schema: 'ApiKeyRotateBody', required: false },
     appendsToLog: true,
     responses: {
-      '201': newKeyShownOnce,
+      '201': keyRotated,
       '404': unknownTenantOrPart,
     },
   }),
