@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { openApiDocument } from '@pressroom/ingress';
 import { serviceContract } from './support/openapi-contract.ts';
 
 // The checker the e2e suites' API client runs on every answer, against the service's own document.
@@ -54,6 +55,28 @@ describe('OpenAPI contract check of real answers', () => {
   it('refuses a JSON body that does not match the documented schema', () => {
     const [problem] = contract.check('POST', `${base}/v1/pdf/sync`, 200, json, { signedUrl: 42 });
     expect(problem).toContain('does not match the documented schema');
+  });
+
+  it("every example of the document's answers keeps its own contract", () => {
+    type Doc = {
+      paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { example?: unknown }> }> }>>;
+    };
+    const doc = openApiDocument('http://localhost:3000') as unknown as Doc;
+    const problems: string[] = [];
+    let examples = 0;
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        for (const [status, r] of Object.entries(op.responses)) {
+          const example = r.content?.['application/json']?.example;
+          if (example === undefined) continue;
+          examples++;
+          const url = base + path.replace(/\{[^}]+\}/g, 'x');
+          problems.push(...contract.check(method, url, Number(status), json, example));
+        }
+      }
+    }
+    expect(examples).toBeGreaterThan(0);
+    expect(problems).toEqual([]);
   });
 
   it('leaves paths the document does not have to other tests', () => {

@@ -72,7 +72,8 @@ export function contractChecker(doc: Doc): ContractChecker {
       if (type !== 'application/json' || body === undefined) return [];
       const schema = media?.['application/json']?.schema;
       if (!schema) return [`${where}: a JSON body where the document has none (${Object.keys(media ?? {}).join(', ') || 'no content'})`];
-      const id = `${m.method} ${m.template} ${key}`;
+      // By schema, not by operation: the many answers sharing one schema (ErrorBody) compile once.
+      const id = JSON.stringify(schema);
       let validate = compiled.get(id);
       if (!validate) {
         validate = ajv.compile(anchored(schema) as Schema);
