@@ -185,6 +185,67 @@ const queuedExample = {
   message: 'The render took longer than 30 seconds, so it was moved to a queue. Check statusUrl for the result.',
 };
 
+const historyExample = {
+  requestId: exampleRequestId,
+  renderStatus: 'SUCCESS',
+  externalId: 'invoice-2026-0042',
+  template: { templateId: exampleTemplateId, templateVersion: 3 },
+  chromium: 'Chromium 140.0.7339.185',
+  events: [
+    {
+      eventId: '0199a1b2-c3d4-7e5f-8a9b-000000000001',
+      type: 'RenderRequested',
+      occurredAt: '2026-11-21T10:00:00.000Z',
+      data: { mode: 'async', output: 'pdf', source: { kind: 'template', templateId: exampleTemplateId, templateVersion: 3 } },
+    },
+    {
+      eventId: '0199a1b2-c3d4-7e5f-8a9b-000000000002',
+      type: 'RenderSucceeded',
+      occurredAt: '2026-11-21T10:00:01.412Z',
+      data: { executionMs: 412, worker: 'render-worker-1', chromium: 'Chromium 140.0.7339.185', pages: 1 },
+    },
+    {
+      eventId: '0199a1b2-c3d4-7e5f-8a9b-000000000003',
+      type: 'WebhookAttempted',
+      occurredAt: '2026-11-21T10:00:01.530Z',
+      data: {
+        webhookId: `msg_${exampleRequestId.replace(/-/g, '')}`,
+        url: 'https://example.com/hooks/pressroom',
+        round: 0,
+        attempt: 1,
+        renderStatus: 'SUCCESS',
+        startedAt: '2026-11-21T10:00:01.450Z',
+        statusCode: 200,
+        durationMs: 80,
+        outcome: 'delivered',
+      },
+    },
+    {
+      eventId: '0199a1b2-c3d4-7e5f-8a9b-000000000004',
+      type: 'LinkIssued',
+      occurredAt: '2026-11-21T10:00:01.531Z',
+      data: { where: 'webhook', file: 'result', expiresAt: '2026-11-21T11:00:01.531Z' },
+    },
+  ],
+};
+const renderListExample = {
+  from: '2026-11-21T00:00:00.000Z',
+  to: '2026-11-22T00:00:00.000Z',
+  renders: [
+    {
+      requestId: exampleRequestId,
+      requestedAt: '2026-11-21T10:00:00.000Z',
+      mode: 'async',
+      output: 'pdf',
+      renderStatus: 'SUCCESS',
+      externalId: 'invoice-2026-0042',
+      template: { templateId: exampleTemplateId, templateVersion: 3 },
+      completedAt: '2026-11-21T10:00:01.412Z',
+    },
+  ],
+  next: exampleRequestId,
+};
+
 /** What every POST that appends to the log shares: API-key auth on the api mount, a JSON body with its example. */
 function loggedPost<const Id extends string>(operationId: Id, path: string, tag: string, summary: string, body: string, example: unknown) {
   return {
@@ -796,7 +857,7 @@ export const apiRoutes = [
     summary:
       'Every event of one of your renders, in order, read from the log, with the template version and the Chromium that rendered it.',
     responses: {
-      '200': { description: 'The history.', schema: 'RenderHistory' },
+      '200': { description: 'The history.', schema: 'RenderHistory', example: historyExample },
       '404': { description: 'Not found (or another tenant’s, or refused with 503).', schema: 'ErrorBody' },
     },
   }),
@@ -814,7 +875,7 @@ export const apiRoutes = [
       { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 } },
     ],
     responses: {
-      '200': { description: 'One page of renders.', schema: 'RenderList' },
+      '200': { description: 'One page of renders.', schema: 'RenderList', example: renderListExample },
       '400': { description: 'A parameter is invalid or unknown.', schema: 'ErrorBody' },
     },
   }),
