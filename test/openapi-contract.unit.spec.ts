@@ -46,6 +46,21 @@ describe('OpenAPI contract check of real answers', () => {
     expect(contract.check('GET', `${base}/admin/v1/tenants/globex`, 200, json, { tenantId: 'globex' })).not.toEqual([]);
   });
 
+  it('passes the errors that carry their context as details (410 of a deleted render), and a rotation refused as 409', () => {
+    const deleted = {
+      message: 'Render r was deleted at 2026-11-26T05:56:41.701Z.',
+      error: {
+        code: 'DELETED',
+        message: 'Render r was deleted at 2026-11-26T05:56:41.701Z.',
+        details: { requestId: 'r', removedAt: '2026-11-26T05:56:41.701Z' },
+      },
+    };
+    expect(contract.check('GET', `${base}/v1/pdf/status/r`, 410, json, deleted)).toEqual([]);
+    const conflict = { message: 'm', error: { code: 'CONFLICT', message: 'm' } };
+    expect(contract.check('POST', `${base}/v1/keys/key_00/rotate`, 409, json, conflict)).toEqual([]);
+    expect(contract.check('POST', `${base}/admin/v1/tenants`, 409, json, conflict)).toEqual([]);
+  });
+
   it('refuses a status the operation does not document', () => {
     const [problem] = contract.check('GET', `${base}/v1/pdf/status/0199`, 418, json, { message: 'm' });
     expect(problem).toMatch(/getRenderStatus|status not documented/);

@@ -93,6 +93,10 @@ const unknownTenantOrPart: ResponseSpec = { description: 'Unknown tenant (or key
 const unknownTenant: ResponseSpec = { description: 'Unknown tenant.', schema: 'ErrorBody' };
 const deleted: ResponseSpec = { description: 'Deleted.' };
 const newKeyShownOnce: ResponseSpec = { description: 'The new key, shown once.', schema: 'ApiKeyCreatedResponse' };
+const alreadyRotated: ResponseSpec = {
+  description: 'CONFLICT: only an active key can be rotated (this one is revoked, expired or rotated already).',
+  schema: 'ErrorBody',
+};
 const keyRotated: ResponseSpec = {
   description: 'The new key, shown once, and the old one (`previous`), which keeps working until its `expiresAt`.',
   schema: 'ApiKeyRotatedResponse',
@@ -468,6 +472,7 @@ export const apiRoutes = [
     appendsToLog: true,
     responses: {
       '201': keyRotated,
+      '409': alreadyRotated,
       '403': forbiddenScope,
       '404': notFound,
     },
@@ -947,6 +952,7 @@ export const adminApiRoutes = [
     appendsToLog: true,
     responses: {
       '201': keyRotated,
+      '409': alreadyRotated,
       '404': unknownTenantOrPart,
     },
   }),
@@ -1010,6 +1016,7 @@ export const adminApiRoutes = [
     appendsToLog: true,
     responses: {
       '201': { description: 'The tenant.', schema: 'Tenant' },
+      '409': { description: 'CONFLICT: a tenant with this tenantId exists already.', schema: 'ErrorBody' },
     },
   }),
   adminRoute({
