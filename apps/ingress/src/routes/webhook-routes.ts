@@ -66,7 +66,7 @@ export function adminWebhookRoutes(
   deps: WebhookRoutesDeps,
 ): Handlers<'adminGetWebhookSecret' | 'adminRotateWebhookSecret' | 'adminReplayWebhooks'> {
   const tenantOfPath: TenantOfRoute = async (ctx) => {
-    const tenantId = (ctx.params as Record<string, string>).tenantId ?? '';
+    const tenantId = ctx.params.tenantId ?? '';
     if (!(await deps.catalog.getTenant(tenantId))) throw notFound(`Tenant ${tenantId}`);
     return tenantId;
   };
