@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 # One image for every Pressroom app; the command chooses the app:
 #   docker run pressroom standalone | ingress | render-worker | status-projector | webhook-dispatcher | ops …
-# scripts/check-dockerfile.sh runs these same steps on a machine without Docker (CI does, see .ci/run).
+# scripts/check-dockerfile.ts (npm run check:dockerfile) runs these same steps on a machine without Docker (CI does, see .ci/run).
 # A RUN preceded by a "# check: <command>" line changes the machine itself (apt, users): the check runs
 # <command> instead, which proves the same thing without changing the host.
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Makes sure Debian's `prometheus` package (prometheus and promtool) is installed and prints the
-# directory holding both binaries. The metrics e2e test starts its own Prometheus from it; lint runs
-# `promtool check rules` on infra/prometheus/alerts.yml. Waits for a dpkg lock held by another apt run.
+# directory holding both binaries. The metrics e2e test (test/e2e/distributed-prometheus.e2e.spec.ts)
+# starts its own Prometheus from it and runs `promtool check metrics`, `check rules`, `test rules` and
+# `check config` on infra/prometheus/. Waits for a dpkg lock held by another apt run.
 # Only the binaries are used: the package's own service (if the package starts one) is not needed.
 set -euo pipefail
 

@@ -46,6 +46,8 @@ const schemas: Record<string, unknown> = {
   'http/ApiKeySummary': S.ApiKeySummary,
   'http/ApiKeyList': S.ApiKeyList,
   'http/ApiKeyCreatedResponse': S.ApiKeyCreatedResponse,
+  'http/AdminApiKeyCreatedResponse': S.AdminApiKeyCreatedResponse,
+  'http/ApiKeyRotatedResponse': S.ApiKeyRotatedResponse,
   'http/TenantPlanBody': S.TenantPlanBody,
   'views/StatusViewEntry': S.StatusViewEntry,
   'views/DeliveryView': S.DeliveryView,

@@ -54,6 +54,28 @@ export const ApiKeyCreatedResponse = Type.Object(
   { additionalProperties: false },
 );
 
+/** A rotation's answer: the new key (shown once) and the old one, now expiring. */
+export const ApiKeyRotatedResponse = Type.Object(
+  {
+    key: ApiKeySummary,
+    apiKey: Type.String({ description: 'The new key itself: shown once, never again.' }),
+    previous: Type.Optional(ApiKeySummary),
+    note: Type.String(),
+  },
+  { additionalProperties: false },
+);
+
+/** The operator's `POST /admin/v1/tenants/{tenantId}/keys`: the same, naming the tenant. */
+export const AdminApiKeyCreatedResponse = Type.Object(
+  {
+    tenantId: Type.String(),
+    key: ApiKeySummary,
+    apiKey: Type.String({ description: 'The key itself: shown once, never again.' }),
+    note: Type.String(),
+  },
+  { additionalProperties: false },
+);
+
 export const TenantPlanBody = Type.Object({ plan: Plan }, { additionalProperties: false });
 
 const connectionFields = {

@@ -151,7 +151,20 @@ export const ErrorBody = Type.Object(
       {
         code: Type.String(),
         message: Type.String(),
-        details: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }, { additionalProperties: false }))),
+        details: Type.Optional(
+          Type.Union(
+            [
+              Type.Array(Type.Object({ field: Type.String(), message: Type.String() }, { additionalProperties: false }), {
+                description: 'Which fields are wrong and why (VALIDATION_FAILED and other refusals of a request).',
+              }),
+              Type.Record(Type.String(), Type.Unknown(), {
+                description:
+                  'The context of the error, e.g. `requestId` and `statusUrl` (504 OUTCOME_UNKNOWN), `requestId` and `removedAt` (410 EXPIRED, DELETED).',
+              }),
+            ],
+            { description: 'A list of field problems, or the context of the error.' },
+          ),
+        ),
       },
       { additionalProperties: false },
     ),

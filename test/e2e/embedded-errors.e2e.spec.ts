@@ -306,6 +306,12 @@ describe('embedded profile: first start without PRESSROOM_API_KEY, private webho
 
   it('prints a development key once, which works, and prints none on the next start', async () => {
     expect(printedAtFirstStart).toHaveLength(1);
+    // stdout stays a JSON stream: every line parses, the key is only on stderr, and a line says one was made.
+    const stdout = svc.app.stdout.map((line) => JSON.parse(line) as { msg: string; tenantId?: string });
+    expect(stdout.filter((l) => /development API key created/.test(l.msg))).toEqual([
+      expect.objectContaining({ level: 'info', tenantId: 'default' }),
+    ]);
+    expect(svc.app.stdout.join('\n')).not.toContain(printedAtFirstStart[0]);
     const dev = apiClient(svc.baseUrl, printedAtFirstStart[0]!);
     expect((await dev.get('/v1/templates')).status).toBe(200);
     await svc.app.stop();

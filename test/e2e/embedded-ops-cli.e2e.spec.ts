@@ -129,6 +129,36 @@ describe('ops CLI next to a running embedded service', () => {
     ]);
   }, 180_000);
 
+  it("shows, rotates and replays a tenant's webhooks through the admin API while the service holds the log", async () => {
+    const created = await runOps(env, ['tenants', 'create', '--name', 'Hooks', '--plan', 'standard', '--id', 'ops-hooks']);
+    expect(created.code, created.stderr).toBe(0);
+    const secret = await runOps(env, ['webhooks', 'secret', '--tenant', 'ops-hooks']);
+    expect(secret.code, secret.stderr).toBe(0);
+    const first = (JSON.parse(secret.stdout) as { secret: string }).secret;
+    expect(first).toMatch(/^whsec_/);
+    const rotated = await runOps(env, ['webhooks', 'rotate', '--tenant', 'ops-hooks']);
+    expect(rotated.code, rotated.stderr).toBe(0);
+    const after = JSON.parse(rotated.stdout) as { secret: string; previous?: { secret: string } };
+    expect(after.secret).not.toBe(first);
+    expect(after.previous?.secret).toBe(first);
+    // Nothing completed for this tenant in the range: nothing to replay, and said so in the answer.
+    const replay = await runOps(env, [
+      'webhooks',
+      'replay',
+      '--tenant',
+      'ops-hooks',
+      '--from',
+      '2020-01-01T00:00:00Z',
+      '--to',
+      '2020-01-02T00:00:00Z',
+    ]);
+    expect(replay.code, replay.stderr).toBe(0);
+    expect(JSON.parse(replay.stdout)).toMatchObject({ replayId: expect.any(String), requestIds: [] });
+    const unknown = await runOps(env, ['webhooks', 'secret', '--tenant', 'nobody-here']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr.trim()).toMatch(/^error: the service refused it: /);
+  }, 180_000);
+
   it('says in one line why a command needs the data dir when the service holds it, and how to proceed', async () => {
     const out = await runOps(env, ['webhooks', 'rebuild']);
     expect(out.code).toBe(1);

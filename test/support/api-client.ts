@@ -1,4 +1,10 @@
-/** A thin HTTP client for the tests: what a caller of the API would write. */
+import { ContractViolation, serviceContract } from './openapi-contract.ts';
+
+/**
+ * A thin HTTP client for the tests: what a caller of the API would write. Every answer is also
+ * checked against the OpenAPI document (openapi-contract.ts): an undocumented status or a JSON body
+ * that does not match its documented schema fails the call with a ContractViolation.
+ */
 export function apiClient(baseUrl: string, apiKey: string) {
   async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
     const res = await fetch(`${baseUrl}${path}`, {
@@ -17,6 +23,8 @@ export function apiClient(baseUrl: string, apiKey: string) {
     } catch {
       json = undefined;
     }
+    const broken = serviceContract().check(method, `${baseUrl}${path}`, res.status, res.headers.get('content-type'), json);
+    if (broken.length > 0) throw new ContractViolation(broken.join('\n'));
     return { status: res.status, headers: res.headers, json, text };
   }
   return {

@@ -23,7 +23,10 @@ export type AppName = 'standalone' | 'ingress' | 'render-worker' | 'status-proje
 
 /** One Pressroom app running as its own OS process, as in production. */
 export class AppProcess {
+  /** stdout and stderr lines, in arrival order. */
   readonly output: string[] = [];
+  /** The stdout lines alone: the JSON log stream. */
+  readonly stdout: string[] = [];
   #child: ChildProcess | undefined;
   #exited: Promise<void> = Promise.resolve();
 
@@ -53,6 +56,7 @@ export class AppProcess {
   /** Starts the app and waits until `/readyz` (or only `/healthz`, for an app whose dependencies are down) answers 200. */
   async start(opts: { until?: 'readyz' | 'healthz' } = {}): Promise<this> {
     this.output.length = 0;
+    this.stdout.length = 0;
     const child = spawn(tsx, [...this.nodeArgs, join(root, 'apps', this.app, 'src', 'main.ts')], {
       cwd: root,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...UNLIMITED_PLANS, ...this.env, PORT: String(this.port) },
@@ -61,9 +65,17 @@ export class AppProcess {
       detached: true,
     });
     this.#child = child;
-    const collect = (chunk: Buffer) => this.output.push(...chunk.toString('utf8').split('\n').filter(Boolean));
-    child.stdout.on('data', collect);
-    child.stderr.on('data', collect);
+    const lines = (chunk: Buffer) => chunk.toString('utf8').split('\n').filter(Boolean);
+    // stdout whole lines only (a JSON line may arrive in two chunks).
+    let partial = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      const parts = (partial + chunk.toString('utf8')).split('\n');
+      partial = parts.pop() ?? '';
+      const l = parts.filter(Boolean);
+      this.output.push(...l);
+      this.stdout.push(...l);
+    });
+    child.stderr.on('data', (chunk: Buffer) => this.output.push(...lines(chunk)));
     // 'close' fires when every holder of the output pipes (tsx and the app under it) is gone.
     this.#exited = new Promise((resolve) => child.once('close', () => resolve()));
     await waitFor(

@@ -70,7 +70,19 @@ export const componentSchemas: Record<string, unknown> = {
   ApiKeySummary: S.ApiKeySummary,
   ApiKeyList: S.ApiKeyList,
   ApiKeyCreatedResponse: S.ApiKeyCreatedResponse,
+  AdminApiKeyCreatedResponse: S.AdminApiKeyCreatedResponse,
+  ApiKeyRotatedResponse: S.ApiKeyRotatedResponse,
   TenantPlanBody: S.TenantPlanBody,
+  Tenant: {
+    type: 'object',
+    properties: {
+      tenantId: { type: 'string' },
+      name: { type: 'string' },
+      plan: { type: 'string', description: 'A plan of PRESSROOM_PLANS (`free`, `standard`, `high` by default).' },
+      createdAt: { type: 'string', format: 'date-time' },
+    },
+    required: ['tenantId', 'name', 'plan', 'createdAt'],
+  },
   RenderHistory: renderHistorySchema(),
   RenderList: renderListSchema(),
 };
@@ -81,6 +93,14 @@ const unknownTenantOrPart: ResponseSpec = { description: 'Unknown tenant (or key
 const unknownTenant: ResponseSpec = { description: 'Unknown tenant.', schema: 'ErrorBody' };
 const deleted: ResponseSpec = { description: 'Deleted.' };
 const newKeyShownOnce: ResponseSpec = { description: 'The new key, shown once.', schema: 'ApiKeyCreatedResponse' };
+const alreadyRotated: ResponseSpec = {
+  description: 'CONFLICT: only an active key can be rotated (this one is revoked, expired or rotated already).',
+  schema: 'ErrorBody',
+};
+const keyRotated: ResponseSpec = {
+  description: 'The new key, shown once, and the old one (`previous`), which keeps working until its `expiresAt`.',
+  schema: 'ApiKeyRotatedResponse',
+};
 const theConnection: ResponseSpec = { description: 'The connection.', schema: 'S3ConnectionSummary' };
 const connectionCreated: ResponseSpec = { description: 'The connection (without its secret).', schema: 'S3ConnectionSummary' };
 const staleIfMatch: ResponseSpec = { description: 'If-Match names a version that is no longer the latest.', schema: 'ErrorBody' };
@@ -167,6 +187,67 @@ const queuedExample = {
   requestId: exampleRequestId,
   statusUrl: `http://localhost:3000/v1/pdf/status/${exampleRequestId}`,
   message: 'The render took longer than 30 seconds, so it was moved to a queue. Check statusUrl for the result.',
+};
+
+const historyExample = {
+  requestId: exampleRequestId,
+  renderStatus: 'SUCCESS',
+  externalId: 'invoice-2026-0042',
+  template: { templateId: exampleTemplateId, templateVersion: 3 },
+  chromium: 'Chromium 140.0.7339.185',
+  events: [
+    {
+      eventId: '0199a1b2-c3d4-7e5f-8a9b-000000000001',
+      type: 'RenderRequested',
+      occurredAt: '2026-11-21T10:00:00.000Z',
+      data: { mode: 'async', output: 'pdf', source: { kind: 'template', templateId: exampleTemplateId, templateVersion: 3 } },
+    },
+    {
+      eventId: '0199a1b2-c3d4-7e5f-8a9b-000000000002',
+      type: 'RenderSucceeded',
+      occurredAt: '2026-11-21T10:00:01.412Z',
+      data: { executionMs: 412, worker: 'render-worker-1', chromium: 'Chromium 140.0.7339.185', pages: 1 },
+    },
+    {
+      eventId: '0199a1b2-c3d4-7e5f-8a9b-000000000003',
+      type: 'WebhookAttempted',
+      occurredAt: '2026-11-21T10:00:01.530Z',
+      data: {
+        webhookId: `msg_${exampleRequestId.replace(/-/g, '')}`,
+        url: 'https://example.com/hooks/pressroom',
+        round: 0,
+        attempt: 1,
+        renderStatus: 'SUCCESS',
+        startedAt: '2026-11-21T10:00:01.450Z',
+        statusCode: 200,
+        durationMs: 80,
+        outcome: 'delivered',
+      },
+    },
+    {
+      eventId: '0199a1b2-c3d4-7e5f-8a9b-000000000004',
+      type: 'LinkIssued',
+      occurredAt: '2026-11-21T10:00:01.531Z',
+      data: { where: 'webhook', file: 'result', expiresAt: '2026-11-21T11:00:01.531Z' },
+    },
+  ],
+};
+const renderListExample = {
+  from: '2026-11-21T00:00:00.000Z',
+  to: '2026-11-22T00:00:00.000Z',
+  renders: [
+    {
+      requestId: exampleRequestId,
+      requestedAt: '2026-11-21T10:00:00.000Z',
+      mode: 'async',
+      output: 'pdf',
+      renderStatus: 'SUCCESS',
+      externalId: 'invoice-2026-0042',
+      template: { templateId: exampleTemplateId, templateVersion: 3 },
+      completedAt: '2026-11-21T10:00:01.412Z',
+    },
+  ],
+  next: exampleRequestId,
 };
 
 /** What every POST that appends to the log shares: API-key auth on the api mount, a JSON body with its example. */
@@ -390,7 +471,8 @@ export const apiRoutes = [
     body: { schema: 'ApiKeyRotateBody', required: false, example: { overlapSeconds: 3600 } },
     appendsToLog: true,
     responses: {
-      '201': newKeyShownOnce,
+      '201': keyRotated,
+      '409': alreadyRotated,
       '403': forbiddenScope,
       '404': notFound,
     },
@@ -780,7 +862,7 @@ export const apiRoutes = [
     summary:
       'Every event of one of your renders, in order, read from the log, with the template version and the Chromium that rendered it.',
     responses: {
-      '200': { description: 'The history.', schema: 'RenderHistory' },
+      '200': { description: 'The history.', schema: 'RenderHistory', example: historyExample },
       '404': { description: 'Not found (or another tenant’s, or refused with 503).', schema: 'ErrorBody' },
     },
   }),
@@ -798,7 +880,7 @@ export const apiRoutes = [
       { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 } },
     ],
     responses: {
-      '200': { description: 'One page of renders.', schema: 'RenderList' },
+      '200': { description: 'One page of renders.', schema: 'RenderList', example: renderListExample },
       '400': { description: 'A parameter is invalid or unknown.', schema: 'ErrorBody' },
     },
   }),
@@ -820,7 +902,7 @@ export const adminApiRoutes = [
     tag: 'Admin',
     summary: 'A tenant.',
     responses: {
-      '200': { description: 'The tenant.', schema: { type: 'object' } },
+      '200': { description: 'The tenant.', schema: 'Tenant' },
       '404': unknownTenantOrPart,
     },
   }),
@@ -833,7 +915,7 @@ export const adminApiRoutes = [
     body: { schema: 'TenantPlanBody', example: { plan: 'high' } },
     appendsToLog: true,
     responses: {
-      '200': { description: 'The tenant.', schema: { type: 'object' } },
+      '200': { description: 'The tenant.', schema: 'Tenant' },
       '404': unknownTenantOrPart,
     },
   }),
@@ -869,7 +951,8 @@ export const adminApiRoutes = [
     body: { schema: 'ApiKeyRotateBody', required: false },
     appendsToLog: true,
     responses: {
-      '201': newKeyShownOnce,
+      '201': keyRotated,
+      '409': alreadyRotated,
       '404': unknownTenantOrPart,
     },
   }),
@@ -932,14 +1015,8 @@ export const adminApiRoutes = [
     body: { schema: 'TenantCreateBody', example: { name: 'Acme', plan: 'high' } },
     appendsToLog: true,
     responses: {
-      '201': {
-        description: 'The tenant.',
-        schema: {
-          type: 'object',
-          properties: { tenantId: { type: 'string' }, name: { type: 'string' }, plan: { type: 'string' } },
-          required: ['tenantId'],
-        },
-      },
+      '201': { description: 'The tenant.', schema: 'Tenant' },
+      '409': { description: 'CONFLICT: a tenant with this tenantId exists already.', schema: 'ErrorBody' },
     },
   }),
   adminRoute({
@@ -951,7 +1028,7 @@ export const adminApiRoutes = [
     body: { schema: 'ApiKeyCreateBody', required: false, example: { label: 'ci', scopes: ['render', 'manage'] } },
     appendsToLog: true,
     responses: {
-      '201': { description: 'The key, shown once (with the tenantId).', schema: 'ApiKeyCreatedResponse' },
+      '201': { description: 'The key, shown once (with the tenantId).', schema: 'AdminApiKeyCreatedResponse' },
       '404': unknownTenant,
     },
   }),
@@ -966,6 +1043,36 @@ export const adminApiRoutes = [
     responses: {
       '201': connectionCreated,
       '404': unknownTenant,
+    },
+  }),
+  adminRoute({
+    operationId: 'adminGetWebhookSecret',
+    method: 'get',
+    path: '/admin/v1/tenants/{tenantId}/webhooks/secret',
+    tag: 'Admin',
+    summary: 'A tenant’s webhook signing secret (created on first use), as the tenant’s own GET /v1/webhooks/secret.',
+    responses: { '200': { description: 'The secret(s).', schema: 'WebhookSecretResponse' }, '404': unknownTenant },
+  }),
+  adminRoute({
+    operationId: 'adminRotateWebhookSecret',
+    method: 'post',
+    path: '/admin/v1/tenants/{tenantId}/webhooks/secret/rotate',
+    tag: 'Admin',
+    summary: 'Rotate a tenant’s webhook signing secret; the previous one keeps signing until `previous.expiresAt`.',
+    appendsToLog: true,
+    responses: { '200': { description: 'The new secret(s).', schema: 'WebhookSecretResponse' }, '404': unknownTenant },
+  }),
+  adminRoute({
+    operationId: 'adminReplayWebhooks',
+    method: 'post',
+    path: '/admin/v1/tenants/{tenantId}/webhooks/replay',
+    tag: 'Admin',
+    summary: 'Deliver a tenant’s results again from the log (recorded as requested by `ops`): one request, or every result in [from, to).',
+    body: { schema: 'WebhookReplayBody', example: { requestId: exampleRequestId } },
+    appendsToLog: true,
+    responses: {
+      '202': { description: 'Replays requested.', schema: 'WebhookReplayResponse' },
+      '404': { description: 'Unknown tenant, or no such delivery for it.', schema: 'ErrorBody' },
     },
   }),
   adminRoute({

@@ -41,7 +41,7 @@ import { createTemplates } from './templates.ts';
 import { adminAuthentication, adminRoutes } from './routes/admin-routes.ts';
 import { keyRoutes } from './routes/key-routes.ts';
 import { s3ConnectionRoutes } from './routes/s3-connection-routes.ts';
-import { webhookRoutes } from './routes/webhook-routes.ts';
+import { adminWebhookRoutes, webhookRoutes } from './routes/webhook-routes.ts';
 import { historyRoutes } from './routes/history-routes.ts';
 import { removalRoutes } from './routes/removal-routes.ts';
 import { adminUsageRoutes, usageRoutes } from './routes/usage-routes.ts';
@@ -165,8 +165,11 @@ export function buildIngressApp(deps: IngressDeps): Koa {
   const usage = createUsageLedger(deps);
   if (deps.settings.adminToken) {
     const admin = adminRoutes({ ...deps, s3Endpoints });
+    const adminWebhooks = adminWebhookRoutes({ ...deps, secretOverlapMs: deps.settings.webhooks.secretOverlapMs });
     app.use(
-      buildRouter(adminApiRoutes, { ...admin, ...adminUsageRoutes({ usage }) }, [adminAuthentication(deps.settings.adminToken)]).routes(),
+      buildRouter(adminApiRoutes, { ...admin, ...adminUsageRoutes({ usage }), ...adminWebhooks }, [
+        adminAuthentication(deps.settings.adminToken),
+      ]).routes(),
     );
   }
 

@@ -6,7 +6,7 @@ import type { EventLog, FileEventLog } from '@pressroom/core';
 import type { PressroomConfig } from '@pressroom/runtime';
 import type { LogEvent, PressroomEvent, UsageDay } from '@pressroom/schemas';
 import type * as DepsModule from './deps.ts';
-import { createOutput, progress, type Output } from './output.ts';
+import { createOutput, progress, withReplayProgress, type Output } from './output.ts';
 
 /** A one-line failure the operator can act on: printed as `error: …`, exit code 1 (2 for usage). */
 class OpsError extends Error {
@@ -145,6 +145,9 @@ async function countFor(rt: Runtime, topics: string[], o: Output): Promise<numbe
   for (const topic of topics) for (const p of await rt.log.endOffsets(topic)) total += Number(p.end);
   return total;
 }
+
+/** The runtime whose whole-log reads (every rebuild and replay) draw a progress bar, for humans at a terminal. */
+const showingProgress = (rt: Runtime, o: Output): Runtime => ({ ...rt, log: withReplayProgress(rt.log, 'replaying  ', !o.json) });
 
 const renderTopics = (rt: Runtime) => [rt.topics.requestedSync, rt.topics.requestedAsync, rt.topics.completed, rt.topics.webhooks];
 
@@ -472,11 +475,12 @@ program
   .command('rebuild')
   .description('wipe the template view and replay the templates topic')
   .action(async () => {
-    out().result(
+    const o = out();
+    o.result(
       await onService('templates rebuild', async (rt) =>
         rt.viewIsVolatile
           ? { eventsApplied: 0, note: 'the embedded template view is rebuilt from the log at every start of the service' }
-          : { eventsApplied: await L().rebuildTemplateView(rt) },
+          : { eventsApplied: await L().rebuildTemplateView(showingProgress(rt, o)) },
       ),
     );
   });
@@ -486,10 +490,11 @@ catalog
   .command('rebuild')
   .description('wipe the catalog view and replay the catalog topic')
   .action(async () => {
-    out().result(
+    const o = out();
+    o.result(
       await onService('catalog rebuild', async (rt) => {
         await rt.catalog.clear();
-        return { eventsApplied: await L().rebuildCatalog(rt.catalog, rt) };
+        return { eventsApplied: await L().rebuildCatalog(rt.catalog, showingProgress(rt, o)) };
       }),
     );
   });
@@ -515,10 +520,11 @@ assets
   .command('rebuild')
   .description('wipe the asset index and replay the assets topic')
   .action(async () => {
-    out().result(
+    const o = out();
+    o.result(
       await onService('assets rebuild', async (rt) => {
         await rt.assetIndex.clear();
-        return { eventsApplied: await L().replayAssetIndex(rt.assetIndex, rt) };
+        return { eventsApplied: await L().replayAssetIndex(rt.assetIndex, showingProgress(rt, o)) };
       }),
     );
   });
@@ -615,14 +621,26 @@ webhooks
   .description("show the tenant's signing secret(s), created if missing")
   .requiredOption('--tenant <tenantId>', 'tenant')
   .action(async (o: { tenant: string }) =>
-    out().result(await onService('webhooks secret', (rt) => L().ensureWebhookSecrets(rt, o.tenant))),
+    out().result(
+      await onService(
+        'webhooks secret',
+        (rt) => L().ensureWebhookSecrets(rt, o.tenant),
+        (admin) => json(admin.call('GET', `/tenants/${encodeURIComponent(o.tenant)}/webhooks/secret`)),
+      ),
+    ),
   );
 webhooks
   .command('rotate')
   .description('new signing secret; the old one signs too for the overlap')
   .requiredOption('--tenant <tenantId>', 'tenant')
   .action(async (o: { tenant: string }) =>
-    out().result(await onService('webhooks rotate', (rt) => L().rotateWebhookSecret(rt, o.tenant, cfg().webhooks.secretOverlapMs))),
+    out().result(
+      await onService(
+        'webhooks rotate',
+        (rt) => L().rotateWebhookSecret(rt, o.tenant, cfg().webhooks.secretOverlapMs),
+        (admin) => json(admin.call('POST', `/tenants/${encodeURIComponent(o.tenant)}/webhooks/secret/rotate`, {})),
+      ),
+    ),
   );
 webhooks
   .command('replay')
@@ -640,22 +658,39 @@ webhooks
       if (!(fromMs < toMs)) throw new OpsError('give --request, or --from and --to as ISO times with --from before --to', 2);
       selector = { fromMs, toMs };
     }
-    out().result(
-      await onService('webhooks replay', async (rt) => {
-        // The embedded deliveries live in the service's memory: read them from the log here.
-        if (rt.viewIsVolatile) await L().rebuildDeliveries(rt, { schedule: false });
-        return L().requestWebhookReplay(rt, { tenantId: o.tenant, selector, requestedBy: 'ops' });
-      }),
+    const output = out();
+    output.result(
+      await onService(
+        'webhooks replay',
+        async (rt) => {
+          // The embedded deliveries live in the service's memory: read them from the log here.
+          if (rt.viewIsVolatile) await L().rebuildDeliveries(showingProgress(rt, output), { schedule: false });
+          return L().requestWebhookReplay(rt, { tenantId: o.tenant, selector, requestedBy: 'ops' });
+        },
+        (admin) =>
+          json(
+            admin.call(
+              'POST',
+              `/tenants/${encodeURIComponent(o.tenant)}/webhooks/replay`,
+              'requestId' in selector
+                ? { requestId: selector.requestId }
+                : { from: new Date(selector.fromMs).toISOString(), to: new Date(selector.toMs).toISOString() },
+            ),
+          ),
+      ),
     );
   });
 webhooks
   .command('rebuild')
   .description('wipe the deliveries view and schedule, replay the log')
-  .action(async () =>
-    out().result(
-      await onService('webhooks rebuild', async (rt) => ({ eventsApplied: await L().rebuildDeliveries(rt, { schedule: true }) })),
-    ),
-  );
+  .action(async () => {
+    const o = out();
+    o.result(
+      await onService('webhooks rebuild', async (rt) => ({
+        eventsApplied: await L().rebuildDeliveries(showingProgress(rt, o), { schedule: true }),
+      })),
+    );
+  });
 
 // ---- run ----
 try {

@@ -1,5 +1,6 @@
 import { SingleBar, Presets } from 'cli-progress';
 import Table from 'cli-table3';
+import type { EventLog } from '@pressroom/core';
 
 /** How the CLI answers: human tables by default, JSON with `--json` (for scripts). */
 export interface Output {
@@ -45,18 +46,29 @@ export function createOutput(json: boolean, out = process.stdout, err = process.
   };
 }
 
+/** Where a progress bar draws: stderr, or a test's stream. */
+type BarStream = NodeJS.WritableStream & { isTTY?: boolean };
+
 /**
  * A progress bar with rate and ETA on stderr, only when stderr is a terminal and the output is
  * for humans; otherwise a no-op (scripts, CI, pipes see nothing).
  */
-export function progress(label: string, total: number, enabled: boolean): { tick(n?: number): void; stop(): void } {
-  if (!enabled || !process.stderr.isTTY || total <= 0) return { tick: () => {}, stop: () => {} };
+export function progress(
+  label: string,
+  total: number,
+  enabled: boolean,
+  stream: BarStream = process.stderr,
+): { tick(n?: number): void; stop(): void } {
+  if (!enabled || !stream.isTTY || total <= 0) return { tick: () => {}, stop: () => {} };
   const bar = new SingleBar(
     {
       format: `${label} [{bar}] {percentage}% | {value}/{total} events | {rate} events/s | ETA {eta_formatted}`,
-      stream: process.stderr,
+      stream,
       etaBuffer: 200,
       fps: 5,
+      // A test's stream (or a terminal cli-progress does not recognise) is still drawn on.
+      noTTYOutput: true,
+      notTTYSchedule: 200,
     },
     Presets.shades_classic,
   );
@@ -70,4 +82,33 @@ export function progress(label: string, total: number, enabled: boolean): { tick
     },
     stop: () => bar.stop(),
   };
+}
+
+/**
+ * The same log, whose whole-topic reads (what every rebuild and replay does) draw a progress bar:
+ * its total is the sum of the topics' end offsets (no read of the log; past retention, an
+ * overestimate), counted only when a bar will show.
+ */
+export function withReplayProgress(log: EventLog, label: string, enabled: boolean, stream: BarStream = process.stderr): EventLog {
+  const readAll: EventLog['readAll'] = async (topics, visit) => {
+    let total = 0;
+    if (enabled && stream.isTTY) for (const t of topics) for (const p of await log.endOffsets(t)) total += Number(p.end);
+    const bar = progress(label, total, enabled, stream);
+    try {
+      return await log.readAll(topics, (r) => {
+        bar.tick();
+        return visit(r);
+      });
+    } finally {
+      bar.stop();
+    }
+  };
+  // Methods stay bound to the log itself (an adapter class may keep private fields).
+  return new Proxy(log, {
+    get: (target, prop) => {
+      if (prop === 'readAll') return readAll;
+      const v = Reflect.get(target, prop, target) as unknown;
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
 }
