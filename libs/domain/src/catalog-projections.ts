@@ -1,18 +1,16 @@
-import type {
-  ApiKeyIssued,
-  ApiKeyRevoked,
-  ApiKeyRotated,
-  CatalogEvent,
-  S3ConnectionDeleted,
-  S3ConnectionRegistered,
-  TenantCreated,
-  TenantPlanChanged,
-  WebhookSecretCreated,
-  WebhookSecretRotated,
-} from '@pressroom/schemas';
+import type { CatalogEvent } from '@pressroom/schemas';
 import { apiKeyAfter, apiKeyOf, keyIdOf, type ApiKeyRecord } from './api-keys.ts';
-import { isNewerThan, s3ConnectionDeletedOf, s3ConnectionOf, tenantAfterPlanChange, tenantOf, webhookSecretsOf } from './catalog.ts';
-import type { S3Connection, Tenant, WebhookSecrets } from './catalog.ts';
+import {
+  isNewerThan,
+  s3ConnectionDeletedOf,
+  s3ConnectionOf,
+  tenantAfterPlanChange,
+  tenantOf,
+  webhookSecretsOf,
+  type S3Connection,
+  type Tenant,
+  type WebhookSecrets,
+} from './catalog.ts';
 import type { Projection } from './projection.ts';
 
 /*
@@ -21,13 +19,16 @@ import type { Projection } from './projection.ts';
  * record rules of catalog.ts / api-keys.ts, so it is idempotent and forward-only by sequence.
  */
 
+/** The catalog events of these types. */
+type EventOf<T extends CatalogEvent['type']> = Extract<CatalogEvent, { type: T }>;
+
 /** A tenant as the view keeps it: with the sequence that last wrote it (readers never see it). */
 export type TenantRecord = Tenant & { sequence?: number };
 
 /** A revocation or rotation, with the hash of the key it names (the event names the key by id: see `apiKeyIdProjection`). */
 export interface ApiKeyChange {
   keyHash: string;
-  event: ApiKeyRevoked | ApiKeyRotated;
+  event: EventOf<'ApiKeyRevoked' | 'ApiKeyRotated'>;
 }
 
 /** That a tenant's key was used at `at` (ISO time): an observation the view keeps, not a fact of the log. */
@@ -43,7 +44,6 @@ export interface ApiKeyUseRecord {
   at: string;
 }
 
-type EventOf<T extends CatalogEvent['type']> = Extract<CatalogEvent, { type: T }>;
 
 /** Whether `event` is a catalog event (they alone carry a sequence) of one of `types`. */
 export function isCatalogEvent<T extends CatalogEvent['type']>(event: unknown, ...types: T[]): event is EventOf<T> {
@@ -53,7 +53,7 @@ export function isCatalogEvent<T extends CatalogEvent['type']>(event: unknown, .
 }
 
 /** A tenant: created once (a replayed creation changes nothing), its plan moved forward only. */
-export const tenantProjection: Projection<TenantCreated | TenantPlanChanged, TenantRecord> = {
+export const tenantProjection: Projection<EventOf<'TenantCreated' | 'TenantPlanChanged'>, TenantRecord> = {
   canHandle: (event) => isCatalogEvent(event, 'TenantCreated', 'TenantPlanChanged'),
   keyOf: (event) => event.tenantId,
   evolve(current, event) {
@@ -65,7 +65,7 @@ export const tenantProjection: Projection<TenantCreated | TenantPlanChanged, Ten
 };
 
 /** A key, under its hash (what authentication looks up), as issued. */
-export const apiKeyIssuedProjection: Projection<ApiKeyIssued, ApiKeyRecord> = {
+export const apiKeyIssuedProjection: Projection<EventOf<'ApiKeyIssued'>, ApiKeyRecord> = {
   canHandle: (event) => isCatalogEvent(event, 'ApiKeyIssued'),
   keyOf: (event) => event.data.keyHash,
   evolve: (current, event) => (isNewerThan(current, event) ? apiKeyOf(event) : current),
@@ -83,7 +83,7 @@ export const apiKeyChangeProjection: Projection<ApiKeyChange, ApiKeyRecord> = {
 };
 
 /** A tenant's keys: key id → key hash, in the tenant's group (lists the tenant's keys; finds the key a revocation names). */
-export const apiKeyIdProjection: Projection<ApiKeyIssued, string> = {
+export const apiKeyIdProjection: Projection<EventOf<'ApiKeyIssued'>, string> = {
   canHandle: (event) => isCatalogEvent(event, 'ApiKeyIssued'),
   keyOf: (event) => ({ group: event.tenantId, id: keyIdOf(event) }),
   evolve: (current, event) => (current === event.data.keyHash ? current : event.data.keyHash),
@@ -98,7 +98,7 @@ export const apiKeyUseProjection: Projection<ApiKeyUse, ApiKeyUseRecord> = {
 };
 
 /** An S3 connection, in its tenant's group: replaced by a later registration; a deletion leaves a tombstone. */
-export const s3ConnectionProjection: Projection<S3ConnectionRegistered | S3ConnectionDeleted, S3Connection> = {
+export const s3ConnectionProjection: Projection<EventOf<'S3ConnectionRegistered' | 'S3ConnectionDeleted'>, S3Connection> = {
   canHandle: (event) => isCatalogEvent(event, 'S3ConnectionRegistered', 'S3ConnectionDeleted'),
   keyOf: (event) => ({ group: event.tenantId, id: event.data.connectionId }),
   evolve: (current, event) =>
@@ -106,7 +106,7 @@ export const s3ConnectionProjection: Projection<S3ConnectionRegistered | S3Conne
 };
 
 /** A tenant's webhook signing secrets, moved forward only. */
-export const webhookSecretsProjection: Projection<WebhookSecretCreated | WebhookSecretRotated, WebhookSecrets> = {
+export const webhookSecretsProjection: Projection<EventOf<'WebhookSecretCreated' | 'WebhookSecretRotated'>, WebhookSecrets> = {
   canHandle: (event) => isCatalogEvent(event, 'WebhookSecretCreated', 'WebhookSecretRotated'),
   keyOf: (event) => event.tenantId,
   evolve: (current, event) => webhookSecretsOf(current, event) ?? current,

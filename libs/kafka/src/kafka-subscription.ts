@@ -62,7 +62,6 @@ export async function startSubscription(deps: SubscriptionDeps, opts: ConsumeOpt
     retry: { ...KAFKA_RETRY, retries: 8, restartOnFailure: async () => true },
   });
   const stopping = new AbortController();
-  const tasks = new Set<Promise<void>>();
   /** Partitions assigned to this member (`topic:partition`) since its last join. */
   let assigned = new Set<string>();
   /** Progress of the partitions assigned to this member, and its commits (only of partitions still assigned). */
@@ -73,14 +72,6 @@ export async function startSubscription(deps: SubscriptionDeps, opts: ConsumeOpt
     signal: stopping.signal,
     logger,
   });
-  /** Wakes `eachMessage` calls waiting to take a record. */
-  let wake = () => {};
-  let changed = new Promise<void>((resolve) => (wake = resolve));
-  const notify = () => {
-    wake();
-    changed = new Promise<void>((resolve) => (wake = resolve));
-  };
-  stopping.signal.addEventListener('abort', notify);
 
   consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
     logger.info('kafka: consumer joined its group', {
@@ -103,8 +94,8 @@ export async function startSubscription(deps: SubscriptionDeps, opts: ConsumeOpt
     let p = progress.of(topic, partition);
     if (p.seen(offset)) return;
     // Bounded read-ahead, one record of a key at a time. While waiting, the member stays alive.
-    while (!stopping.signal.aborted && (tasks.size >= concurrency || p.keyBusy(key))) {
-      await Promise.race([changed, sleep(timings.heartbeatIntervalMs)]);
+    while (!stopping.signal.aborted && (progress.handling >= concurrency || p.keyBusy(key))) {
+      await Promise.race([progress.changed, sleep(timings.heartbeatIntervalMs)]);
       await payload.heartbeat().catch(() => {});
       p = progress.of(topic, partition);
     }
@@ -112,12 +103,7 @@ export async function startSubscription(deps: SubscriptionDeps, opts: ConsumeOpt
     // this member, and nothing after it on its partition is taken either.
     if (stopping.signal.aborted || !assigned.has(partitionId(topic, partition))) return;
     p.take(offset, key);
-    const task = handleRecord(payload, p, offset, key).finally(() => {
-      tasks.delete(task);
-      notify();
-      void progress.commit();
-    });
-    tasks.add(task);
+    progress.handle(handleRecord(payload, p, offset, key));
   }
 
   /**
@@ -205,8 +191,7 @@ export async function startSubscription(deps: SubscriptionDeps, opts: ConsumeOpt
       stopped ??= (async () => {
         stopping.abort();
         // Handlers in flight finish (or give up in back-off); then the final positions, while still a member.
-        while (tasks.size > 0) await Promise.allSettled([...tasks]);
-        await progress.flush();
+                await progress.settle();
         await consumer.disconnect();
       })();
       return stopped;

@@ -82,8 +82,8 @@ export interface MemberProgressOptions {
 }
 
 /**
- * The progress of every partition one group member took records from, and its commits: what
- * both Kafka clients' subscriptions keep. Commits are coalesced: one runs at a time, and the
+ * The progress of every partition one group member took records from, the records it is
+ * handling, and its commits: what both Kafka clients' subscriptions keep. Commits are coalesced: one runs at a time, and the
  * next one carries every position that moved meanwhile. Only partitions still owned are
  * committed: a stale position must never overwrite the new owner's. A failed commit is logged,
  * not fatal: the position goes with a later commit, or the records are handled again.
@@ -93,9 +93,44 @@ export class MemberProgress {
   readonly #options: MemberProgressOptions;
   #committing: Promise<void> | undefined;
   #commitAgain = false;
+  readonly #handling = new Set<Promise<void>>();
+  #wake = () => {};
+  #changed = new Promise<void>((resolve) => (this.#wake = resolve));
 
   constructor(options: MemberProgressOptions) {
     this.#options = options;
+    options.signal.addEventListener('abort', () => this.#notify());
+  }
+
+  /** How many taken records are being handled. */
+  get handling(): number {
+    return this.#handling.size;
+  }
+
+  /** Resolves when a record's handling ends or the member stops: a record waiting for room or for its key looks again. */
+  get changed(): Promise<void> {
+    return this.#changed;
+  }
+
+  /** Tracks a taken record's handling; when it ends, waiting records are woken and the positions committed. */
+  handle(handling: Promise<void>): void {
+    const task = handling.finally(() => {
+      this.#handling.delete(task);
+      this.#notify();
+      void this.commit();
+    });
+    this.#handling.add(task);
+  }
+
+  /** Stopping: waits for every record being handled (or given up), then commits the last positions. */
+  async settle(): Promise<void> {
+    while (this.#handling.size > 0) await Promise.allSettled([...this.#handling]);
+    await this.flush();
+  }
+
+  #notify(): void {
+    this.#wake();
+    this.#changed = new Promise<void>((resolve) => (this.#wake = resolve));
   }
 
   /** The partition's progress (new when the member had none). */

@@ -148,3 +148,29 @@ describe('MemberProgress', () => {
     expect(calls).toHaveLength(2);
   });
 });
+
+describe('MemberProgress: records being handled', () => {
+  it('counts them, wakes waiters when one ends, and settles (every one ended, then the last positions) at stop', async () => {
+    const commits: PositionToCommit[][] = [];
+    const stopping = new AbortController();
+    const progress = new MemberProgress({
+      owned: () => new Set(['t:0']),
+      commit: async (positions) => void commits.push(positions),
+      signal: stopping.signal,
+      logger: { warn: () => {} },
+    });
+    const p = progress.of('t', 0);
+    let finish = () => {};
+    p.take(0n, 'a');
+    const woken = progress.changed;
+    progress.handle(new Promise<void>((resolve) => (finish = resolve)).then(() => p.finish(0n, 'a')));
+    expect(progress.handling).toBe(1);
+    stopping.abort();
+    await woken; // stopping wakes a waiter too
+    const settled = progress.settle();
+    finish();
+    await settled;
+    expect(progress.handling).toBe(0);
+    expect(commits.at(-1)).toEqual([{ topic: 't', partition: 0, position: 1n }]);
+  });
+});

@@ -178,14 +178,6 @@ export async function startPlatformaticSubscription(deps: PlatformaticDeps, opts
   const concurrency = Math.max(1, opts.concurrency ?? 1);
   const consumer = groupConsumer(deps, opts.group);
   const stopping = new AbortController();
-  const tasks = new Set<Promise<void>>();
-  let wake = () => {};
-  let changed = new Promise<void>((resolve) => (wake = resolve));
-  const notify = () => {
-    wake();
-    changed = new Promise<void>((resolve) => (wake = resolve));
-  };
-  stopping.signal.addEventListener('abort', notify);
   const assigned = () =>
     new Set(
       (consumer.assignments ?? []).flatMap((a: { topic: string; partitions: number[] }) => a.partitions.map((n) => partitionId(a.topic, n))),
@@ -249,19 +241,14 @@ export async function startPlatformaticSubscription(deps: PlatformaticDeps, opts
       const key = m.key && m.key.length ? m.key.toString() : '';
       let p = progress.of(m.topic, m.partition);
       if (p.seen(m.offset)) continue;
-      while (!stopping.signal.aborted && (tasks.size >= concurrency || p.keyBusy(key))) {
-        await Promise.race([changed, sleep(deps.timings.heartbeatIntervalMs)]);
+      while (!stopping.signal.aborted && (progress.handling >= concurrency || p.keyBusy(key))) {
+        await Promise.race([progress.changed, sleep(deps.timings.heartbeatIntervalMs)]);
         p = progress.of(m.topic, m.partition);
       }
       if (stopping.signal.aborted) break;
       if (!assigned().has(partitionId(m.topic, m.partition)) || p.seen(m.offset)) continue;
       p.take(m.offset, key);
-      const task = handleRecord(m, p, key).finally(() => {
-        tasks.delete(task);
-        notify();
-        void progress.commit();
-      });
-      tasks.add(task);
+      progress.handle(handleRecord(m, p, key));
     }
   })().catch((e: unknown) => logger.error('kafka: consumer stopped reading', { error: String(e) }));
 
@@ -270,8 +257,7 @@ export async function startPlatformaticSubscription(deps: PlatformaticDeps, opts
     stop() {
       stopped ??= (async () => {
         stopping.abort();
-        while (tasks.size > 0) await Promise.allSettled([...tasks]);
-        await progress.flush();
+                await progress.settle();
         await stream.close().catch(() => {});
         await reading;
         await closeConsumer(consumer);
