@@ -44,7 +44,6 @@ export interface ApiKeyUseRecord {
   at: string;
 }
 
-
 /** Whether `event` is a catalog event (they alone carry a sequence) of one of `types`. */
 export function isCatalogEvent<T extends CatalogEvent['type']>(event: unknown, ...types: T[]): event is EventOf<T> {
   if (typeof event !== 'object' || event === null) return false;
@@ -92,7 +91,9 @@ export const apiKeyIdProjection: Projection<EventOf<'ApiKeyIssued'>, string> = {
 /** The latest use of a key, in its tenant's group: only a later time replaces it. */
 export const apiKeyUseProjection: Projection<ApiKeyUse, ApiKeyUseRecord> = {
   canHandle: (use): use is ApiKeyUse =>
-    typeof use === 'object' && use !== null && ['tenantId', 'keyId', 'at'].every((k) => typeof (use as Record<string, unknown>)[k] === 'string'),
+    typeof use === 'object' &&
+    use !== null &&
+    ['tenantId', 'keyId', 'at'].every((k) => typeof (use as Record<string, unknown>)[k] === 'string'),
   keyOf: (use) => ({ group: use.tenantId, id: use.keyId }),
   evolve: (current, use) => (current !== undefined && current.at >= use.at ? current : { keyId: use.keyId, at: use.at }),
 };

@@ -61,7 +61,6 @@ export async function startSubscription(deps: SubscriptionDeps, opts: ConsumeOpt
     allowAutoTopicCreation: false,
     retry: { ...KAFKA_RETRY, retries: 8, restartOnFailure: async () => true },
   });
-  const stopping = new AbortController();
   /** Partitions assigned to this member (`topic:partition`) since its last join. */
   let assigned = new Set<string>();
   /** Progress of the partitions assigned to this member, and its commits (only of partitions still assigned). */
@@ -69,9 +68,9 @@ export async function startSubscription(deps: SubscriptionDeps, opts: ConsumeOpt
     owned: () => assigned,
     commit: (positions) =>
       consumer.commitOffsets(positions.map(({ topic, partition, position }) => ({ topic, partition, offset: position.toString() }))),
-    signal: stopping.signal,
     logger,
   });
+  const stopping = progress.signal;
 
   consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
     logger.info('kafka: consumer joined its group', {
@@ -94,14 +93,14 @@ export async function startSubscription(deps: SubscriptionDeps, opts: ConsumeOpt
     let p = progress.of(topic, partition);
     if (p.seen(offset)) return;
     // Bounded read-ahead, one record of a key at a time. While waiting, the member stays alive.
-    while (!stopping.signal.aborted && (progress.handling >= concurrency || p.keyBusy(key))) {
+    while (!stopping.aborted && (progress.handling >= concurrency || p.keyBusy(key))) {
       await Promise.race([progress.changed, sleep(timings.heartbeatIntervalMs)]);
       await payload.heartbeat().catch(() => {});
       p = progress.of(topic, partition);
     }
     // Not taken (stopping, or the partition went to another member meanwhile): never committed by
     // this member, and nothing after it on its partition is taken either.
-    if (stopping.signal.aborted || !assigned.has(partitionId(topic, partition))) return;
+    if (stopping.aborted || !assigned.has(partitionId(topic, partition))) return;
     p.take(offset, key);
     progress.handle(handleRecord(payload, p, offset, key));
   }
@@ -114,8 +113,8 @@ export async function startSubscription(deps: SubscriptionDeps, opts: ConsumeOpt
   function attemptContext(payload: EachMessagePayload): { ctx: ConsumeContext; done: () => void } {
     const release = new AbortController();
     const onStop = () => release.abort(new Error('subscription stopping'));
-    if (stopping.signal.aborted) onStop();
-    else stopping.signal.addEventListener('abort', onStop, { once: true });
+    if (stopping.aborted) onStop();
+    else stopping.addEventListener('abort', onStop, { once: true });
     const ctx: ConsumeContext = {
       heartbeat: async () => {
         try {
@@ -127,7 +126,7 @@ export async function startSubscription(deps: SubscriptionDeps, opts: ConsumeOpt
       },
       signal: release.signal,
     };
-    return { ctx, done: () => stopping.signal.removeEventListener('abort', onStop) };
+    return { ctx, done: () => stopping.removeEventListener('abort', onStop) };
   }
 
   async function handleRecord(payload: EachMessagePayload, p: PartitionProgress, offset: bigint, key: string) {
@@ -160,7 +159,7 @@ export async function startSubscription(deps: SubscriptionDeps, opts: ConsumeOpt
         else logger.warn('kafka: record not handled; it will be delivered again', fields);
         // The partition went to another member: the record is theirs now (never committed here).
         const lost = !assigned.has(partitionId(topic, partition));
-        if (lost || !(await backOff(delay, stopping.signal))) {
+        if (lost || !(await backOff(delay, stopping))) {
           // Stays open in its partition's progress: the committed position stays at or before it.
           p.release(key);
           return;
@@ -185,16 +184,8 @@ export async function startSubscription(deps: SubscriptionDeps, opts: ConsumeOpt
     throw e;
   }
 
-  let stopped: Promise<void> | undefined;
   return {
-    stop() {
-      stopped ??= (async () => {
-        stopping.abort();
-        // Handlers in flight finish (or give up in back-off); then the final positions, while still a member.
-                await progress.settle();
-        await consumer.disconnect();
-      })();
-      return stopped;
-    },
+    // Handlers in flight finish (or give up in back-off); then the final positions, while still a member.
+    stop: () => progress.stop(() => consumer.disconnect()),
   };
 }

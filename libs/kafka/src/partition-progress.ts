@@ -76,8 +76,6 @@ export interface MemberProgressOptions {
   owned(): ReadonlySet<string>;
   /** The client's commit of these positions (one request). */
   commit(positions: PositionToCommit[]): Promise<void>;
-  /** Once aborted, a commit no longer repeats for positions moved while it ran (`flush` commits them). */
-  signal: AbortSignal;
   logger: Pick<Logger, 'warn'>;
 }
 
@@ -91,6 +89,8 @@ export interface MemberProgressOptions {
 export class MemberProgress {
   readonly #partitions = new Map<string, { topic: string; partition: number; p: PartitionProgress }>();
   readonly #options: MemberProgressOptions;
+  readonly #stopping = new AbortController();
+  #stopped: Promise<void> | undefined;
   #committing: Promise<void> | undefined;
   #commitAgain = false;
   readonly #handling = new Set<Promise<void>>();
@@ -99,7 +99,26 @@ export class MemberProgress {
 
   constructor(options: MemberProgressOptions) {
     this.#options = options;
-    options.signal.addEventListener('abort', () => this.#notify());
+    this.#stopping.signal.addEventListener('abort', () => this.#notify());
+  }
+
+  /** Aborted when the member stops: take no more records, give up waits and back-offs. */
+  get signal(): AbortSignal {
+    return this.#stopping.signal;
+  }
+
+  /**
+   * The subscription's `stop` (once; later calls answer the same promise): takes no more records,
+   * lets the ones being handled end (or give up in back-off), commits the last positions while
+   * still a member, then `close`s the client.
+   */
+  stop(close: () => Promise<void>): Promise<void> {
+    this.#stopped ??= (async () => {
+      this.#stopping.abort();
+      await this.settle();
+      await close();
+    })();
+    return this.#stopped;
   }
 
   /** How many taken records are being handled. */
@@ -122,7 +141,7 @@ export class MemberProgress {
     this.#handling.add(task);
   }
 
-  /** Stopping: waits for every record being handled (or given up), then commits the last positions. */
+  /** Waits for every record being handled (or given up), then commits the last positions. */
   async settle(): Promise<void> {
     while (this.#handling.size > 0) await Promise.allSettled([...this.#handling]);
     await this.flush();
@@ -179,6 +198,6 @@ export class MemberProgress {
       } catch (e) {
         this.#options.logger.warn('kafka: could not commit positions', { error: String(e) });
       }
-    } while (this.#commitAgain && !this.#options.signal.aborted);
+    } while (this.#commitAgain && !this.#stopping.signal.aborted);
   }
 }

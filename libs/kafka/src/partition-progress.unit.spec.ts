@@ -65,14 +65,12 @@ describe('MemberProgress', () => {
   function member(owned = new Set(['t:0', 't:1'])) {
     const calls: { positions: PositionToCommit[]; resolve: () => void; reject: (e: Error) => void }[] = [];
     const warnings: string[] = [];
-    const stopping = new AbortController();
     const progress = new MemberProgress({
       owned: () => owned,
       commit: (positions) => new Promise<void>((resolve, reject) => calls.push({ positions, resolve, reject })),
-      signal: stopping.signal,
       logger: { warn: (message: string) => void warnings.push(message) },
     });
-    return { progress, calls, warnings, stopping, owned };
+    return { progress, calls, warnings, owned };
   }
   const done = (progress: MemberProgress, partition: number, offset: bigint) => {
     const p = progress.of('t', partition);
@@ -132,31 +130,32 @@ describe('MemberProgress', () => {
     await again;
   });
 
-  it('stopping: a running commit does not repeat, flush commits what moved after it', async () => {
-    const { progress, calls, stopping } = member();
+  it('stopping: a running commit does not repeat; stop commits what moved after it, then closes', async () => {
+    const { progress, calls } = member();
     done(progress, 0, 1n);
     void progress.commit();
     done(progress, 0, 2n);
     void progress.commit();
-    stopping.abort();
-    const flushed = progress.flush();
+    let closed = false;
+    const stopped = progress.stop(async () => void (closed = true));
+    expect(progress.signal.aborted).toBe(true);
     calls[0]!.resolve();
     await vi.waitFor(() => expect(calls).toHaveLength(2));
     expect(calls[1]!.positions).toEqual([{ topic: 't', partition: 0, position: 3n }]);
     calls[1]!.resolve();
-    await flushed;
+    await stopped;
     expect(calls).toHaveLength(2);
+    expect(closed).toBe(true);
+    expect(progress.stop(async () => void (closed = false))).toBe(stopped);
   });
 });
 
 describe('MemberProgress: records being handled', () => {
-  it('counts them, wakes waiters when one ends, and settles (every one ended, then the last positions) at stop', async () => {
+  it('counts them, wakes waiters at stop, and stops after every one ended, with the last positions', async () => {
     const commits: PositionToCommit[][] = [];
-    const stopping = new AbortController();
     const progress = new MemberProgress({
       owned: () => new Set(['t:0']),
       commit: async (positions) => void commits.push(positions),
-      signal: stopping.signal,
       logger: { warn: () => {} },
     });
     const p = progress.of('t', 0);
@@ -165,11 +164,10 @@ describe('MemberProgress: records being handled', () => {
     const woken = progress.changed;
     progress.handle(new Promise<void>((resolve) => (finish = resolve)).then(() => p.finish(0n, 'a')));
     expect(progress.handling).toBe(1);
-    stopping.abort();
+    const stopped = progress.stop(async () => {});
     await woken; // stopping wakes a waiter too
-    const settled = progress.settle();
     finish();
-    await settled;
+    await stopped;
     expect(progress.handling).toBe(0);
     expect(commits.at(-1)).toEqual([{ topic: 't', partition: 0, position: 1n }]);
   });

@@ -177,18 +177,21 @@ export async function startPlatformaticSubscription(deps: PlatformaticDeps, opts
   const logger = deps.logger.child({ group: opts.group });
   const concurrency = Math.max(1, opts.concurrency ?? 1);
   const consumer = groupConsumer(deps, opts.group);
-  const stopping = new AbortController();
   const assigned = () =>
     new Set(
-      (consumer.assignments ?? []).flatMap((a: { topic: string; partitions: number[] }) => a.partitions.map((n) => partitionId(a.topic, n))),
+      (consumer.assignments ?? []).flatMap((a: { topic: string; partitions: number[] }) =>
+        a.partitions.map((n) => partitionId(a.topic, n)),
+      ),
     );
   const progress = new MemberProgress({
     owned: assigned,
     commit: (positions) =>
-      consumer.commit({ offsets: positions.map(({ topic, partition, position }) => ({ topic, partition, offset: position, leaderEpoch: -1 })) }),
-    signal: stopping.signal,
+      consumer.commit({
+        offsets: positions.map(({ topic, partition, position }) => ({ topic, partition, offset: position, leaderEpoch: -1 })),
+      }),
     logger,
   });
+  const stopping = progress.signal;
   consumer.on('consumer:group:join', () => {
     progress.keepOnly(assigned());
     logger.info('kafka: consumer joined its group', { memberId: consumer.memberId });
@@ -198,7 +201,7 @@ export async function startPlatformaticSubscription(deps: PlatformaticDeps, opts
     for (let attempt = 1; ; attempt++) {
       const release = new AbortController();
       const onStop = () => release.abort(new Error('subscription stopping'));
-      stopping.signal.addEventListener('abort', onStop, { once: true });
+      stopping.addEventListener('abort', onStop, { once: true });
       const ctx: ConsumeContext = { heartbeat: async () => {}, signal: release.signal };
       try {
         await opts.handle(await toRecord(deps.codec, m), ctx);
@@ -209,18 +212,18 @@ export async function startPlatformaticSubscription(deps: PlatformaticDeps, opts
         if (attempt >= 5) logger.error('kafka: record not handled; it will be delivered again', fields);
         else logger.warn('kafka: record not handled; it will be delivered again', fields);
         const delay = Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** (attempt - 1));
-        if (!assigned().has(partitionId(m.topic, m.partition)) || stopping.signal.aborted) {
+        if (!assigned().has(partitionId(m.topic, m.partition)) || stopping.aborted) {
           p.release(key);
           return;
         }
         try {
-          await sleep(delay, undefined, { signal: stopping.signal });
+          await sleep(delay, undefined, { signal: stopping });
         } catch {
           p.release(key);
           return;
         }
       } finally {
-        stopping.signal.removeEventListener('abort', onStop);
+        stopping.removeEventListener('abort', onStop);
       }
     }
   }
@@ -237,33 +240,28 @@ export async function startPlatformaticSubscription(deps: PlatformaticDeps, opts
 
   const reading = (async () => {
     for await (const m of stream as AsyncIterable<PlatformaticMessage>) {
-      if (stopping.signal.aborted) break;
+      if (stopping.aborted) break;
       const key = m.key && m.key.length ? m.key.toString() : '';
       let p = progress.of(m.topic, m.partition);
       if (p.seen(m.offset)) continue;
-      while (!stopping.signal.aborted && (progress.handling >= concurrency || p.keyBusy(key))) {
+      while (!stopping.aborted && (progress.handling >= concurrency || p.keyBusy(key))) {
         await Promise.race([progress.changed, sleep(deps.timings.heartbeatIntervalMs)]);
         p = progress.of(m.topic, m.partition);
       }
-      if (stopping.signal.aborted) break;
+      if (stopping.aborted) break;
       if (!assigned().has(partitionId(m.topic, m.partition)) || p.seen(m.offset)) continue;
       p.take(m.offset, key);
       progress.handle(handleRecord(m, p, key));
     }
   })().catch((e: unknown) => logger.error('kafka: consumer stopped reading', { error: String(e) }));
 
-  let stopped: Promise<void> | undefined;
   return {
-    stop() {
-      stopped ??= (async () => {
-        stopping.abort();
-                await progress.settle();
+    stop: () =>
+      progress.stop(async () => {
         await stream.close().catch(() => {});
         await reading;
         await closeConsumer(consumer);
-      })();
-      return stopped;
-    },
+      }),
   };
 }
 
