@@ -34,7 +34,7 @@ describe('catalog projections', () => {
     const change = { keyHash: 'a'.repeat(64), event: revoked };
     expect(catalog.apiKeyChangeProjection.canHandle(change)).toBe(true);
     expect(catalog.apiKeyChangeProjection.canHandle(revoked)).toBe(false);
-    const after = catalog.apiKeyChangeProjection.evolve(key, change as never);
+    const after = catalog.apiKeyChangeProjection.evolve(key, change);
     expect(after).toMatchObject({ keyId: 'key_one', revokedAt: at, sequence: 4 });
     expect(catalog.apiKeyChangeProjection.evolve(after, change as never)).toBe(after);
     expect(catalog.apiKeyIssuedProjection.evolve(after, issued as never)).toBe(after);

@@ -51,8 +51,9 @@ export function catalogOn(store: DocumentStore, opts: { copies: boolean }): Cata
   /** Tenant and key records keep their event's sequence (to apply forward only); readers never see it. */
   const withoutSequence = <T extends { sequence?: number }>(record: T | undefined): T | undefined => {
     if (!record) return record;
-    const { sequence: _sequence, ...rest } = record;
-    return out(rest as T);
+    const rest = { ...record };
+    delete rest.sequence;
+    return out(rest);
   };
 
   async function applyRecord(event: CatalogEvent): Promise<void> {
