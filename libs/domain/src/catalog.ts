@@ -57,7 +57,8 @@ export interface WebhookSecrets {
 }
 
 /** Whether `event` is newer than what wrote `record` (records written before sequences count as oldest). */
-export const isNewerThan = (record: { sequence?: number } | undefined, event: CatalogEvent) => !record || (record.sequence ?? 0) < event.sequence;
+export const isNewerThan = (record: { sequence?: number } | undefined, event: CatalogEvent) =>
+  !record || (record.sequence ?? 0) < event.sequence;
 
 /*
  * Projection rules: each returns the record an event writes, given the record as it stands,
