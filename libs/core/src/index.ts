@@ -6,6 +6,7 @@ export * from './adapters/memory-document-store.ts';
 export * from './projections/project.ts';
 export * from './projections/template-documents.ts';
 export * from './projections/delivery-documents.ts';
+export * from './projections/catalog-documents.ts';
 export * from './ports/object-store.ts';
 export * from './ports/catalog.ts';
 export * from './ports/renderer.ts';

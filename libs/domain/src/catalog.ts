@@ -57,7 +57,8 @@ export interface WebhookSecrets {
 }
 
 /** Whether `event` is newer than what wrote `record` (records written before sequences count as oldest). */
-const newer = (record: { sequence?: number } | undefined, event: CatalogEvent) => !record || (record.sequence ?? 0) < event.sequence;
+export const isNewerThan = (record: { sequence?: number } | undefined, event: CatalogEvent) =>
+  !record || (record.sequence ?? 0) < event.sequence;
 
 /*
  * Projection rules: each returns the record an event writes, given the record as it stands,
@@ -81,13 +82,13 @@ export function tenantAfterPlanChange(
 export { apiKeyOf };
 
 export function s3ConnectionOf(current: S3Connection | undefined, event: S3ConnectionRegistered): S3Connection | undefined {
-  if (!newer(current, event)) return undefined;
+  if (!isNewerThan(current, event)) return undefined;
   return { tenantId: event.tenantId, ...event.data, createdAt: event.occurredAt, sequence: event.sequence };
 }
 
 /** The tombstone a deletion leaves (see S3Connection.deletedAt). */
 export function s3ConnectionDeletedOf(current: S3Connection | undefined, event: S3ConnectionDeleted): S3Connection | undefined {
-  if (!current || !newer(current, event)) return undefined;
+  if (!current || !isNewerThan(current, event)) return undefined;
   return { ...current, deletedAt: event.occurredAt, sequence: event.sequence };
 }
 
@@ -95,7 +96,7 @@ export function webhookSecretsOf(
   current: WebhookSecrets | undefined,
   event: WebhookSecretCreated | WebhookSecretRotated,
 ): WebhookSecrets | undefined {
-  if (!newer(current, event)) return undefined;
+  if (!isNewerThan(current, event)) return undefined;
   const now = { sealedSecret: event.data.sealedSecret, createdAt: event.occurredAt };
   if (event.type === 'WebhookSecretCreated') return { tenantId: event.tenantId, current: now, sequence: event.sequence };
   return {

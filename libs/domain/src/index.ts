@@ -21,6 +21,7 @@ export * from './failure-fault.ts';
 export * from './decision.ts';
 export * from './template-decider.ts';
 export * from './catalog.ts';
+export * from './catalog-projections.ts';
 export * from './transient-retry.ts';
 export * from './admission.ts';
 export * from './refusal.ts';

@@ -11,7 +11,7 @@ import {
 } from '@pressroom/core';
 import type { EventCodec } from './registry-codec.ts';
 import { KAFKA_RETRY } from './kafkajs-settings.ts';
-import { PartitionProgress } from './partition-progress.ts';
+import { MemberProgress, partitionId, type PartitionProgress } from './partition-progress.ts';
 
 export interface GroupTimings {
   sessionTimeoutMs: number;
@@ -61,20 +61,16 @@ export async function startSubscription(deps: SubscriptionDeps, opts: ConsumeOpt
     allowAutoTopicCreation: false,
     retry: { ...KAFKA_RETRY, retries: 8, restartOnFailure: async () => true },
   });
-  const stopping = new AbortController();
-  /** Progress of the partitions assigned to this member, by `topic:partition`. */
-  const progress = new Map<string, { topic: string; partition: number; p: PartitionProgress }>();
-  const tasks = new Set<Promise<void>>();
   /** Partitions assigned to this member (`topic:partition`) since its last join. */
   let assigned = new Set<string>();
-  /** Wakes `eachMessage` calls waiting to take a record. */
-  let wake = () => {};
-  let changed = new Promise<void>((resolve) => (wake = resolve));
-  const notify = () => {
-    wake();
-    changed = new Promise<void>((resolve) => (wake = resolve));
-  };
-  stopping.signal.addEventListener('abort', notify);
+  /** Progress of the partitions assigned to this member, and its commits (only of partitions still assigned). */
+  const progress = new MemberProgress({
+    owned: () => assigned,
+    commit: (positions) =>
+      consumer.commitOffsets(positions.map(({ topic, partition, position }) => ({ topic, partition, offset: position.toString() }))),
+    logger,
+  });
+  const stopping = progress.signal;
 
   consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
     logger.info('kafka: consumer joined its group', {
@@ -82,76 +78,31 @@ export async function startSubscription(deps: SubscriptionDeps, opts: ConsumeOpt
       isLeader: payload.isLeader,
       assignment: payload.memberAssignment,
     });
-    assigned = new Set(Object.entries(payload.memberAssignment).flatMap(([t, ps]) => ps.map((n) => `${t}:${n}`)));
-    for (const id of progress.keys()) if (!assigned.has(id)) progress.delete(id);
+    assigned = new Set(Object.entries(payload.memberAssignment).flatMap(([t, ps]) => ps.map((n) => partitionId(t, n))));
+    progress.keepOnly(assigned);
   });
   consumer.on(consumer.events.REBALANCING, ({ payload }) => logger.info('kafka: group is rebalancing', { memberId: payload.memberId }));
   consumer.on(consumer.events.CRASH, ({ payload }) =>
     logger.error('kafka: consumer crashed', { error: String(payload.error), restart: payload.restart }),
   );
 
-  function progressOf(topic: string, partition: number): PartitionProgress {
-    const id = `${topic}:${partition}`;
-    let entry = progress.get(id);
-    if (!entry) {
-      entry = { topic, partition, p: new PartitionProgress() };
-      progress.set(id, entry);
-    }
-    return entry.p;
-  }
-
-  // Commits are coalesced: one at a time, the next one carries every position moved meanwhile.
-  let committing: Promise<void> | undefined;
-  let commitAgain = false;
-  function commit(): Promise<void> {
-    if (committing) {
-      commitAgain = true;
-      return committing;
-    }
-    committing = (async () => {
-      do {
-        commitAgain = false;
-        // Only partitions still assigned: a stale position must never overwrite the new owner's.
-        const owned = [...progress.entries()].filter(([id]) => assigned.has(id)).map(([, entry]) => entry);
-        const due = owned.flatMap(({ topic, partition, p }) => {
-          const position = p.toCommit();
-          return position === undefined ? [] : [{ topic, partition, p, position }];
-        });
-        if (due.length === 0) continue;
-        try {
-          await consumer.commitOffsets(due.map(({ topic, partition, position }) => ({ topic, partition, offset: position.toString() })));
-          for (const { p, position } of due) p.committed(position);
-        } catch (e) {
-          // Not fatal: the position is committed with a later completion, or the records are handled again.
-          logger.warn('kafka: could not commit positions', { error: String(e) });
-        }
-      } while (commitAgain && !stopping.signal.aborted);
-    })().finally(() => (committing = undefined));
-    return committing;
-  }
-
   async function eachMessage(payload: EachMessagePayload): Promise<void> {
     const { topic, partition, message } = payload;
     const offset = BigInt(message.offset);
     const key = message.key?.toString() ?? '';
-    let p = progressOf(topic, partition);
+    let p = progress.of(topic, partition);
     if (p.seen(offset)) return;
     // Bounded read-ahead, one record of a key at a time. While waiting, the member stays alive.
-    while (!stopping.signal.aborted && (tasks.size >= concurrency || p.keyBusy(key))) {
-      await Promise.race([changed, sleep(timings.heartbeatIntervalMs)]);
+    while (!stopping.aborted && (progress.handling >= concurrency || p.keyBusy(key))) {
+      await Promise.race([progress.changed, sleep(timings.heartbeatIntervalMs)]);
       await payload.heartbeat().catch(() => {});
-      p = progressOf(topic, partition);
+      p = progress.of(topic, partition);
     }
     // Not taken (stopping, or the partition went to another member meanwhile): never committed by
     // this member, and nothing after it on its partition is taken either.
-    if (stopping.signal.aborted || !assigned.has(`${topic}:${partition}`)) return;
+    if (stopping.aborted || !assigned.has(partitionId(topic, partition))) return;
     p.take(offset, key);
-    const task = handleRecord(payload, p, offset, key).finally(() => {
-      tasks.delete(task);
-      notify();
-      void commit();
-    });
-    tasks.add(task);
+    progress.handle(handleRecord(payload, p, offset, key));
   }
 
   /**
@@ -162,8 +113,8 @@ export async function startSubscription(deps: SubscriptionDeps, opts: ConsumeOpt
   function attemptContext(payload: EachMessagePayload): { ctx: ConsumeContext; done: () => void } {
     const release = new AbortController();
     const onStop = () => release.abort(new Error('subscription stopping'));
-    if (stopping.signal.aborted) onStop();
-    else stopping.signal.addEventListener('abort', onStop, { once: true });
+    if (stopping.aborted) onStop();
+    else stopping.addEventListener('abort', onStop, { once: true });
     const ctx: ConsumeContext = {
       heartbeat: async () => {
         try {
@@ -175,7 +126,7 @@ export async function startSubscription(deps: SubscriptionDeps, opts: ConsumeOpt
       },
       signal: release.signal,
     };
-    return { ctx, done: () => stopping.signal.removeEventListener('abort', onStop) };
+    return { ctx, done: () => stopping.removeEventListener('abort', onStop) };
   }
 
   async function handleRecord(payload: EachMessagePayload, p: PartitionProgress, offset: bigint, key: string) {
@@ -207,8 +158,8 @@ export async function startSubscription(deps: SubscriptionDeps, opts: ConsumeOpt
         if (attempt >= 5) logger.error('kafka: record not handled; it will be delivered again', fields);
         else logger.warn('kafka: record not handled; it will be delivered again', fields);
         // The partition went to another member: the record is theirs now (never committed here).
-        const lost = !assigned.has(`${topic}:${partition}`);
-        if (lost || !(await backOff(delay, stopping.signal))) {
+        const lost = !assigned.has(partitionId(topic, partition));
+        if (lost || !(await backOff(delay, stopping))) {
           // Stays open in its partition's progress: the committed position stays at or before it.
           p.release(key);
           return;
@@ -233,18 +184,8 @@ export async function startSubscription(deps: SubscriptionDeps, opts: ConsumeOpt
     throw e;
   }
 
-  let stopped: Promise<void> | undefined;
   return {
-    stop() {
-      stopped ??= (async () => {
-        stopping.abort();
-        // Handlers in flight finish (or give up in back-off); then the final positions, while still a member.
-        while (tasks.size > 0) await Promise.allSettled([...tasks]);
-        await committing;
-        await commit();
-        await consumer.disconnect();
-      })();
-      return stopped;
-    },
+    // Handlers in flight finish (or give up in back-off); then the final positions, while still a member.
+    stop: () => progress.stop(() => consumer.disconnect()),
   };
 }

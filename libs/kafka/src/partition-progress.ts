@@ -1,3 +1,5 @@
+import type { Logger } from '@pressroom/core';
+
 /**
  * What one member has taken from one partition, so it can run records out of order and still
  * commit in order: the position to commit is the lowest record taken and not finished, or,
@@ -56,5 +58,146 @@ export class PartitionProgress {
 
   get openCount(): number {
     return this.#open.size;
+  }
+}
+
+/** A partition's name within a member (`topic:partition`). */
+export const partitionId = (topic: string, partition: number): string => `${topic}:${partition}`;
+
+/** A position to commit: the next record of the partition to read. */
+export interface PositionToCommit {
+  topic: string;
+  partition: number;
+  position: bigint;
+}
+
+export interface MemberProgressOptions {
+  /** The partitions the member owns now (see `partitionId`): only they are committed. */
+  owned(): ReadonlySet<string>;
+  /** The client's commit of these positions (one request). */
+  commit(positions: PositionToCommit[]): Promise<void>;
+  logger: Pick<Logger, 'warn'>;
+}
+
+/**
+ * The progress of every partition one group member took records from, the records it is
+ * handling, and its commits: what both Kafka clients' subscriptions keep. Commits are coalesced: one runs at a time, and the
+ * next one carries every position that moved meanwhile. Only partitions still owned are
+ * committed: a stale position must never overwrite the new owner's. A failed commit is logged,
+ * not fatal: the position goes with a later commit, or the records are handled again.
+ */
+export class MemberProgress {
+  readonly #partitions = new Map<string, { topic: string; partition: number; p: PartitionProgress }>();
+  readonly #options: MemberProgressOptions;
+  readonly #stopping = new AbortController();
+  #stopped: Promise<void> | undefined;
+  #committing: Promise<void> | undefined;
+  #commitAgain = false;
+  readonly #handling = new Set<Promise<void>>();
+  #wake = () => {};
+  #changed = new Promise<void>((resolve) => (this.#wake = resolve));
+
+  constructor(options: MemberProgressOptions) {
+    this.#options = options;
+    this.#stopping.signal.addEventListener('abort', () => this.#notify());
+  }
+
+  /** Aborted when the member stops: take no more records, give up waits and back-offs. */
+  get signal(): AbortSignal {
+    return this.#stopping.signal;
+  }
+
+  /**
+   * The subscription's `stop` (once; later calls answer the same promise): takes no more records,
+   * lets the ones being handled end (or give up in back-off), commits the last positions while
+   * still a member, then `close`s the client.
+   */
+  stop(close: () => Promise<void>): Promise<void> {
+    this.#stopped ??= (async () => {
+      this.#stopping.abort();
+      await this.settle();
+      await close();
+    })();
+    return this.#stopped;
+  }
+
+  /** How many taken records are being handled. */
+  get handling(): number {
+    return this.#handling.size;
+  }
+
+  /** Resolves when a record's handling ends or the member stops: a record waiting for room or for its key looks again. */
+  get changed(): Promise<void> {
+    return this.#changed;
+  }
+
+  /** Tracks a taken record's handling; when it ends, waiting records are woken and the positions committed. */
+  handle(handling: Promise<void>): void {
+    const task = handling.finally(() => {
+      this.#handling.delete(task);
+      this.#notify();
+      void this.commit();
+    });
+    this.#handling.add(task);
+  }
+
+  /** Waits for every record being handled (or given up), then commits the last positions. */
+  async settle(): Promise<void> {
+    while (this.#handling.size > 0) await Promise.allSettled([...this.#handling]);
+    await this.flush();
+  }
+
+  #notify(): void {
+    this.#wake();
+    this.#changed = new Promise<void>((resolve) => (this.#wake = resolve));
+  }
+
+  /** The partition's progress (new when the member had none). */
+  of(topic: string, partition: number): PartitionProgress {
+    const id = partitionId(topic, partition);
+    let entry = this.#partitions.get(id);
+    if (!entry) this.#partitions.set(id, (entry = { topic, partition, p: new PartitionProgress() }));
+    return entry.p;
+  }
+
+  /** After a rejoin: forgets the partitions the member no longer owns (their records go, uncommitted, to the next owner). */
+  keepOnly(owned: ReadonlySet<string>): void {
+    for (const id of this.#partitions.keys()) if (!owned.has(id)) this.#partitions.delete(id);
+  }
+
+  /** Commits every owned position that moved; joins the commit running, which then runs once more. */
+  commit(): Promise<void> {
+    if (this.#committing) {
+      this.#commitAgain = true;
+      return this.#committing;
+    }
+    this.#committing = this.#commitLoop().finally(() => (this.#committing = undefined));
+    return this.#committing;
+  }
+
+  /** Waits for the commit running, then commits what is left (stopping: the member's last positions). */
+  async flush(): Promise<void> {
+    await this.#committing;
+    await this.commit();
+  }
+
+  async #commitLoop(): Promise<void> {
+    do {
+      this.#commitAgain = false;
+      const owned = this.#options.owned();
+      const due = [...this.#partitions.entries()]
+        .filter(([id]) => owned.has(id))
+        .flatMap(([, { topic, partition, p }]) => {
+          const position = p.toCommit();
+          return position === undefined ? [] : [{ topic, partition, p, position }];
+        });
+      if (due.length === 0) continue;
+      try {
+        await this.#options.commit(due.map(({ topic, partition, position }) => ({ topic, partition, position })));
+        for (const { p, position } of due) p.committed(position);
+      } catch (e) {
+        this.#options.logger.warn('kafka: could not commit positions', { error: String(e) });
+      }
+    } while (this.#commitAgain && !this.#stopping.signal.aborted);
   }
 }

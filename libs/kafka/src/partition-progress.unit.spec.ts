@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { PartitionProgress } from './partition-progress.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { MemberProgress, PartitionProgress, type PositionToCommit } from './partition-progress.ts';
 
 describe('PartitionProgress', () => {
   it('commits up to the lowest unfinished record while later ones finish first', () => {
@@ -57,5 +57,118 @@ describe('PartitionProgress', () => {
     p.take(big, 'a');
     p.finish(big, 'a');
     expect(p.toCommit()).toBe(big + 1n);
+  });
+});
+
+describe('MemberProgress', () => {
+  /** A member whose commits are held until the test lets them go (`calls[i].resolve()`). */
+  function member(owned = new Set(['t:0', 't:1'])) {
+    const calls: { positions: PositionToCommit[]; resolve: () => void; reject: (e: Error) => void }[] = [];
+    const warnings: string[] = [];
+    const progress = new MemberProgress({
+      owned: () => owned,
+      commit: (positions) => new Promise<void>((resolve, reject) => calls.push({ positions, resolve, reject })),
+      logger: { warn: (message: string) => void warnings.push(message) },
+    });
+    return { progress, calls, warnings, owned };
+  }
+  const done = (progress: MemberProgress, partition: number, offset: bigint) => {
+    const p = progress.of('t', partition);
+    p.take(offset, `k${offset}`);
+    p.finish(offset, `k${offset}`);
+  };
+
+  it('coalesces commits: one runs at a time, and the next carries every position moved meanwhile', async () => {
+    const { progress, calls } = member();
+    done(progress, 0, 1n);
+    const first = progress.commit();
+    expect(calls.map((c) => c.positions)).toEqual([[{ topic: 't', partition: 0, position: 2n }]]);
+    // While it runs, two partitions move and two more commits are asked for
+    done(progress, 0, 2n);
+    done(progress, 1, 7n);
+    const second = progress.commit();
+    const third = progress.commit();
+    expect(calls).toHaveLength(1);
+    calls[0]!.resolve();
+    await vi.waitFor(() => expect(calls).toHaveLength(2));
+    expect(calls[1]!.positions).toEqual([
+      { topic: 't', partition: 0, position: 3n },
+      { topic: 't', partition: 1, position: 8n },
+    ]);
+    calls[1]!.resolve();
+    await Promise.all([first, second, third]);
+    // Nothing moved since: nothing to commit
+    await progress.commit();
+    expect(calls).toHaveLength(2);
+  });
+
+  it('commits only partitions still owned, and forgets the ones lost at a rejoin', async () => {
+    const { progress, calls, owned } = member();
+    done(progress, 0, 1n);
+    done(progress, 1, 1n);
+    owned.delete('t:1');
+    const committed = progress.commit();
+    expect(calls[0]!.positions).toEqual([{ topic: 't', partition: 0, position: 2n }]);
+    calls[0]!.resolve();
+    await committed;
+    progress.keepOnly(owned);
+    owned.add('t:1');
+    // The partition came back: its old progress is gone, so it starts afresh
+    expect(progress.of('t', 1).seen(1n)).toBe(false);
+  });
+
+  it('logs a failed commit and commits the same position with the next one', async () => {
+    const { progress, calls, warnings } = member();
+    done(progress, 0, 4n);
+    const failing = progress.commit();
+    calls[0]!.reject(new Error('broker away'));
+    await failing;
+    expect(warnings).toEqual(['kafka: could not commit positions']);
+    const again = progress.commit();
+    expect(calls[1]!.positions).toEqual([{ topic: 't', partition: 0, position: 5n }]);
+    calls[1]!.resolve();
+    await again;
+  });
+
+  it('stopping: a running commit does not repeat; stop commits what moved after it, then closes', async () => {
+    const { progress, calls } = member();
+    done(progress, 0, 1n);
+    void progress.commit();
+    done(progress, 0, 2n);
+    void progress.commit();
+    let closed = false;
+    const stopped = progress.stop(async () => void (closed = true));
+    expect(progress.signal.aborted).toBe(true);
+    calls[0]!.resolve();
+    await vi.waitFor(() => expect(calls).toHaveLength(2));
+    expect(calls[1]!.positions).toEqual([{ topic: 't', partition: 0, position: 3n }]);
+    calls[1]!.resolve();
+    await stopped;
+    expect(calls).toHaveLength(2);
+    expect(closed).toBe(true);
+    expect(progress.stop(async () => void (closed = false))).toBe(stopped);
+  });
+});
+
+describe('MemberProgress: records being handled', () => {
+  it('counts them, wakes waiters at stop, and stops after every one ended, with the last positions', async () => {
+    const commits: PositionToCommit[][] = [];
+    const progress = new MemberProgress({
+      owned: () => new Set(['t:0']),
+      commit: async (positions) => void commits.push(positions),
+      logger: { warn: () => {} },
+    });
+    const p = progress.of('t', 0);
+    let finish = () => {};
+    p.take(0n, 'a');
+    const woken = progress.changed;
+    progress.handle(new Promise<void>((resolve) => (finish = resolve)).then(() => p.finish(0n, 'a')));
+    expect(progress.handling).toBe(1);
+    const stopped = progress.stop(async () => {});
+    await woken; // stopping wakes a waiter too
+    finish();
+    await stopped;
+    expect(progress.handling).toBe(0);
+    expect(commits.at(-1)).toEqual([{ topic: 't', partition: 0, position: 1n }]);
   });
 });

@@ -5,7 +5,7 @@ import type { Message as KafkajsMessage, TopicMessages } from 'kafkajs';
 import { eventKey, type ConsumeContext, type ConsumeOptions, type LogRecord, type Logger, type Subscription } from '@pressroom/core';
 import type { PartitionBase } from './append-queue.ts';
 import type { GroupTimings } from './kafka-subscription.ts';
-import { PartitionProgress } from './partition-progress.ts';
+import { MemberProgress, partitionId, type PartitionProgress } from './partition-progress.ts';
 import { fetchOffsets, partitionReadRange } from './read-all.ts';
 import type { EventCodec } from './registry-codec.ts';
 import type { TopicAdmin } from './topic-admin.ts';
@@ -177,69 +177,31 @@ export async function startPlatformaticSubscription(deps: PlatformaticDeps, opts
   const logger = deps.logger.child({ group: opts.group });
   const concurrency = Math.max(1, opts.concurrency ?? 1);
   const consumer = groupConsumer(deps, opts.group);
-  const stopping = new AbortController();
-  const progress = new Map<string, { topic: string; partition: number; p: PartitionProgress }>();
-  const tasks = new Set<Promise<void>>();
-  let wake = () => {};
-  let changed = new Promise<void>((resolve) => (wake = resolve));
-  const notify = () => {
-    wake();
-    changed = new Promise<void>((resolve) => (wake = resolve));
-  };
-  stopping.signal.addEventListener('abort', notify);
   const assigned = () =>
     new Set(
-      (consumer.assignments ?? []).flatMap((a: { topic: string; partitions: number[] }) => a.partitions.map((n) => `${a.topic}:${n}`)),
+      (consumer.assignments ?? []).flatMap((a: { topic: string; partitions: number[] }) =>
+        a.partitions.map((n) => partitionId(a.topic, n)),
+      ),
     );
+  const progress = new MemberProgress({
+    owned: assigned,
+    commit: (positions) =>
+      consumer.commit({
+        offsets: positions.map(({ topic, partition, position }) => ({ topic, partition, offset: position, leaderEpoch: -1 })),
+      }),
+    logger,
+  });
+  const stopping = progress.signal;
   consumer.on('consumer:group:join', () => {
-    const owned = assigned();
-    for (const id of progress.keys()) if (!owned.has(id)) progress.delete(id);
+    progress.keepOnly(assigned());
     logger.info('kafka: consumer joined its group', { memberId: consumer.memberId });
   });
-
-  const progressOf = (topic: string, partition: number) => {
-    const id = `${topic}:${partition}`;
-    let entry = progress.get(id);
-    if (!entry) progress.set(id, (entry = { topic, partition, p: new PartitionProgress() }));
-    return entry.p;
-  };
-
-  let committing: Promise<void> | undefined;
-  let commitAgain = false;
-  function commit(): Promise<void> {
-    if (committing) {
-      commitAgain = true;
-      return committing;
-    }
-    committing = (async () => {
-      do {
-        commitAgain = false;
-        const owned = assigned();
-        const due = [...progress.entries()]
-          .filter(([id]) => owned.has(id))
-          .flatMap(([, { topic, partition, p }]) => {
-            const position = p.toCommit();
-            return position === undefined ? [] : [{ topic, partition, p, position }];
-          });
-        if (due.length === 0) continue;
-        try {
-          await consumer.commit({
-            offsets: due.map(({ topic, partition, position }) => ({ topic, partition, offset: position, leaderEpoch: -1 })),
-          });
-          for (const { p, position } of due) p.committed(position);
-        } catch (e) {
-          logger.warn('kafka: could not commit positions', { error: String(e) });
-        }
-      } while (commitAgain && !stopping.signal.aborted);
-    })().finally(() => (committing = undefined));
-    return committing;
-  }
 
   async function handleRecord(m: PlatformaticMessage, p: PartitionProgress, key: string) {
     for (let attempt = 1; ; attempt++) {
       const release = new AbortController();
       const onStop = () => release.abort(new Error('subscription stopping'));
-      stopping.signal.addEventListener('abort', onStop, { once: true });
+      stopping.addEventListener('abort', onStop, { once: true });
       const ctx: ConsumeContext = { heartbeat: async () => {}, signal: release.signal };
       try {
         await opts.handle(await toRecord(deps.codec, m), ctx);
@@ -250,18 +212,18 @@ export async function startPlatformaticSubscription(deps: PlatformaticDeps, opts
         if (attempt >= 5) logger.error('kafka: record not handled; it will be delivered again', fields);
         else logger.warn('kafka: record not handled; it will be delivered again', fields);
         const delay = Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** (attempt - 1));
-        if (!assigned().has(`${m.topic}:${m.partition}`) || stopping.signal.aborted) {
+        if (!assigned().has(partitionId(m.topic, m.partition)) || stopping.aborted) {
           p.release(key);
           return;
         }
         try {
-          await sleep(delay, undefined, { signal: stopping.signal });
+          await sleep(delay, undefined, { signal: stopping });
         } catch {
           p.release(key);
           return;
         }
       } finally {
-        stopping.signal.removeEventListener('abort', onStop);
+        stopping.removeEventListener('abort', onStop);
       }
     }
   }
@@ -278,40 +240,28 @@ export async function startPlatformaticSubscription(deps: PlatformaticDeps, opts
 
   const reading = (async () => {
     for await (const m of stream as AsyncIterable<PlatformaticMessage>) {
-      if (stopping.signal.aborted) break;
+      if (stopping.aborted) break;
       const key = m.key && m.key.length ? m.key.toString() : '';
-      let p = progressOf(m.topic, m.partition);
+      let p = progress.of(m.topic, m.partition);
       if (p.seen(m.offset)) continue;
-      while (!stopping.signal.aborted && (tasks.size >= concurrency || p.keyBusy(key))) {
-        await Promise.race([changed, sleep(deps.timings.heartbeatIntervalMs)]);
-        p = progressOf(m.topic, m.partition);
+      while (!stopping.aborted && (progress.handling >= concurrency || p.keyBusy(key))) {
+        await Promise.race([progress.changed, sleep(deps.timings.heartbeatIntervalMs)]);
+        p = progress.of(m.topic, m.partition);
       }
-      if (stopping.signal.aborted) break;
-      if (!assigned().has(`${m.topic}:${m.partition}`) || p.seen(m.offset)) continue;
+      if (stopping.aborted) break;
+      if (!assigned().has(partitionId(m.topic, m.partition)) || p.seen(m.offset)) continue;
       p.take(m.offset, key);
-      const task = handleRecord(m, p, key).finally(() => {
-        tasks.delete(task);
-        notify();
-        void commit();
-      });
-      tasks.add(task);
+      progress.handle(handleRecord(m, p, key));
     }
   })().catch((e: unknown) => logger.error('kafka: consumer stopped reading', { error: String(e) }));
 
-  let stopped: Promise<void> | undefined;
   return {
-    stop() {
-      stopped ??= (async () => {
-        stopping.abort();
-        while (tasks.size > 0) await Promise.allSettled([...tasks]);
-        await committing;
-        await commit();
+    stop: () =>
+      progress.stop(async () => {
         await stream.close().catch(() => {});
         await reading;
         await closeConsumer(consumer);
-      })();
-      return stopped;
-    },
+      }),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { CatalogEvent } from '@pressroom/schemas';
 import type { ApiKeyRecord, S3Connection, Tenant, WebhookSecrets } from '@pressroom/domain';
+import type { DocumentCollectionSpec } from './document-store.ts';
 
 export type { ApiKeyRecord, S3Connection, Tenant, WebhookSecrets } from '@pressroom/domain';
 export type { Plan } from '@pressroom/schemas';
@@ -43,3 +44,27 @@ export interface Catalog {
   ping(): Promise<void>;
   close(): Promise<void>;
 }
+
+/*
+ * Where the catalog's documents live in a document store (see catalogOn). The records keep the
+ * names and the layout of the catalog before it moved onto documents (tenant, api-key,
+ * s3-connections, webhook-secrets, version), so a deployment's data stays readable; the key index
+ * and the key uses are new names (they were raw strings), and so is the marker: an upgraded
+ * deployment finds no marker and replays the catalog topic once to write them.
+ */
+export const CATALOG_DOCUMENTS = 'catalog:';
+/** tenantId → Tenant (with the sequence that wrote it). */
+export const CATALOG_TENANTS = { name: 'catalog:tenant:' } satisfies DocumentCollectionSpec;
+/** keyHash → ApiKeyRecord. */
+export const CATALOG_API_KEYS = { name: 'catalog:api-key:' } satisfies DocumentCollectionSpec;
+/** group tenantId: keyId → keyHash. */
+export const CATALOG_KEY_IDS = { name: 'catalog:key-ids:' } satisfies DocumentCollectionSpec;
+/** group tenantId: keyId → latest use (an observation, not from the log). */
+export const CATALOG_KEY_USES = { name: 'catalog:key-uses:' } satisfies DocumentCollectionSpec;
+/** group tenantId: connectionId → S3Connection (a deleted one stays as a tombstone). */
+export const CATALOG_S3_CONNECTIONS = { name: 'catalog:s3-connections:' } satisfies DocumentCollectionSpec;
+/** tenantId → WebhookSecrets. */
+export const CATALOG_WEBHOOK_SECRETS = { name: 'catalog:webhook-secrets:' } satisfies DocumentCollectionSpec;
+/** tenantId → the highest sequence applied. */
+export const CATALOG_VERSIONS = { name: 'catalog:version:' } satisfies DocumentCollectionSpec;
+export const CATALOG_BUILT_MARKER = 'catalog:~built';
