@@ -154,8 +154,11 @@ export function catalogContract(name: string, options: CatalogContractOptions): 
     it("lists a tenant's keys only, applies revocation and rotation forward only, and keeps the latest use", async () => {
       const catalog = await (await open()).open();
       const id = `t-${randomUUID()}`;
+      // Issued a second apart, as keys are: the list is ordered by creation (ties by keyId), and
+      // a store's own order (a Redis hash's) must not show through.
       const issued = (hash: string, keyId: string, sequence: number): CatalogEvent => ({
         ...envelope(id, sequence),
+        occurredAt: new Date(Date.parse(at) + sequence * 1_000).toISOString(),
         type: 'ApiKeyIssued',
         data: { keyHash: hash, label: keyId, keyId, prefix: 'prs_live_abcd', scopes: ['render'] },
       });

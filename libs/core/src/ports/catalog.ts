@@ -23,7 +23,10 @@ export interface Catalog {
   getTenant(tenantId: string): Promise<Tenant | undefined>;
   findApiKey(keyHash: string): Promise<ApiKeyRecord | undefined>;
   getS3Connection(tenantId: string, connectionId: string): Promise<S3Connection | undefined>;
-  /** The tenant's keys (revoked and expired ones included), oldest first, each with its `lastUsedAt` when one was recorded. */
+  /**
+   * The tenant's keys (revoked and expired ones included), oldest first (by createdAt, then
+   * keyId), each with its `lastUsedAt` when one was recorded.
+   */
   listApiKeys(tenantId: string): Promise<ApiKeyRecord[]>;
   /** The tenant's live S3 connections (deleted ones are absent), by id. */
   listS3Connections(tenantId: string): Promise<S3Connection[]>;

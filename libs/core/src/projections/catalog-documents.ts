@@ -101,7 +101,7 @@ export function catalogOn(store: DocumentStore, opts: { copies: boolean }): Cata
           return k && at ? { ...k, lastUsedAt: at } : k;
         })
         .filter((k): k is ApiKeyRecord => k !== undefined)
-        .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+        .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.keyId.localeCompare(b.keyId));
     },
     async recordKeyUse(tenantId, keyId, at) {
       await project(keyUses, apiKeyUseProjection, { tenantId, keyId, at });
