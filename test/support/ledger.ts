@@ -252,6 +252,11 @@ export async function checkLedger(input: LedgerInput): Promise<LedgerReport> {
  * (WebhookDelivered or WebhookFailed). A scenario polls this (`settleLedger`) before `checkLedger`.
  */
 export function ledgerDecided(submissions: LedgerSubmission[], events: LogEvent[]): boolean {
+  return undecidedRequests(submissions, events).length === 0;
+}
+
+/** The requests the ledger still waits for: taken (on the log or answered as accepted) but not ended, or their webhook not ended. */
+export function undecidedRequests(submissions: LedgerSubmission[], events: LogEvent[]): string[] {
   const tags = [...new Set(submissions.map((s) => s.tag))];
   const requested = new Set<string>();
   const first = new Map<string, LogEvent>();
@@ -263,12 +268,23 @@ export function ledgerDecided(submissions: LedgerSubmission[], events: LogEvent[
     if (e.type === 'WebhookDelivered' || e.type === 'WebhookFailed') deliveryEnded.add(e.requestId);
   }
   for (const s of submissions) if (s.requestId && accepted(s)) requested.add(s.requestId);
-  return [...requested].every((id) => {
+  return [...requested].filter((id) => {
     const e = first.get(id);
-    if (!e) return false;
+    if (!e) return true;
     const webhook = (e.type === 'RenderSucceeded' || e.type === 'RenderFailed') && e.data.webhook;
-    return !webhook || deliveryEnded.has(id);
+    return Boolean(webhook) && !deliveryEnded.has(id);
   });
+}
+
+/** What the log holds for each undecided request (the first few), for a failure message. */
+function describeUndecided(submissions: LedgerSubmission[], events: LogEvent[]): string {
+  const ids = undecidedRequests(submissions, events);
+  const lines = ids.slice(0, 5).map((id) => {
+    const types = events.filter((e) => 'requestId' in e && e.requestId === id).map((e) => e.type);
+    const answered = submissions.filter((s) => s.requestId === id).map((s) => s.status);
+    return `${id}: answered ${JSON.stringify(answered)}, on the log ${JSON.stringify(types)}`;
+  });
+  return `${ids.length} undecided${lines.length ? `:\n${lines.join('\n')}` : ''}`;
 }
 
 /**
@@ -287,7 +303,10 @@ export async function settleLedger(
     const decided = ledgerDecided(submissions, events);
     if (decided && events.length === previous) return events;
     previous = decided ? events.length : -1;
-    if (Date.now() > until) throw new Error(`the log did not settle within ${opts.timeoutMs} ms (${events.length} events)`);
+    if (Date.now() > until)
+      throw new Error(
+        `the log did not settle within ${opts.timeoutMs} ms (${events.length} events; ${describeUndecided(submissions, events)})`,
+      );
     await new Promise((r) => setTimeout(r, opts.pauseMs ?? 2_000));
   }
 }
