@@ -784,7 +784,14 @@ export const apiRoutes = [
     path: '/v1/assets',
     tag: 'Assets',
     summary: 'Upload a font or image (base64 in JSON); templates use it as https://assets.pressroom.invalid/<name>.',
-    body: { schema: 'AssetUploadBody', example: { name: 'logo.png', contentType: 'image/png', dataBase64: 'iVBORw0KGgo…' } },
+    body: {
+      schema: 'AssetUploadBody',
+      example: {
+        name: 'logo.png',
+        contentType: 'image/png',
+        dataBase64: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+      },
+    },
     responses: {
       '200': { description: 'Replaced.', schema: 'AssetResource', example: X.assetExample },
       '201': { description: 'Stored.', schema: 'AssetResource', example: X.assetExample },
