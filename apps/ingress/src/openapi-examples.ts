@@ -21,8 +21,9 @@ const createdAt = '2026-11-02T09:15:00.000Z';
 const webhookUrl = 'https://example.com/hooks/pressroom';
 const SHOWN_ONCE = 'Store this key now: it is not shown again.';
 
+const exampleSignature = '5b1f0e3c9a7d42e8b6c1f0a9d3e7b2c48f6a1d0e9c3b7a5f2e8d4c1b0a9f3e7d';
 /** A link as the embedded profile signs it (the distributed profile answers S3 presigned links). */
-const signedLink = (key: string) => `${origin}/v1/files/${exampleTenantId}/${key}?expires=1764928801&signature=3q2-7wR0kLx9`;
+const signedLink = (key: string) => `${origin}/v1/files/${exampleTenantId}/${key}?expires=1795258801&signature=${exampleSignature}`;
 
 // --- errors ------------------------------------------------------------------------------------
 
@@ -72,7 +73,7 @@ export const batchExample = {
     signedUrl: signedLink(`${batchItemId(i)}.pdf`),
     metadata: { executionTime: `0.${381 + i * 17} seconds`, fileSize: `${(9.2 + i).toFixed(2)} kB` },
   })),
-  mergedUrl: signedLink(`batches/${exampleBatchId}/merged.pdf`),
+  mergedUrl: signedLink(`${exampleBatchId}-merged.pdf`),
 };
 export const batchAcceptedExample = {
   batchRequestId: exampleBatchId,
@@ -109,7 +110,7 @@ export const toolQueuedExample = {
 export const toolStatusExample = { requestId: exampleToolRequestId, status: 'SUCCESS', result: toolSuccessExample, metadata: {} };
 const uploadKey = `uploads/0199a1b2-f7a8-7b9c-8d0e-1f2a3b4c5d6e/contract.pdf`;
 export const signedUploadExample = {
-  presignedUploadUrl: `${origin}/v1/tools/uploads/${exampleTenantId}/${uploadKey}?expires=1764928801&signature=9fQ1-c2Hs0a`,
+  presignedUploadUrl: `${origin}/v1/tools/uploads/${exampleTenantId}/${uploadKey}?expires=1795257000&signature=${exampleSignature}`,
   presignedGetUrl: signedLink(uploadKey),
   status: 'SUCCESS',
   fileName: 'contract.pdf',
