@@ -72,26 +72,70 @@ describe('OpenAPI contract check of real answers', () => {
     expect(problem).toContain('does not match the documented schema');
   });
 
-  it("every example of the document's answers keeps its own contract", () => {
-    type Doc = {
-      paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { example?: unknown }> }> }>>;
-    };
-    const doc = openApiDocument('http://localhost:3000') as unknown as Doc;
+  type Media = Record<string, { schema?: { $ref?: string }; example?: unknown }>;
+  type Operation = {
+    operationId: string;
+    requestBody?: { content: Media };
+    responses: Record<string, { content?: Media }>;
+    callbacks?: Record<string, Record<string, Record<string, { requestBody?: { content: Media } }>>>;
+  };
+  const operations = () => {
+    const doc = openApiDocument('http://localhost:3000') as unknown as { paths: Record<string, Record<string, Operation>> };
+    return Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.entries(ops).map(([method, op]) => ({ path, method, op, url: base + path.replace(/\{[^}]+\}/g, 'x') })),
+    );
+  };
+
+  it("every example of the document's answers and request bodies keeps its own contract", () => {
     const problems: string[] = [];
     let examples = 0;
-    for (const [path, ops] of Object.entries(doc.paths)) {
-      for (const [method, op] of Object.entries(ops)) {
-        for (const [status, r] of Object.entries(op.responses)) {
-          const example = r.content?.['application/json']?.example;
-          if (example === undefined) continue;
-          examples++;
-          const url = base + path.replace(/\{[^}]+\}/g, 'x');
-          problems.push(...contract.check(method, url, Number(status), json, example));
+    for (const { method, op, url } of operations()) {
+      for (const [status, r] of Object.entries(op.responses)) {
+        const example = r.content?.['application/json']?.example;
+        if (example === undefined) continue;
+        examples++;
+        problems.push(...contract.check(method, url, Number(status), json, example));
+      }
+      const sent = op.requestBody?.content['application/json']?.example;
+      if (sent !== undefined) {
+        examples++;
+        problems.push(...contract.checkRequest(method, url, sent));
+      }
+    }
+    expect(examples).toBeGreaterThan(100);
+    expect(problems).toEqual([]);
+  });
+
+  it('has an example for every JSON answer (success and error), every JSON request body and every webhook body', () => {
+    const missing: string[] = [];
+    for (const { path, method, op } of operations()) {
+      const where = `${method.toUpperCase()} ${path} (${op.operationId})`;
+      for (const [status, r] of Object.entries(op.responses)) {
+        const media = r.content?.['application/json'];
+        if (media && media.example === undefined) missing.push(`${where} answer ${status}`);
+      }
+      const body = op.requestBody?.content['application/json'];
+      if (body && body.example === undefined) missing.push(`${where} request body`);
+      for (const [name, byUrl] of Object.entries(op.callbacks ?? {})) {
+        for (const cb of Object.values(byUrl)) {
+          const sent = cb.post?.requestBody?.content['application/json'];
+          if (sent && sent.example === undefined) missing.push(`${where} callback ${name}`);
         }
       }
     }
-    expect(examples).toBeGreaterThan(0);
-    expect(problems).toEqual([]);
+    expect(missing).toEqual([]);
+  });
+
+  it('answers every JSON error in the one error shape (ErrorBody); only readiness answers its own 503', () => {
+    const others: string[] = [];
+    for (const { path, method, op } of operations()) {
+      for (const [status, r] of Object.entries(op.responses)) {
+        const media = r.content?.['application/json'];
+        if (Number(status) < 400 || !media || (op.operationId === 'readiness' && status === '503')) continue;
+        if (media.schema?.$ref !== '#/components/schemas/ErrorBody') others.push(`${method.toUpperCase()} ${path} ${status}`);
+      }
+    }
+    expect(others).toEqual([]);
   });
 
   it('leaves paths the document does not have to other tests', () => {

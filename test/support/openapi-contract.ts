@@ -13,6 +13,7 @@ import { openApiDocument } from '@pressroom/ingress';
 type Schema = Record<string, unknown>;
 interface Operation {
   operationId: string;
+  requestBody?: { content?: Record<string, { schema?: Schema }> };
   responses: Record<string, { content?: Record<string, { schema?: Schema }> }>;
 }
 interface Doc {
@@ -44,6 +45,8 @@ interface Matcher {
 export interface ContractChecker {
   /** Problems of one answer (empty when it keeps the contract, or when the document has no such operation). */
   check(method: string, url: string, status: number, contentType: string | null, body: unknown): string[];
+  /** Problems of one JSON request body against the operation's documented request schema (the document's own examples). */
+  checkRequest(method: string, url: string, body: unknown): string[];
 }
 
 export function contractChecker(doc: Doc): ContractChecker {
@@ -57,13 +60,28 @@ export function contractChecker(doc: Doc): ContractChecker {
   // A literal path wins over a template (`/v1/pdf/batch/status/{id}` vs `/v1/pdf/{requestId}/…`): fewer parameters first.
   matchers.sort((a, b) => (a.template.match(/\{/g)?.length ?? 0) - (b.template.match(/\{/g)?.length ?? 0));
   const compiled = new Map<string, ValidateFunction>();
+  const find = (method: string, url: string) => {
+    const path = new URL(url).pathname;
+    return matchers.find((x) => x.method === method.toUpperCase() && x.pattern.test(path));
+  };
+  /** Problems of a body against a schema; by schema, not by operation: the many answers sharing one (ErrorBody) compile once. */
+  const problemsOf = (where: string, schema: Schema, body: unknown): string[] => {
+    const id = JSON.stringify(schema);
+    let validate = compiled.get(id);
+    if (!validate) {
+      validate = ajv.compile(anchored(schema) as Schema);
+      compiled.set(id, validate);
+    }
+    if (validate(body)) return [];
+    const errors = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '/'} ${e.message ?? ''}`);
+    return [`${where}: body does not match the documented schema: ${errors.join('; ')}; body: ${JSON.stringify(body).slice(0, 400)}`];
+  };
 
   return {
     check(method, url, status, contentType, body) {
-      const path = new URL(url).pathname;
-      const m = matchers.find((x) => x.method === method.toUpperCase() && x.pattern.test(path));
+      const m = find(method, url);
       if (!m) return [];
-      const where = `${method.toUpperCase()} ${path} (${m.op.operationId}) answered ${status}`;
+      const where = `${method.toUpperCase()} ${new URL(url).pathname} (${m.op.operationId}) answered ${status}`;
       const responses = m.op.responses;
       const key = [String(status), `${String(status)[0]}XX`, 'default'].find((k) => k in responses);
       if (!key) return [`${where}: status not documented (documented: ${Object.keys(responses).join(', ')})`];
@@ -72,16 +90,15 @@ export function contractChecker(doc: Doc): ContractChecker {
       if (type !== 'application/json' || body === undefined) return [];
       const schema = media?.['application/json']?.schema;
       if (!schema) return [`${where}: a JSON body where the document has none (${Object.keys(media ?? {}).join(', ') || 'no content'})`];
-      // By schema, not by operation: the many answers sharing one schema (ErrorBody) compile once.
-      const id = JSON.stringify(schema);
-      let validate = compiled.get(id);
-      if (!validate) {
-        validate = ajv.compile(anchored(schema) as Schema);
-        compiled.set(id, validate);
-      }
-      if (validate(body)) return [];
-      const errors = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '/'} ${e.message ?? ''}`);
-      return [`${where}: body does not match the documented schema: ${errors.join('; ')}; body: ${JSON.stringify(body).slice(0, 400)}`];
+      return problemsOf(where, schema, body);
+    },
+    checkRequest(method, url, body) {
+      const m = find(method, url);
+      if (!m) return [];
+      const where = `${method.toUpperCase()} ${new URL(url).pathname} (${m.op.operationId}) sent`;
+      const schema = m.op.requestBody?.content?.['application/json']?.schema;
+      if (!schema) return [`${where}: a JSON body where the document has none`];
+      return problemsOf(where, schema, body);
     },
   };
 }

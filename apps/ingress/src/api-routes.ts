@@ -1,5 +1,7 @@
 import * as S from '@pressroom/schemas';
 import { route, type ParameterSpec, type ResponseSpec, type RouteSpec } from './http/route-table.ts';
+import * as X from './openapi-examples.ts';
+import { errorAnswer, errorExample, exampleRequestId, exampleTemplateId } from './openapi-examples.ts';
 
 /**
  * Every route of the service, declared once: the routers are built from this table (app.ts,
@@ -89,35 +91,70 @@ export const componentSchemas: Record<string, unknown> = {
 
 const binary = { type: 'string', format: 'binary' };
 /** Answers several routes give alike (the tenant's and the operator's view of one resource, say). */
-const unknownTenantOrPart: ResponseSpec = { description: 'Unknown tenant (or key/connection).', schema: 'ErrorBody' };
-const unknownTenant: ResponseSpec = { description: 'Unknown tenant.', schema: 'ErrorBody' };
+const unknownTenantOrPart = errorAnswer('Unknown tenant (or key/connection).', 'NOT_FOUND', 'Tenant acme not found.');
+const unknownTenant = errorAnswer('Unknown tenant.', 'NOT_FOUND', 'Tenant acme not found.');
 const deleted: ResponseSpec = { description: 'Deleted.' };
-const newKeyShownOnce: ResponseSpec = { description: 'The new key, shown once.', schema: 'ApiKeyCreatedResponse' };
-const alreadyRotated: ResponseSpec = {
-  description: 'CONFLICT: only an active key can be rotated (this one is revoked, expired or rotated already).',
-  schema: 'ErrorBody',
+const newKeyShownOnce: ResponseSpec = {
+  description: 'The new key, shown once.',
+  schema: 'ApiKeyCreatedResponse',
+  example: X.keyCreatedExample,
 };
+const alreadyRotated = errorAnswer(
+  'CONFLICT: only an active key can be rotated (this one is revoked, expired or rotated already).',
+  'CONFLICT',
+  'API key key_0199a1b2c3d47e5f8a9b0c1d2e3f4a01 is revoked: only an active key can be rotated.',
+);
 const keyRotated: ResponseSpec = {
   description: 'The new key, shown once, and the old one (`previous`), which keeps working until its `expiresAt`.',
   schema: 'ApiKeyRotatedResponse',
+  example: X.keyRotatedExample,
 };
-const theConnection: ResponseSpec = { description: 'The connection.', schema: 'S3ConnectionSummary' };
-const connectionCreated: ResponseSpec = { description: 'The connection (without its secret).', schema: 'S3ConnectionSummary' };
-const staleIfMatch: ResponseSpec = { description: 'If-Match names a version that is no longer the latest.', schema: 'ErrorBody' };
-const badDayRange: ResponseSpec = {
-  description: 'VALIDATION_FAILED: from/to are not days in order, or span more than 366 days.',
-  schema: 'ErrorBody',
+const theConnection: ResponseSpec = { description: 'The connection.', schema: 'S3ConnectionSummary', example: X.connectionExample };
+const connectionCreated: ResponseSpec = {
+  description: 'The connection (without its secret).',
+  schema: 'S3ConnectionSummary',
+  example: X.connectionExample,
 };
-const revokedKey: ResponseSpec = { description: 'The revoked key.', schema: 'ApiKeySummary' };
-const keyList: ResponseSpec = { description: 'The keys.', schema: 'ApiKeyList' };
-const connectionList: ResponseSpec = { description: 'The connections.', schema: 'S3ConnectionList' };
-const invalidLink: ResponseSpec = { description: 'The link is invalid or has expired.', schema: 'ErrorBody' };
+const staleIfMatch = errorAnswer(
+  'If-Match names a version that is no longer the latest.',
+  'CONFLICT',
+  `Template ${exampleTemplateId} was changed by another request (now at version 3); read it again and retry.`,
+);
+const badDayRange = errorAnswer(
+  'VALIDATION_FAILED: from/to are not days in order, or span more than 366 days.',
+  'VALIDATION_FAILED',
+  'The request is invalid.',
+  [{ field: 'to', message: 'is before from' }],
+);
+const revokedKey: ResponseSpec = { description: 'The revoked key.', schema: 'ApiKeySummary', example: X.keyRevokedExample };
+const keyList: ResponseSpec = { description: 'The keys.', schema: 'ApiKeyList', example: X.keyListExample };
+const connectionList: ResponseSpec = { description: 'The connections.', schema: 'S3ConnectionList', example: X.connectionListExample };
+const invalidLink = errorAnswer('The link is invalid or has expired.', 'FORBIDDEN', 'This link is invalid or has expired.');
 const fileBytes: ResponseSpec = {
   description: 'The rendered file.',
   content: { 'application/pdf': { schema: binary }, 'image/png': { schema: binary } },
 };
-const notFound: ResponseSpec = { description: 'Not found (or another tenant’s).', schema: 'ErrorBody' };
-const forbiddenScope: ResponseSpec = { description: 'FORBIDDEN: the API key lacks the manage scope.', schema: 'ErrorBody' };
+const previewTimeout = errorAnswer(
+  'The preview did not finish within the sync wait (PREVIEW_TIMEOUT) or hit its time limit.',
+  'PREVIEW_TIMEOUT',
+  'The preview took longer than 30 seconds; the render goes on (X-Request-Id, status endpoint).',
+);
+const connectionTestFailed = (description: string) =>
+  errorAnswer(description, 'S3_CONNECTION_TEST_FAILED', 'Pressroom could not write to this connection: Access Denied');
+const webhookSecret = (description: string): ResponseSpec => ({
+  description,
+  schema: 'WebhookSecretResponse',
+  example: X.webhookSecretExample,
+});
+const replaysRequested: ResponseSpec = { description: 'Replays requested.', schema: 'WebhookReplayResponse', example: X.replayExample };
+const theTenant: ResponseSpec = { description: 'The tenant.', schema: 'Tenant', example: X.tenantExample };
+/** 404 of a route reading one resource: `what` names it as the answer does ("Render 0199…"). */
+const notFound = (what: string) => errorAnswer('Not found (or another tenant’s).', 'NOT_FOUND', `${what} not found.`);
+const forbiddenScope = errorAnswer(
+  'FORBIDDEN: the API key lacks the manage scope.',
+  'FORBIDDEN',
+  'This API key lacks the manage scope; use a key that has it.',
+);
 const requestIdHeader = { 'X-Request-Id': { description: 'The render’s requestId.', schema: { type: 'string' } } };
 const idempotencyKey: ParameterSpec = {
   name: 'Idempotency-Key',
@@ -152,104 +189,49 @@ const outcomeUnknown =
   'may not run; `details.requestId` and `details.statusUrl` (also X-Request-Id) name it, its status answers 404 once it ' +
   'is withdrawn (or never written) and the result if it ran. Retrying with the same Idempotency-Key is safe. Retry-After.';
 const renderRefusals: Record<string, ResponseSpec> = {
-  '403': { description: 'Custom S3 storage needs the high plan.', schema: 'ErrorBody' },
-  '404': { description: 'Unknown template.', schema: 'ErrorBody' },
-  '409': {
-    description: 'IDEMPOTENCY_KEY_IN_USE: the first request with this Idempotency-Key is still being taken; retry later.',
-    schema: 'ErrorBody',
-  },
-  '429': {
-    description:
-      'RATE_LIMITED (the key’s rate), CONCURRENCY_LIMITED (the tenant’s renders in flight, per plan) or, async only, ' +
+  '403': errorAnswer(
+    'Custom S3 storage needs the high plan.',
+    'PLAN_FORBIDS_CUSTOM_S3',
+    'Custom S3 storage is available on the high plan only (your plan: standard).',
+  ),
+  '404': errorAnswer('Unknown template.', 'NOT_FOUND', `Template ${exampleTemplateId} not found.`),
+  '409': errorAnswer(
+    'IDEMPOTENCY_KEY_IN_USE: the first request with this Idempotency-Key is still being taken; retry later.',
+    'IDEMPOTENCY_KEY_IN_USE',
+    'A request with this Idempotency-Key is still being taken; retry later.',
+  ),
+  '429': errorAnswer(
+    'RATE_LIMITED (the key’s rate), CONCURRENCY_LIMITED (the tenant’s renders in flight, per plan) or, async only, ' +
       'BACKLOG_FULL (the async lane’s backlog): nothing was taken; retry after Retry-After.',
-    schema: 'ErrorBody',
-  },
+    'CONCURRENCY_LIMITED',
+    'Your account has 10 renders in progress, as many as its plan allows at once; retry when one has finished.',
+  ),
 };
+const keyReused = errorExample(
+  'IDEMPOTENCY_KEY_REUSED',
+  'This Idempotency-Key was used with a different request (endpoint or body). Use a new key for a new request.',
+);
+const outcomeUnknownExample = errorExample(
+  'OUTCOME_UNKNOWN',
+  'The request may or may not have been taken; its status will tell. Retrying with the same Idempotency-Key is safe.',
+  { requestId: exampleRequestId, statusUrl: X.queuedExample.statusUrl },
+);
 const failedByRequest =
   "The render failed by the request's doing (TEMPLATE_ERROR, NAVIGATION_REFUSED, PAGE_SETUP_INVALID, OUTPUT_TOO_LARGE, PAYLOAD_REMOVED)";
-const webhookCallback = (schema: string) => ({
+const templateFailed = errorAnswer(`${failedByRequest}.`, 'TEMPLATE_ERROR', 'it.customer is not defined (template line 3)');
+const webhookCallback = (schema: string, example: unknown) => ({
   result: {
     '{$request.body#/webhook}': {
       post: {
-        requestBody: { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } } },
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` }, example } },
+        },
         responses: { '200': { description: 'Any 2xx acknowledges the delivery.' } },
       },
     },
   },
 });
-const exampleTemplateId = 'tpl_0199a1b2c3d4';
-const exampleRequestId = '0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b';
-const successExample = {
-  signedUrl: 'http://localhost:3000/v1/files/default/0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.pdf?expires=1767225600&signature=…',
-  metadata: { executionTime: '0.412 seconds', fileSize: '9.87 kB' },
-};
-const queuedExample = {
-  requestId: exampleRequestId,
-  statusUrl: `http://localhost:3000/v1/pdf/status/${exampleRequestId}`,
-  message: 'The render took longer than 30 seconds, so it was moved to a queue. Check statusUrl for the result.',
-};
-
-const historyExample = {
-  requestId: exampleRequestId,
-  renderStatus: 'SUCCESS',
-  externalId: 'invoice-2026-0042',
-  template: { templateId: exampleTemplateId, templateVersion: 3 },
-  chromium: 'Chromium 140.0.7339.185',
-  events: [
-    {
-      eventId: '0199a1b2-c3d4-7e5f-8a9b-000000000001',
-      type: 'RenderRequested',
-      occurredAt: '2026-11-21T10:00:00.000Z',
-      data: { mode: 'async', output: 'pdf', source: { kind: 'template', templateId: exampleTemplateId, templateVersion: 3 } },
-    },
-    {
-      eventId: '0199a1b2-c3d4-7e5f-8a9b-000000000002',
-      type: 'RenderSucceeded',
-      occurredAt: '2026-11-21T10:00:01.412Z',
-      data: { executionMs: 412, worker: 'render-worker-1', chromium: 'Chromium 140.0.7339.185', pages: 1 },
-    },
-    {
-      eventId: '0199a1b2-c3d4-7e5f-8a9b-000000000003',
-      type: 'WebhookAttempted',
-      occurredAt: '2026-11-21T10:00:01.530Z',
-      data: {
-        webhookId: `msg_${exampleRequestId.replace(/-/g, '')}`,
-        url: 'https://example.com/hooks/pressroom',
-        round: 0,
-        attempt: 1,
-        renderStatus: 'SUCCESS',
-        startedAt: '2026-11-21T10:00:01.450Z',
-        statusCode: 200,
-        durationMs: 80,
-        outcome: 'delivered',
-      },
-    },
-    {
-      eventId: '0199a1b2-c3d4-7e5f-8a9b-000000000004',
-      type: 'LinkIssued',
-      occurredAt: '2026-11-21T10:00:01.531Z',
-      data: { where: 'webhook', file: 'result', expiresAt: '2026-11-21T11:00:01.531Z' },
-    },
-  ],
-};
-const renderListExample = {
-  from: '2026-11-21T00:00:00.000Z',
-  to: '2026-11-22T00:00:00.000Z',
-  renders: [
-    {
-      requestId: exampleRequestId,
-      requestedAt: '2026-11-21T10:00:00.000Z',
-      mode: 'async',
-      output: 'pdf',
-      renderStatus: 'SUCCESS',
-      externalId: 'invoice-2026-0042',
-      template: { templateId: exampleTemplateId, templateVersion: 3 },
-      completedAt: '2026-11-21T10:00:01.412Z',
-    },
-  ],
-  next: exampleRequestId,
-};
-
 /** What every POST that appends to the log shares: API-key auth on the api mount, a JSON body with its example. */
 function loggedPost<const Id extends string>(operationId: Id, path: string, tag: string, summary: string, body: string, example: unknown) {
   return {
@@ -269,18 +251,28 @@ function syncRender<const Id extends string>(operationId: Id, path: string, summ
     ...loggedPost(operationId, path, 'Renders', summary, body, example),
     parameters: [idempotencyKey],
     responses: {
-      '200': { description: 'Rendered within the wait.', schema: 'SyncSuccessResponse', example: successExample, headers: requestIdHeader },
+      '200': {
+        description: 'Rendered within the wait.',
+        schema: 'SyncSuccessResponse',
+        example: X.successExample,
+        headers: requestIdHeader,
+      },
       '202': {
         description: 'Still rendering: queued; poll statusUrl.',
         schema: 'QueuedResponse',
-        example: queuedExample,
+        example: X.queuedExample,
         headers: requestIdHeader,
       },
-      '422': {
-        description: `${failedByRequest}, or IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was used with another request.`,
-        schema: 'ErrorBody',
-      },
-      '504': { description: `The render hit its time limit; or ${outcomeUnknown}`, schema: 'ErrorBody' },
+      '422': errorAnswer(
+        `${failedByRequest}, or IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was used with another request.`,
+        'TEMPLATE_ERROR',
+        'it.customer is not defined (template line 3)',
+      ),
+      '504': errorAnswer(
+        `The render hit its time limit; or ${outcomeUnknown}`,
+        'RENDER_TIMEOUT',
+        'The page was not ready to print: the ready selector #done did not appear within 30000 ms.',
+      ),
       ...renderRefusals,
     },
   };
@@ -296,11 +288,15 @@ function asyncRender<const Id extends string>(operationId: Id, path: string, sum
         example: { requestId: exampleRequestId },
         headers: requestIdHeader,
       },
-      '422': { description: 'IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was used with another request.', schema: 'ErrorBody' },
-      '504': { description: outcomeUnknown, schema: 'ErrorBody' },
+      '422': {
+        description: 'IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was used with another request.',
+        schema: 'ErrorBody',
+        example: keyReused,
+      },
+      '504': { description: outcomeUnknown, schema: 'ErrorBody', example: outcomeUnknownExample },
       ...renderRefusals,
     },
-    callbacks: webhookCallback('WebhookBody'),
+    callbacks: webhookCallback('WebhookBody', X.webhookBodyExample),
   };
 }
 function batch<const Id extends string>(operationId: Id, path: string, summary: string, body: string, example: unknown) {
@@ -310,27 +306,38 @@ function batch<const Id extends string>(operationId: Id, path: string, summary: 
       '200': {
         description: 'The finished batch (sync), or `{batchRequestId, statusUrl}` at once with `async: true`.',
         schema: { oneOf: [{ $ref: '#/components/schemas/BatchResponse' }, { $ref: '#/components/schemas/BatchAcceptedResponse' }] },
+        example: X.batchExample,
       },
-      '202': { description: 'Not finished within the sync wait: poll statusUrl.', schema: 'BatchAcceptedResponse' },
-      '400': {
-        description:
-          'Invalid batch: more than 20 items, merge with PNG items, or invalid items (`details` names each as items.<i>.<field>).',
-        schema: 'ErrorBody',
+      '202': {
+        description: 'Not finished within the sync wait: poll statusUrl.',
+        schema: 'BatchAcceptedResponse',
+        example: X.batchAcceptedExample,
       },
+      '400': errorAnswer(
+        'Invalid batch: more than 20 items, merge with PNG items, or invalid items (`details` names each as items.<i>.<field>).',
+        'VALIDATION_FAILED',
+        'The request is invalid.',
+        [{ field: 'items.1.templateId', message: 'is required' }],
+      ),
       '403': renderRefusals['403']!,
-      '413': { description: "Body above 3 MB, or PLAN_LIMIT_EXCEEDED: more items than the plan's batchMaxItems.", schema: 'ErrorBody' },
-      '429': {
-        description:
-          'RATE_LIMITED, CONCURRENCY_LIMITED (each item counts as a render in flight) or, async only, BACKLOG_FULL: nothing was taken; retry after Retry-After.',
-        schema: 'ErrorBody',
-      },
-      '504': {
-        description:
-          'OUTCOME_UNKNOWN: the batch may have been taken in part and this could not be settled in time; `details.statusUrl` tells once it is.',
-        schema: 'ErrorBody',
-      },
+      '413': errorAnswer(
+        "Body above 3 MB, or PLAN_LIMIT_EXCEEDED: more items than the plan's batchMaxItems.",
+        'PLAN_LIMIT_EXCEEDED',
+        'Your plan takes at most 5 items in one batch.',
+      ),
+      '429': errorAnswer(
+        'RATE_LIMITED, CONCURRENCY_LIMITED (each item counts as a render in flight) or, async only, BACKLOG_FULL: nothing was taken; retry after Retry-After.',
+        'BACKLOG_FULL',
+        'Too many async renders are waiting right now; retry later (sync renders are still taken).',
+      ),
+      '504': errorAnswer(
+        'OUTCOME_UNKNOWN: the batch may have been taken in part and this could not be settled in time; `details.statusUrl` tells once it is.',
+        'OUTCOME_UNKNOWN',
+        'The batch may have been taken in part; its status will tell.',
+        { batchRequestId: X.batchExample.batchRequestId, statusUrl: X.batchAcceptedExample.statusUrl },
+      ),
     },
-    callbacks: webhookCallback('BatchResponse'),
+    callbacks: webhookCallback('BatchResponse', X.batchExample),
   };
 }
 function tool<const Id extends string>(
@@ -339,7 +346,7 @@ function tool<const Id extends string>(
   summary: string,
   body: string,
   example: unknown,
-  success = 'ToolSuccessResponse',
+  success: { schema: string; example: unknown } = { schema: 'ToolSuccessResponse', example: X.toolSuccessExample },
 ) {
   return {
     ...loggedPost(operationId, path, 'PDF tools', summary, body, example),
@@ -347,22 +354,31 @@ function tool<const Id extends string>(
     responses: {
       '200': {
         description: 'The result within the wait, or `{requestId, statusUrl}` at once with `async: true`.',
-        schema: { oneOf: [{ $ref: `#/components/schemas/${success}` }, { $ref: '#/components/schemas/ToolQueuedResponse' }] },
+        schema: { oneOf: [{ $ref: `#/components/schemas/${success.schema}` }, { $ref: '#/components/schemas/ToolQueuedResponse' }] },
+        example: success.example,
         headers: requestIdHeader,
       },
-      '202': { description: 'Still running: poll statusUrl.', schema: 'ToolQueuedResponse', headers: requestIdHeader },
-      '400': {
-        description: 'Invalid fields; URLs that are not http(s), or point at loopback, private or metadata addresses, are refused here.',
-        schema: 'ErrorBody',
+      '202': {
+        description: 'Still running: poll statusUrl.',
+        schema: 'ToolQueuedResponse',
+        example: X.toolQueuedExample,
+        headers: requestIdHeader,
       },
+      '400': errorAnswer(
+        'Invalid fields; URLs that are not http(s), or point at loopback, private or metadata addresses, are refused here.',
+        'VALIDATION_FAILED',
+        'The request is invalid.',
+        [{ field: 'urls.1', message: 'points at a private address' }],
+      ),
       '409': renderRefusals['409']!,
-      '422': {
-        description: 'The input is not a usable PDF (or the Markdown cannot be rendered), or IDEMPOTENCY_KEY_REUSED.',
-        schema: 'ErrorBody',
-      },
-      '504': { description: 'The operation hit its time limit.', schema: 'ErrorBody' },
+      '422': errorAnswer(
+        'The input is not a usable PDF (or the Markdown cannot be rendered), or IDEMPOTENCY_KEY_REUSED.',
+        'INPUT_INVALID',
+        'https://example.com/b.pdf is not a PDF.',
+      ),
+      '504': errorAnswer('The operation hit its time limit.', 'RENDER_TIMEOUT', 'The operation did not finish within 60 seconds.'),
     },
-    callbacks: webhookCallback('ToolStatusResponse'),
+    callbacks: webhookCallback('ToolStatusResponse', X.toolStatusExample),
   };
 }
 const pdfUrl = 'https://example.com/in.pdf';
@@ -409,13 +425,15 @@ export const apiRoutes = [
       '200': {
         description: 'ONGOING, SUCCESS or FAILED. Headers X-Template-Id / X-Template-Version name the template version used.',
         schema: 'StatusResponse',
-        example: { requestId: exampleRequestId, renderStatus: 'SUCCESS', ...successExample },
+        example: X.statusExample,
       },
-      '404': notFound,
-      '410': {
-        description: 'EXPIRED (its plan’s retention ran out) or DELETED (you deleted it): the render’s files are gone.',
-        schema: 'ErrorBody',
-      },
+      '404': notFound(`Render ${exampleRequestId}`),
+      '410': errorAnswer(
+        'EXPIRED (its plan’s retention ran out) or DELETED (you deleted it): the render’s files are gone.',
+        'EXPIRED',
+        `The files of render ${exampleRequestId} expired at 2026-12-21T10:00:01.412Z (retention of your plan); render it again for a new one.`,
+        { requestId: exampleRequestId, removedAt: '2026-12-21T10:00:01.412Z' },
+      ),
     },
   }),
   tenantRoute({
@@ -427,8 +445,12 @@ export const apiRoutes = [
     appendsToLog: true,
     responses: {
       '204': { description: 'Removed (also when it already was).' },
-      '404': notFound,
-      '409': { description: 'CONFLICT: the render is still running.', schema: 'ErrorBody' },
+      '404': notFound(`Render ${exampleRequestId}`),
+      '409': errorAnswer(
+        'CONFLICT: the render is still running.',
+        'CONFLICT',
+        `Render ${exampleRequestId} is still running; delete it once it has finished.`,
+      ),
     },
   }),
   tenantRoute({
@@ -459,7 +481,7 @@ export const apiRoutes = [
     summary: 'Revoke a key: refused (401) by every ingress from the next request.',
     description: 'Needs a key with the `manage` scope (403 FORBIDDEN otherwise).',
     appendsToLog: true,
-    responses: { '200': revokedKey, '403': forbiddenScope, '404': notFound },
+    responses: { '200': revokedKey, '403': forbiddenScope, '404': notFound('API key key_0199a1b2c3d47e5f8a9b0c1d2e3f4a01') },
   }),
   tenantRoute({
     operationId: 'rotateKey',
@@ -474,7 +496,7 @@ export const apiRoutes = [
       '201': keyRotated,
       '409': alreadyRotated,
       '403': forbiddenScope,
-      '404': notFound,
+      '404': notFound('API key key_0199a1b2c3d47e5f8a9b0c1d2e3f4a01'),
     },
   }),
   tenantRoute({
@@ -494,12 +516,16 @@ export const apiRoutes = [
     summary: 'Register your own bucket; Pressroom tests it with a write and a delete first.',
     description:
       'Needs a key with the `manage` scope (403 FORBIDDEN otherwise). Custom S3 is on the high plan only (403 PLAN_FORBIDS_CUSTOM_S3).',
-    body: { schema: 'S3ConnectionCreateBody' },
+    body: { schema: 'S3ConnectionCreateBody', example: X.connectionBodyExample },
     appendsToLog: true,
     responses: {
       '201': connectionCreated,
-      '403': { description: 'PLAN_FORBIDS_CUSTOM_S3, or a key without the manage scope.', schema: 'ErrorBody' },
-      '422': { description: 'S3_CONNECTION_TEST_FAILED: the test write or delete failed; `message` says why.', schema: 'ErrorBody' },
+      '403': errorAnswer(
+        'PLAN_FORBIDS_CUSTOM_S3, or a key without the manage scope.',
+        'PLAN_FORBIDS_CUSTOM_S3',
+        'Custom S3 storage is available on the high plan only (your plan: standard).',
+      ),
+      '422': connectionTestFailed('S3_CONNECTION_TEST_FAILED: the test write or delete failed; `message` says why.'),
     },
   }),
   tenantRoute({
@@ -509,7 +535,7 @@ export const apiRoutes = [
     tag: 'S3 connections',
     summary: 'One of your S3 connections.',
     description: 'Needs a key with the `manage` scope (403 FORBIDDEN otherwise).',
-    responses: { '200': theConnection, '403': forbiddenScope, '404': notFound },
+    responses: { '200': theConnection, '403': forbiddenScope, '404': notFound('S3 connection invoices') },
   }),
   tenantRoute({
     operationId: 'updateS3Connection',
@@ -518,13 +544,13 @@ export const apiRoutes = [
     tag: 'S3 connections',
     summary: 'Change a connection (tested again before it is stored).',
     description: 'Needs a key with the `manage` scope (403 FORBIDDEN otherwise).',
-    body: { schema: 'S3ConnectionUpdateBody' },
+    body: { schema: 'S3ConnectionUpdateBody', example: X.connectionUpdateExample },
     appendsToLog: true,
     responses: {
       '200': theConnection,
       '403': forbiddenScope,
-      '404': notFound,
-      '422': { description: 'S3_CONNECTION_TEST_FAILED: the test write or delete failed.', schema: 'ErrorBody' },
+      '404': notFound('S3 connection invoices'),
+      '422': connectionTestFailed('S3_CONNECTION_TEST_FAILED: the test write or delete failed.'),
     },
   }),
   tenantRoute({
@@ -535,7 +561,7 @@ export const apiRoutes = [
     summary: 'Delete a connection (renders already written there stay in your bucket).',
     description: 'Needs a key with the `manage` scope (403 FORBIDDEN otherwise).',
     appendsToLog: true,
-    responses: { '204': deleted, '403': forbiddenScope, '404': notFound },
+    responses: { '204': deleted, '403': forbiddenScope, '404': notFound('S3 connection invoices') },
   }),
   tenantRoute({
     operationId: 'getUsage',
@@ -545,7 +571,7 @@ export const apiRoutes = [
     summary: 'Your usage by day (UTC): renders by outcome, pages, bytes and render seconds, from the log.',
     parameters: [usageDay('from'), usageDay('to')],
     responses: {
-      '200': { description: 'Days with renders, in date order.', schema: 'UsageResponse' },
+      '200': { description: 'Days with renders, in date order.', schema: 'UsageResponse', example: X.usageExample },
       '400': badDayRange,
     },
   }),
@@ -560,11 +586,8 @@ export const apiRoutes = [
     appendsToLog: true,
     responses: {
       '200': fileBytes,
-      '422': { description: `${failedByRequest}.`, schema: 'ErrorBody' },
-      '504': {
-        description: 'The preview did not finish within the sync wait (PREVIEW_TIMEOUT) or hit its time limit.',
-        schema: 'ErrorBody',
-      },
+      '422': templateFailed,
+      '504': previewTimeout,
     },
   }),
   tenantRoute({
@@ -578,17 +601,15 @@ export const apiRoutes = [
     appendsToLog: true,
     responses: {
       '200': fileBytes,
-      '404': notFound,
-      '422': { description: `${failedByRequest}.`, schema: 'ErrorBody' },
-      '504': {
-        description: 'The preview did not finish within the sync wait (PREVIEW_TIMEOUT) or hit its time limit.',
-        schema: 'ErrorBody',
-      },
+      '404': notFound(`Template ${exampleTemplateId}`),
+      '422': templateFailed,
+      '504': previewTimeout,
     },
   }),
   route(
     tool('mergePdfs', '/v1/tools/merge-pdfs', 'Merge PDFs (by URL) into one.', 'MergePdfsBody', {
       urls: [pdfUrl, 'https://example.com/b.pdf'],
+      finalFilename: 'merged.pdf',
     }),
   ),
   route(
@@ -597,15 +618,19 @@ export const apiRoutes = [
       '/v1/tools/split-pdf',
       'Split a PDF by page ranges or fixed intervals.',
       'SplitPdfBody',
-      { url: pdfUrl, splitMode: 'ranges', ranges: '1-2,3' },
-      'SplitPdfResponse',
+      { url: pdfUrl, splitMode: 'ranges', ranges: '1-2,3', finalFilename: 'contract.pdf' },
+      { schema: 'SplitPdfResponse', example: X.splitExample },
     ),
   ),
   route(
-    tool('compressPdf', '/v1/tools/compress-pdf', 'Compress a PDF (Ghostscript; levels low, medium, high).', 'CompressPdfBody', {
-      url: pdfUrl,
-      compressLevel: 'medium',
-    }),
+    tool(
+      'compressPdf',
+      '/v1/tools/compress-pdf',
+      'Compress a PDF (Ghostscript; levels low, medium, high).',
+      'CompressPdfBody',
+      { url: pdfUrl, compressLevel: 'medium', finalFilename: 'report-compressed.pdf' },
+      { schema: 'ToolSuccessResponse', example: X.compressedExample },
+    ),
   ),
   route(
     tool(
@@ -633,8 +658,8 @@ export const apiRoutes = [
     summary: 'A link to upload a PDF to (PUT, 30 minutes) and a link to read it back (60 minutes), for the tools.',
     parameters: [{ name: 'fileName', in: 'query', required: false, schema: { type: 'string' } }],
     responses: {
-      '200': { description: 'The links.', schema: 'SignedUploadUrlResponse' },
-      '501': { description: 'This storage takes no uploads.', schema: 'ErrorBody' },
+      '200': { description: 'The links.', schema: 'SignedUploadUrlResponse', example: X.signedUploadExample },
+      '501': errorAnswer('This storage takes no uploads.', 'NOT_IMPLEMENTED', 'This storage takes no uploads.'),
     },
   }),
   tenantRoute({
@@ -643,7 +668,10 @@ export const apiRoutes = [
     path: '/v1/tools/status/{requestId}',
     tag: 'PDF tools',
     summary: 'Status of a tool request.',
-    responses: { '200': { description: 'ONGOING, SUCCESS or FAILED, with the result.', schema: 'ToolStatusResponse' }, '404': notFound },
+    responses: {
+      '200': { description: 'ONGOING, SUCCESS or FAILED, with the result.', schema: 'ToolStatusResponse', example: X.toolStatusExample },
+      '404': notFound('Tool request 0199a1b2-e5f6-7a8b-9c0d-1e2f3a4b5c6d'),
+    },
   }),
   route(
     batch('renderTemplateBatch', '/v1/pdf/batch', 'Render 1 to 20 stored templates, optionally merged into one PDF.', 'TemplateBatchBody', {
@@ -662,7 +690,10 @@ export const apiRoutes = [
     path: '/v1/pdf/batch/status/{batchRequestId}',
     tag: 'Batches',
     summary: 'Status of a batch and of each of its items.',
-    responses: { '200': { description: 'ONGOING, SUCCESS, PARTIAL_SUCCESS or FAILED.', schema: 'BatchResponse' }, '404': notFound },
+    responses: {
+      '200': { description: 'ONGOING, SUCCESS, PARTIAL_SUCCESS or FAILED.', schema: 'BatchResponse', example: X.batchExample },
+      '404': notFound('Batch 0199a1b2-d0e1-7f2a-9b3c-4d5e6f7a8b9c'),
+    },
   }),
   tenantRoute({
     operationId: 'createTemplate',
@@ -672,7 +703,7 @@ export const apiRoutes = [
     summary: 'Create a template.',
     body: { schema: 'TemplateWriteBody', example: { name: 'hello', content: '<h1>Hello <%= it.name %></h1>' } },
     appendsToLog: true,
-    responses: { '201': { description: 'The template (version 1).', schema: 'TemplateResource' } },
+    responses: { '201': { description: 'The template (version 1).', schema: 'TemplateResource', example: X.templateExample(1) } },
   }),
   tenantRoute({
     operationId: 'listTemplates',
@@ -680,7 +711,7 @@ export const apiRoutes = [
     path: '/v1/templates',
     tag: 'Templates',
     summary: 'List your templates (each at its latest version).',
-    responses: { '200': { description: 'Templates.', schema: 'TemplateList' } },
+    responses: { '200': { description: 'Templates.', schema: 'TemplateList', example: X.templateListExample } },
   }),
   tenantRoute({
     operationId: 'getTemplate',
@@ -688,7 +719,10 @@ export const apiRoutes = [
     path: '/v1/templates/{templateId}',
     tag: 'Templates',
     summary: 'Read a template (its latest version).',
-    responses: { '200': { description: 'The template.', schema: 'TemplateResource' }, '404': notFound },
+    responses: {
+      '200': { description: 'The template.', schema: 'TemplateResource', example: X.templateExample(2) },
+      '404': notFound(`Template ${exampleTemplateId}`),
+    },
   }),
   tenantRoute({
     operationId: 'listTemplateVersions',
@@ -696,7 +730,10 @@ export const apiRoutes = [
     path: '/v1/templates/{templateId}/versions',
     tag: 'Templates',
     summary: 'Every version of a template, oldest first.',
-    responses: { '200': { description: 'Versions.', schema: 'TemplateVersionList' }, '404': notFound },
+    responses: {
+      '200': { description: 'Versions.', schema: 'TemplateVersionList', example: X.templateVersionsExample },
+      '404': notFound(`Template ${exampleTemplateId}`),
+    },
   }),
   tenantRoute({
     operationId: 'getTemplateVersion',
@@ -704,7 +741,10 @@ export const apiRoutes = [
     path: '/v1/templates/{templateId}/versions/{version}',
     tag: 'Templates',
     summary: 'One immutable version of a template.',
-    responses: { '200': { description: 'The version.', schema: 'TemplateResource' }, '404': notFound },
+    responses: {
+      '200': { description: 'The version.', schema: 'TemplateResource', example: X.templateExample(1, 2) },
+      '404': notFound(`Template ${exampleTemplateId} version 7`),
+    },
   }),
   tenantRoute({
     operationId: 'reviseTemplate',
@@ -716,8 +756,8 @@ export const apiRoutes = [
     body: { schema: 'TemplateWriteBody', example: { name: 'hello', content: '<h1>Hi <%= it.name %></h1>' } },
     appendsToLog: true,
     responses: {
-      '200': { description: 'The template at its new version.', schema: 'TemplateResource' },
-      '404': notFound,
+      '200': { description: 'The template at its new version.', schema: 'TemplateResource', example: X.templateExample(2) },
+      '404': notFound(`Template ${exampleTemplateId}`),
       '409': staleIfMatch,
     },
   }),
@@ -731,8 +771,10 @@ export const apiRoutes = [
     appendsToLog: true,
     responses: {
       '204': deleted,
-      '400': { description: 'If-Match is not a version.', schema: 'ErrorBody' },
-      '404': notFound,
+      '400': errorAnswer('If-Match is not a version.', 'VALIDATION_FAILED', 'The request is invalid.', [
+        { field: 'If-Match', message: 'must be a template version such as "3"' },
+      ]),
+      '404': notFound(`Template ${exampleTemplateId}`),
       '409': staleIfMatch,
     },
   }),
@@ -742,11 +784,18 @@ export const apiRoutes = [
     path: '/v1/assets',
     tag: 'Assets',
     summary: 'Upload a font or image (base64 in JSON); templates use it as https://assets.pressroom.invalid/<name>.',
-    body: { schema: 'AssetUploadBody', example: { name: 'logo.png', contentType: 'image/png', dataBase64: 'iVBORw0KGgo…' } },
+    body: {
+      schema: 'AssetUploadBody',
+      example: {
+        name: 'logo.png',
+        contentType: 'image/png',
+        dataBase64: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+      },
+    },
     responses: {
-      '200': { description: 'Replaced.', schema: 'AssetResource' },
-      '201': { description: 'Stored.', schema: 'AssetResource' },
-      '413': { description: 'Asset or body too large.', schema: 'ErrorBody' },
+      '200': { description: 'Replaced.', schema: 'AssetResource', example: X.assetExample },
+      '201': { description: 'Stored.', schema: 'AssetResource', example: X.assetExample },
+      '413': errorAnswer('Asset or body too large.', 'PAYLOAD_TOO_LARGE', 'An asset may be at most 5242880 bytes; this one is 7340032.'),
     },
   }),
   tenantRoute({
@@ -755,7 +804,7 @@ export const apiRoutes = [
     path: '/v1/assets',
     tag: 'Assets',
     summary: 'Your fonts and images.',
-    responses: { '200': { description: 'Assets.', schema: 'AssetList' } },
+    responses: { '200': { description: 'Assets.', schema: 'AssetList', example: X.assetListExample } },
   }),
   tenantRoute({
     operationId: 'getAsset',
@@ -763,7 +812,10 @@ export const apiRoutes = [
     path: '/v1/assets/{name}',
     tag: 'Assets',
     summary: 'An asset’s details.',
-    responses: { '200': { description: 'The asset.', schema: 'AssetResource' }, '404': notFound },
+    responses: {
+      '200': { description: 'The asset.', schema: 'AssetResource', example: X.assetExample },
+      '404': notFound('Asset logo.png'),
+    },
   }),
   tenantRoute({
     operationId: 'getAssetContent',
@@ -773,7 +825,7 @@ export const apiRoutes = [
     summary: 'An asset’s bytes.',
     responses: {
       '200': { description: 'The bytes, with their content type.', content: { 'application/octet-stream': { schema: binary } } },
-      '404': notFound,
+      '404': notFound('Asset logo.png'),
     },
   }),
   tenantRoute({
@@ -782,7 +834,7 @@ export const apiRoutes = [
     path: '/v1/assets/{name}',
     tag: 'Assets',
     summary: 'Delete an asset.',
-    responses: { '204': deleted, '404': notFound },
+    responses: { '204': deleted, '404': notFound('Asset logo.png') },
   }),
   tenantRoute({
     operationId: 'listIntegrationTemplates',
@@ -790,7 +842,7 @@ export const apiRoutes = [
     path: '/v1/integration/templates',
     tag: 'Integration',
     summary: 'Your templates in the shape clients of this API family expect: {templates: [{id, displayName, …}]}.',
-    responses: { '200': { description: 'Templates.', schema: 'IntegrationTemplateList' } },
+    responses: { '200': { description: 'Templates.', schema: 'IntegrationTemplateList', example: X.integrationTemplateListExample } },
   }),
   tenantRoute({
     operationId: 'createIntegrationTemplate',
@@ -798,7 +850,13 @@ export const apiRoutes = [
     path: '/v1/integration/templates/create',
     tag: 'Integration',
     summary: 'AI generation of a template from a prompt: not offered by Pressroom (501 NOT_IMPLEMENTED).',
-    responses: { '501': { description: 'Not offered: create templates with POST /v1/templates.', schema: 'ErrorBody' } },
+    responses: {
+      '501': errorAnswer(
+        'Not offered: create templates with POST /v1/templates.',
+        'NOT_IMPLEMENTED',
+        'Creating templates from a prompt (AI generation) is not offered by Pressroom. Create the template with POST /v1/templates {name, content}.',
+      ),
+    },
   }),
   tenantRoute({
     operationId: 'getIntegrationTemplate',
@@ -806,7 +864,10 @@ export const apiRoutes = [
     path: '/v1/integration/templates/{templateId}',
     tag: 'Integration',
     summary: 'One template (its latest version) in the shape clients of this API family expect.',
-    responses: { '200': { description: 'The template.', schema: 'IntegrationTemplate' }, '404': notFound },
+    responses: {
+      '200': { description: 'The template.', schema: 'IntegrationTemplate', example: X.integrationTemplateExample },
+      '404': notFound(`Template ${exampleTemplateId}`),
+    },
   }),
   tenantRoute({
     operationId: 'getIntegrationTemplateVariables',
@@ -814,7 +875,10 @@ export const apiRoutes = [
     path: '/v1/integration/templates/{templateId}/variables',
     tag: 'Integration',
     summary: 'The variables a template expects.',
-    responses: { '200': { description: 'Variables.', schema: 'IntegrationTemplateVariables' }, '404': notFound },
+    responses: {
+      '200': { description: 'Variables.', schema: 'IntegrationTemplateVariables', example: X.integrationVariablesExample },
+      '404': notFound(`Template ${exampleTemplateId}`),
+    },
   }),
   tenantRoute({
     operationId: 'getWebhookSecret',
@@ -822,7 +886,7 @@ export const apiRoutes = [
     path: '/v1/webhooks/secret',
     tag: 'Webhooks',
     summary: 'Your webhook signing secret (created on first use), and the previous one during a rotation overlap.',
-    responses: { '200': { description: 'The secret(s).', schema: 'WebhookSecretResponse' } },
+    responses: { '200': webhookSecret('The secret(s).') },
   }),
   tenantRoute({
     operationId: 'rotateWebhookSecret',
@@ -831,7 +895,7 @@ export const apiRoutes = [
     tag: 'Webhooks',
     summary: 'Replace the signing secret; the previous one keeps signing too until `previous.expiresAt`.',
     appendsToLog: true,
-    responses: { '200': { description: 'The new secret(s).', schema: 'WebhookSecretResponse' } },
+    responses: { '200': webhookSecret('The new secret(s).') },
   }),
   tenantRoute({
     operationId: 'replayWebhooks',
@@ -842,8 +906,8 @@ export const apiRoutes = [
     body: { schema: 'WebhookReplayBody', example: { requestId: exampleRequestId } },
     appendsToLog: true,
     responses: {
-      '202': { description: 'Replays requested.', schema: 'WebhookReplayResponse' },
-      '404': { description: 'No such delivery for this tenant.', schema: 'ErrorBody' },
+      '202': replaysRequested,
+      '404': errorAnswer('No such delivery for this tenant.', 'NOT_FOUND', `Deliveries of render ${exampleRequestId} not found.`),
     },
   }),
   tenantRoute({
@@ -852,7 +916,10 @@ export const apiRoutes = [
     path: '/v1/pdf/{requestId}/deliveries',
     tag: 'Webhooks',
     summary: 'Every webhook attempt of an async render, and the outcome of each round.',
-    responses: { '200': { description: 'The deliveries.', schema: 'DeliveryView' }, '404': notFound },
+    responses: {
+      '200': { description: 'The deliveries.', schema: 'DeliveryView', example: X.deliveriesExample },
+      '404': notFound(`Deliveries of render ${exampleRequestId}`),
+    },
   }),
   tenantRoute({
     operationId: 'getRenderEvents',
@@ -862,8 +929,8 @@ export const apiRoutes = [
     summary:
       'Every event of one of your renders, in order, read from the log, with the template version and the Chromium that rendered it.',
     responses: {
-      '200': { description: 'The history.', schema: 'RenderHistory', example: historyExample },
-      '404': { description: 'Not found (or another tenant’s, or refused with 503).', schema: 'ErrorBody' },
+      '200': { description: 'The history.', schema: 'RenderHistory', example: X.historyExample },
+      '404': notFound(`Render ${exampleRequestId}`),
     },
   }),
   tenantRoute({
@@ -880,8 +947,10 @@ export const apiRoutes = [
       { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 } },
     ],
     responses: {
-      '200': { description: 'One page of renders.', schema: 'RenderList', example: renderListExample },
-      '400': { description: 'A parameter is invalid or unknown.', schema: 'ErrorBody' },
+      '200': { description: 'One page of renders.', schema: 'RenderList', example: X.renderListExample },
+      '400': errorAnswer('A parameter is invalid or unknown.', 'VALIDATION_FAILED', 'The request is invalid.', [
+        { field: 'limit', message: 'must be <= 1000' },
+      ]),
     },
   }),
 ];
@@ -902,7 +971,7 @@ export const adminApiRoutes = [
     tag: 'Admin',
     summary: 'A tenant.',
     responses: {
-      '200': { description: 'The tenant.', schema: 'Tenant' },
+      '200': theTenant,
       '404': unknownTenantOrPart,
     },
   }),
@@ -915,7 +984,7 @@ export const adminApiRoutes = [
     body: { schema: 'TenantPlanBody', example: { plan: 'high' } },
     appendsToLog: true,
     responses: {
-      '200': { description: 'The tenant.', schema: 'Tenant' },
+      '200': theTenant,
       '404': unknownTenantOrPart,
     },
   }),
@@ -948,7 +1017,7 @@ export const adminApiRoutes = [
     path: '/admin/v1/tenants/{tenantId}/keys/{keyId}/rotate',
     tag: 'Admin',
     summary: 'Rotate a tenant’s key with an overlap.',
-    body: { schema: 'ApiKeyRotateBody', required: false },
+    body: { schema: 'ApiKeyRotateBody', required: false, example: { overlapSeconds: 86400 } },
     appendsToLog: true,
     responses: {
       '201': keyRotated,
@@ -973,12 +1042,12 @@ export const adminApiRoutes = [
     path: '/admin/v1/tenants/{tenantId}/s3-connections/{connectionId}',
     tag: 'Admin',
     summary: 'Change a tenant’s connection (tested again).',
-    body: { schema: 'S3ConnectionUpdateBody' },
+    body: { schema: 'S3ConnectionUpdateBody', example: X.connectionUpdateExample },
     appendsToLog: true,
     responses: {
       '200': theConnection,
       '404': unknownTenantOrPart,
-      '422': { description: 'S3_CONNECTION_TEST_FAILED.', schema: 'ErrorBody' },
+      '422': connectionTestFailed('S3_CONNECTION_TEST_FAILED.'),
     },
   }),
   adminRoute({
@@ -1002,7 +1071,7 @@ export const adminApiRoutes = [
       { name: 'tenant', in: 'query', required: false, description: 'Only this tenant.', schema: { type: 'string' } },
     ],
     responses: {
-      '200': { description: 'Days with renders, in date order, per tenant.', schema: 'UsageResponse' },
+      '200': { description: 'Days with renders, in date order, per tenant.', schema: 'UsageResponse', example: X.adminUsageExample },
       '400': badDayRange,
     },
   }),
@@ -1015,8 +1084,8 @@ export const adminApiRoutes = [
     body: { schema: 'TenantCreateBody', example: { name: 'Acme', plan: 'high' } },
     appendsToLog: true,
     responses: {
-      '201': { description: 'The tenant.', schema: 'Tenant' },
-      '409': { description: 'CONFLICT: a tenant with this tenantId exists already.', schema: 'ErrorBody' },
+      '201': theTenant,
+      '409': errorAnswer('CONFLICT: a tenant with this tenantId exists already.', 'CONFLICT', 'Tenant acme exists already.'),
     },
   }),
   adminRoute({
@@ -1028,7 +1097,11 @@ export const adminApiRoutes = [
     body: { schema: 'ApiKeyCreateBody', required: false, example: { label: 'ci', scopes: ['render', 'manage'] } },
     appendsToLog: true,
     responses: {
-      '201': { description: 'The key, shown once (with the tenantId).', schema: 'AdminApiKeyCreatedResponse' },
+      '201': {
+        description: 'The key, shown once (with the tenantId).',
+        schema: 'AdminApiKeyCreatedResponse',
+        example: X.adminKeyCreatedExample,
+      },
       '404': unknownTenant,
     },
   }),
@@ -1038,7 +1111,7 @@ export const adminApiRoutes = [
     path: '/admin/v1/tenants/{tenantId}/s3-connections',
     tag: 'Admin',
     summary: 'Register a tenant’s own S3 bucket (credentials stored encrypted).',
-    body: { schema: 'S3ConnectionCreateBody' },
+    body: { schema: 'S3ConnectionCreateBody', example: X.connectionBodyExample },
     appendsToLog: true,
     responses: {
       '201': connectionCreated,
@@ -1051,7 +1124,7 @@ export const adminApiRoutes = [
     path: '/admin/v1/tenants/{tenantId}/webhooks/secret',
     tag: 'Admin',
     summary: 'A tenant’s webhook signing secret (created on first use), as the tenant’s own GET /v1/webhooks/secret.',
-    responses: { '200': { description: 'The secret(s).', schema: 'WebhookSecretResponse' }, '404': unknownTenant },
+    responses: { '200': webhookSecret('The secret(s).'), '404': unknownTenant },
   }),
   adminRoute({
     operationId: 'adminRotateWebhookSecret',
@@ -1060,7 +1133,7 @@ export const adminApiRoutes = [
     tag: 'Admin',
     summary: 'Rotate a tenant’s webhook signing secret; the previous one keeps signing until `previous.expiresAt`.',
     appendsToLog: true,
-    responses: { '200': { description: 'The new secret(s).', schema: 'WebhookSecretResponse' }, '404': unknownTenant },
+    responses: { '200': webhookSecret('The new secret(s).'), '404': unknownTenant },
   }),
   adminRoute({
     operationId: 'adminReplayWebhooks',
@@ -1071,8 +1144,8 @@ export const adminApiRoutes = [
     body: { schema: 'WebhookReplayBody', example: { requestId: exampleRequestId } },
     appendsToLog: true,
     responses: {
-      '202': { description: 'Replays requested.', schema: 'WebhookReplayResponse' },
-      '404': { description: 'Unknown tenant, or no such delivery for it.', schema: 'ErrorBody' },
+      '202': replaysRequested,
+      '404': errorAnswer('Unknown tenant, or no such delivery for it.', 'NOT_FOUND', `Deliveries of render ${exampleRequestId} not found.`),
     },
   }),
   adminRoute({
@@ -1099,9 +1172,10 @@ export const adminApiRoutes = [
   }),
 ];
 
-const bareJson = (description: string, properties: Record<string, unknown>, required: string[]): ResponseSpec => ({
+const bareJson = (description: string, properties: Record<string, unknown>, required: string[], example: unknown): ResponseSpec => ({
   description,
   schema: { type: 'object', properties, required },
+  example,
 });
 
 /** Served before authentication: health, metrics, this document and its page. */
@@ -1114,7 +1188,7 @@ export const openRoutes = [
     summary: 'Liveness: the process answers.',
     auth: 'none',
     mount: 'open',
-    responses: { '200': bareJson('Alive.', { status: { type: 'string', enum: ['ok'] } }, ['status']) },
+    responses: { '200': bareJson('Alive.', { status: { type: 'string', enum: ['ok'] } }, ['status'], { status: 'ok' }) },
   }),
   route({
     operationId: 'readiness',
@@ -1125,11 +1199,17 @@ export const openRoutes = [
     auth: 'none',
     mount: 'open',
     responses: {
-      '200': bareJson('Ready.', { status: { type: 'string', enum: ['ready'] }, checks: { type: 'object' } }, ['status', 'checks']),
+      '200': bareJson(
+        'Ready.',
+        { status: { type: 'string', enum: ['ready'] }, checks: { type: 'object' } },
+        ['status', 'checks'],
+        X.readyExample,
+      ),
       '503': bareJson(
         'A dependency does not answer; `checks` says which.',
         { status: { type: 'string', enum: ['unavailable'] }, checks: { type: 'object' } },
         ['status', 'checks'],
+        X.unavailableExample,
       ),
     },
   }),
@@ -1156,7 +1236,7 @@ export const openRoutes = [
     summary: 'This document.',
     auth: 'none',
     mount: 'open',
-    responses: { '200': { description: 'The OpenAPI 3.1 document.', schema: { type: 'object' } } },
+    responses: { '200': { description: 'The OpenAPI 3.1 document.', schema: { type: 'object' }, example: X.documentExample } },
   }),
   route({
     operationId: 'getApiDocsPage',
@@ -1176,7 +1256,10 @@ export const openRoutes = [
     summary: 'The docs page’s scripts and styles.',
     auth: 'none',
     mount: 'open',
-    responses: { '200': { description: 'The file.', content: { 'application/octet-stream': { schema: binary } } }, '404': notFound },
+    responses: {
+      '200': { description: 'The file.', content: { 'application/octet-stream': { schema: binary } } },
+      '404': notFound('File app.js'),
+    },
   }),
 ];
 
@@ -1201,7 +1284,7 @@ export const storageRoutes = [
     responses: {
       '200': { description: 'The file.', content: { 'application/pdf': { schema: binary }, 'image/png': { schema: binary } } },
       '403': invalidLink,
-      '410': { description: 'EXPIRED or DELETED: the render’s file was removed.', schema: 'ErrorBody' },
+      '410': errorAnswer('EXPIRED or DELETED: the render’s file was removed.', 'DELETED', `Render ${exampleRequestId} was deleted.`),
     },
   }),
   route({
@@ -1222,7 +1305,7 @@ export const storageRoutes = [
     responses: {
       '200': { description: 'Stored.' },
       '403': invalidLink,
-      '413': { description: 'Above the upload limit.', schema: 'ErrorBody' },
+      '413': errorAnswer('Above the upload limit.', 'PAYLOAD_TOO_LARGE', 'Uploads are limited to 52428800 bytes.'),
     },
   }),
 ];

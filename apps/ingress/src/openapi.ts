@@ -1,8 +1,8 @@
 import { allRoutes, componentSchemas } from './api-routes.ts';
 import type { ResponseSpec, RouteSpec, SchemaRef } from './http/route-table.ts';
+import { errorAnswer } from './openapi-examples.ts';
 
 const schemaOf = (s: SchemaRef) => (typeof s === 'string' ? { $ref: `#/components/schemas/${s}` } : s);
-const errorExample = (code: string, message: string) => ({ message, error: { code, message } });
 
 /**
  * The errors every route of a kind can answer, in the one error shape: added here from what the
@@ -10,46 +10,41 @@ const errorExample = (code: string, message: string) => ({ message, error: { cod
  */
 function commonErrors(spec: RouteSpec): Record<string, ResponseSpec> {
   const out: Record<string, ResponseSpec> = {};
-  const error = (description: string, code: string, message: string): ResponseSpec => ({
-    description,
-    schema: 'ErrorBody',
-    example: errorExample(code, message),
-  });
   if (spec.mount === 'storage') return out;
   const jsonBody = spec.method === 'post' || spec.method === 'put';
   if (jsonBody && spec.mount !== 'open') {
-    out['400'] = error('Malformed JSON or invalid fields (`details` names each).', 'VALIDATION_FAILED', 'The request is invalid.');
-    out['413'] = error(
+    out['400'] = errorAnswer('Malformed JSON or invalid fields (`details` names each).', 'VALIDATION_FAILED', 'The request is invalid.');
+    out['413'] = errorAnswer(
       'Body above the size limit (PRESSROOM_MAX_BODY_BYTES).',
       'PAYLOAD_TOO_LARGE',
       'The request body is larger than this service accepts.',
     );
-    out['415'] = error('Body is not application/json.', 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json.');
+    out['415'] = errorAnswer('Body is not application/json.', 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json.');
   }
-  if (spec.auth === 'apiKey') out['401'] = error('Missing or unknown API key.', 'UNAUTHENTICATED', 'The API key is not valid.');
+  if (spec.auth === 'apiKey') out['401'] = errorAnswer('Missing or unknown API key.', 'UNAUTHENTICATED', 'The API key is not valid.');
   if (spec.auth === 'apiKey') {
-    out['429'] = error(
+    out['429'] = errorAnswer(
       'RATE_LIMITED: the API key sent more requests than its plan allows; see Retry-After and the RateLimit header.',
       'RATE_LIMITED',
       'Too many requests for this API key; retry after the time in Retry-After.',
     );
   }
-  if (spec.auth === 'admin') out['401'] = error('Missing or wrong admin token.', 'UNAUTHENTICATED', 'The admin token is not valid.');
+  if (spec.auth === 'admin') out['401'] = errorAnswer('Missing or wrong admin token.', 'UNAUTHENTICATED', 'The admin token is not valid.');
   if (spec.auth === 'apiKey' || spec.auth === 'admin') {
     out['503'] = spec.appendsToLog
-      ? error(
+      ? errorAnswer(
           'The log did not take the request in time (see Retry-After), and it proves the request was not taken: it is ' +
             'never carried out. Retrying with the same Idempotency-Key is a new attempt.',
           'LOG_UNAVAILABLE',
           'The event log cannot take the request now.',
         )
-      : error(
+      : errorAnswer(
           'A store this request reads does not answer now (see Retry-After).',
           'DEPENDENCY_UNAVAILABLE',
           'A dependency is unavailable.',
         );
   }
-  out['500'] = error('A failure on our side.', 'INTERNAL', 'Something went wrong on our side.');
+  out['500'] = errorAnswer('A failure on our side.', 'INTERNAL', 'Something went wrong on our side.');
   return out;
 }
 
