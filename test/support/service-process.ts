@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { appendFileSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { waitFor } from '@pressroom/testing';
@@ -66,6 +67,15 @@ export class AppProcess {
     });
     this.#child = child;
     const lines = (chunk: Buffer) => chunk.toString('utf8').split('\n').filter(Boolean);
+    // PRESSROOM_TEST_APP_LOGS=<dir>: every line of the app also goes to <dir>/<app>-<port>.log, to
+    // read after a fault test that failed (the lines in memory go with the test process).
+    const logDir = process.env.PRESSROOM_TEST_APP_LOGS;
+    const keep = logDir
+      ? (l: string[]) => {
+          mkdirSync(logDir, { recursive: true });
+          appendFileSync(join(logDir, `${this.app}-${this.port}.log`), l.map((x) => `${x}\n`).join(''));
+        }
+      : () => {};
     // stdout whole lines only (a JSON line may arrive in two chunks).
     let partial = '';
     child.stdout.on('data', (chunk: Buffer) => {
@@ -74,8 +84,13 @@ export class AppProcess {
       const l = parts.filter(Boolean);
       this.output.push(...l);
       this.stdout.push(...l);
+      keep(l);
     });
-    child.stderr.on('data', (chunk: Buffer) => this.output.push(...lines(chunk)));
+    child.stderr.on('data', (chunk: Buffer) => {
+      const l = lines(chunk);
+      this.output.push(...l);
+      keep(l);
+    });
     // 'close' fires when every holder of the output pipes (tsx and the app under it) is gone.
     this.#exited = new Promise((resolve) => child.once('close', () => resolve()));
     await waitFor(
