@@ -152,7 +152,10 @@ const outcomeUnknown =
   'may not run; `details.requestId` and `details.statusUrl` (also X-Request-Id) name it, its status answers 404 once it ' +
   'is withdrawn (or never written) and the result if it ran. Retrying with the same Idempotency-Key is safe. Retry-After.';
 const renderRefusals: Record<string, ResponseSpec> = {
-  '403': { description: 'Custom S3 storage needs the high plan.', schema: 'ErrorBody' },
+  '403': {
+    description: 'PLAN_FORBIDS_CUSTOM_S3: custom S3 storage needs the high plan; or FORBIDDEN: the API key lacks the render scope.',
+    schema: 'ErrorBody',
+  },
   '404': { description: 'Unknown template.', schema: 'ErrorBody' },
   '409': {
     description: 'IDEMPOTENCY_KEY_IN_USE: the first request with this Idempotency-Key is still being taken; retry later.',
@@ -367,9 +370,14 @@ function tool<const Id extends string>(
 }
 const pdfUrl = 'https://example.com/in.pdf';
 
-/** A route of the tenants' API: behind an API key, on the api mount. */
+/** A route of the tenants' API: behind an API key (with the `render` scope), on the api mount. */
 function tenantRoute<const Id extends string>(spec: Omit<RouteSpec<Id>, 'auth' | 'mount'>): RouteSpec<Id> {
   return route({ ...spec, auth: 'apiKey', mount: 'api' });
+}
+
+/** A tenant route managing its keys or S3 connections: behind an API key with the `manage` scope. */
+function manageRoute<const Id extends string>(spec: Omit<RouteSpec<Id>, 'auth' | 'mount' | 'scope'>): RouteSpec<Id> {
+  return tenantRoute({ ...spec, scope: 'manage' });
 }
 
 /** The routes behind a tenant's API key (after authentication and body parsing). */
@@ -431,7 +439,7 @@ export const apiRoutes = [
       '409': { description: 'CONFLICT: the render is still running.', schema: 'ErrorBody' },
     },
   }),
-  tenantRoute({
+  manageRoute({
     operationId: 'listKeys',
     method: 'get',
     path: '/v1/keys',
@@ -440,7 +448,7 @@ export const apiRoutes = [
     description: 'Needs a key with the `manage` scope (403 FORBIDDEN otherwise).',
     responses: { '200': keyList, '403': forbiddenScope },
   }),
-  tenantRoute({
+  manageRoute({
     operationId: 'createKey',
     method: 'post',
     path: '/v1/keys',
@@ -451,7 +459,7 @@ export const apiRoutes = [
     appendsToLog: true,
     responses: { '201': newKeyShownOnce, '403': forbiddenScope },
   }),
-  tenantRoute({
+  manageRoute({
     operationId: 'revokeKey',
     method: 'post',
     path: '/v1/keys/{keyId}/revoke',
@@ -461,7 +469,7 @@ export const apiRoutes = [
     appendsToLog: true,
     responses: { '200': revokedKey, '403': forbiddenScope, '404': notFound },
   }),
-  tenantRoute({
+  manageRoute({
     operationId: 'rotateKey',
     method: 'post',
     path: '/v1/keys/{keyId}/rotate',
@@ -477,7 +485,7 @@ export const apiRoutes = [
       '404': notFound,
     },
   }),
-  tenantRoute({
+  manageRoute({
     operationId: 'listS3Connections',
     method: 'get',
     path: '/v1/s3-connections',
@@ -486,7 +494,7 @@ export const apiRoutes = [
     description: 'Needs a key with the `manage` scope (403 FORBIDDEN otherwise).',
     responses: { '200': connectionList, '403': forbiddenScope },
   }),
-  tenantRoute({
+  manageRoute({
     operationId: 'createS3Connection',
     method: 'post',
     path: '/v1/s3-connections',
@@ -502,7 +510,7 @@ export const apiRoutes = [
       '422': { description: 'S3_CONNECTION_TEST_FAILED: the test write or delete failed; `message` says why.', schema: 'ErrorBody' },
     },
   }),
-  tenantRoute({
+  manageRoute({
     operationId: 'getS3Connection',
     method: 'get',
     path: '/v1/s3-connections/{connectionId}',
@@ -511,7 +519,7 @@ export const apiRoutes = [
     description: 'Needs a key with the `manage` scope (403 FORBIDDEN otherwise).',
     responses: { '200': theConnection, '403': forbiddenScope, '404': notFound },
   }),
-  tenantRoute({
+  manageRoute({
     operationId: 'updateS3Connection',
     method: 'put',
     path: '/v1/s3-connections/{connectionId}',
@@ -527,7 +535,7 @@ export const apiRoutes = [
       '422': { description: 'S3_CONNECTION_TEST_FAILED: the test write or delete failed.', schema: 'ErrorBody' },
     },
   }),
-  tenantRoute({
+  manageRoute({
     operationId: 'deleteS3Connection',
     method: 'delete',
     path: '/v1/s3-connections/{connectionId}',
