@@ -396,7 +396,9 @@ describe('embedded profile: first start without PRESSROOM_API_KEY, private webho
       expect(res.status, `${endpoint}: ${res.text}`).toBe(400);
       expect(res.json.error).toMatchObject({
         code: 'VALIDATION_FAILED',
-        details: [{ field: 'endpoint', message: expect.stringMatching(/must not point to a loopback, private, link-local or metadata address/) }],
+        details: [
+          { field: 'endpoint', message: expect.stringMatching(/must not point to a loopback, private, link-local or metadata address/) },
+        ],
       });
       expect((await tenantApi.get(`/v1/s3-connections/${connectionId}`)).status).toBe(404);
     }
