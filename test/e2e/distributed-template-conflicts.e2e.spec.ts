@@ -259,6 +259,42 @@ describe('distributed profile: two ingress processes (concurrent template revisi
     }
   });
 
+  it('custom S3 is for the high plan: a standard tenant gets 403 PLAN_FORBIDS_CUSTOM_S3 on either process until the operator changes its plan through one', async () => {
+    // Given a standard tenant and a working bucket
+    const tenantId = `plain-${env.run}`;
+    expect((await env.admin.post('/admin/v1/tenants', { tenantId, name: tenantId, plan: 'standard' })).status).toBe(201);
+    const key = (await env.admin.post(`/admin/v1/tenants/${tenantId}/keys`, { label: 'owner' })).json.apiKey as string;
+    const plain = { a: apiClient(`http://127.0.0.1:${env.ingressPort}`, key), b: apiClient(second.url, key) };
+    const bucket = `plain-${env.run}`;
+    await createBucket(env.env.S3_ENDPOINT!, bucket);
+    const connection = {
+      connectionId: 'mine',
+      bucket,
+      region: 'us-east-1',
+      endpoint: env.env.S3_ENDPOINT,
+      forcePathStyle: true,
+      accessKeyId: env.env.S3_ACCESS_KEY_ID,
+      secretAccessKey: env.env.S3_SECRET_ACCESS_KEY,
+    };
+
+    // When it registers a connection, through either process: refused, naming the rule, nothing stored
+    for (const api of [plain.a, plain.b]) {
+      const refused = await api.post('/v1/s3-connections', connection);
+      expect(refused.status, refused.text).toBe(403);
+      expect(refused.json.error.code).toBe('PLAN_FORBIDS_CUSTOM_S3');
+      expect(refused.json.message).toMatch(/high plan only \(your plan: standard\)/);
+    }
+    expect((await plain.a.get('/v1/s3-connections')).json.connections).toEqual([]);
+
+    // Then once the operator moved it to the high plan, through B, A registers it
+    const changed = await apiClient(second.url, env.adminToken).put(`/admin/v1/tenants/${tenantId}/plan`, { plan: 'high' });
+    expect(changed.status, changed.text).toBe(200);
+    expect(changed.json.plan).toBe('high');
+    const registered = await plain.a.post('/v1/s3-connections', connection);
+    expect(registered.status, registered.text).toBe(201);
+    expect((await plain.b.get('/v1/s3-connections/mine')).json).toMatchObject({ connectionId: 'mine', bucket });
+  });
+
   // Issue 11 point 4 (last: it fills the async lane for good, no render worker runs here).
   it('back-pressure over both processes: past the async backlog, async requests get 429 BACKLOG_FULL with Retry-After on either; sync requests are still taken', async () => {
     const webhook = 'http://127.0.0.1:9/never-called';

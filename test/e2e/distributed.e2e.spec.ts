@@ -9,7 +9,8 @@ import { WebhookReceiver } from '../support/webhook-receiver.ts';
 import { download } from '../support/api-client.ts';
 import { isPdf, isPng, pdfText } from '../support/pdf-tools.ts';
 import { greetingTemplate, slowHtml } from '../support/fixtures.ts';
-import { listKeys } from '../support/s3.ts';
+import { createBucket, listKeys, s3Credentials } from '../support/s3.ts';
+import { startStsServer, type StsServer } from '../support/sts-server.ts';
 import { AppProcess, freePort, unlimitedPlans } from '../support/service-process.ts';
 import { apiClient } from '../support/api-client.ts';
 import { runOps } from '../support/ops-cli.ts';
@@ -52,15 +53,28 @@ describe('distributed profile against real Kafka, Schema Registry, Redis, S3 and
   let workers: AppProcess[];
   const receiver = new WebhookReceiver();
   let templateId: string;
+  // Tenant S3 connections with a role assume it here (the ingress for the test write, the workers to write files).
+  const role = { roleArn: 'arn:aws:iam::123456789012:role/pressroom-writer', externalId: 'dist-5c1e' };
+  let sts: StsServer;
 
   beforeAll(async () => {
     await receiver.start();
+    sts = await startStsServer({ ...role, grants: s3Credentials });
     // Standard files expire after 3 s (the default tenant is on the high plan: its files stay).
     env = await distributedEnv({
       PRESSROOM_SYNC_TIMEOUT_MS: '8000',
-      // The render cache for the standard plan only (the default tenant, high, renders everything).
-      PRESSROOM_PLANS: unlimitedPlans({ standard: { retention: '3s', renderCache: true } }),
+      // The render cache for the standard plan only (the default tenant, high, renders everything);
+      // standard tenants also get 2 renders in flight, batches of 2 and PNGs of 500,000 pixels;
+      // high PNGs stack at most 2 pages.
+      PRESSROOM_PLANS: unlimitedPlans({
+        standard: { retention: '3s', renderCache: true, concurrentRenders: 2, batchMaxItems: 2, pngMaxPixels: 500_000 },
+        high: { pngMaxPages: 2 },
+      }),
       PRESSROOM_RETENTION_SWEEP_INTERVAL_MS: '500',
+      PRESSROOM_S3_STS_ENDPOINT: sts.url,
+      // The service's own identity, with which it assumes a tenant's role (the AWS default chain).
+      AWS_ACCESS_KEY_ID: 'service-key',
+      AWS_SECRET_ACCESS_KEY: 'service-secret',
     });
     await env.start('ingress', env.ingressPort);
     await Promise.all([env.start('status-projector'), env.start('webhook-dispatcher')]);
@@ -70,7 +84,16 @@ describe('distributed profile against real Kafka, Schema Registry, Redis, S3 and
   afterAll(async () => {
     await env?.stopAll();
     await receiver.stop();
+    await sts?.stop();
   });
+
+  /** A new tenant on `plan` and a client with a key of it (both scopes). */
+  const tenant = async (tenantId: string, plan: 'standard' | 'high') => {
+    expect((await env.admin.post('/admin/v1/tenants', { tenantId, name: tenantId, plan })).status).toBe(201);
+    const key = await env.admin.post(`/admin/v1/tenants/${tenantId}/keys`, { label: 'e2e' });
+    expect(key.status, key.text).toBe(201);
+    return apiClient(`http://127.0.0.1:${env.ingressPort}`, key.json.apiKey as string);
+  };
 
   it('renders sync (PDF and PNG) and async with a webhook, each app in its own process', async () => {
     const sync = await env.api.post('/v1/pdf/sync', { templateId, data: { name: '<i>Dist</i>', items: ['k'] } });
@@ -207,6 +230,156 @@ describe('distributed profile against real Kafka, Schema Registry, Redis, S3 and
     } finally {
       await hooks.stop();
     }
+  });
+
+  // Issue 11 points 1 and 3 on the distributed profile: what a key's scopes allow, decided by the ingress.
+  it('key scopes: a render-only key renders but gets 403 FORBIDDEN on every management route; a manage-only key manages but does not render', async () => {
+    const base = `http://127.0.0.1:${env.ingressPort}`;
+    // Given a render-only key of the default tenant
+    const created = await env.api.post('/v1/keys', { label: 'render-only', scopes: ['render'] });
+    expect(created.status, created.text).toBe(201);
+    const renderOnly = apiClient(base, created.json.apiKey as string);
+    const keyId = created.json.key.keyId as string;
+
+    // Then it renders, through a worker
+    const rendered = await renderOnly.post('/v1/html-to-pdf/sync', { html: '<p>render scope</p>' });
+    expect(rendered.status, rendered.text).toBe(200);
+    expect(await pdfText((await download(rendered.json.signedUrl as string)).bytes)).toContain('render scope');
+
+    // But every management route refuses it, naming the scope, and changes nothing
+    for (const res of [
+      await renderOnly.get('/v1/keys'),
+      await renderOnly.post('/v1/keys', { label: 'escalated' }),
+      await renderOnly.post(`/v1/keys/${keyId}/revoke`, {}),
+      await renderOnly.post(`/v1/keys/${keyId}/rotate`, {}),
+      await renderOnly.get('/v1/s3-connections'),
+      await renderOnly.post('/v1/s3-connections', { bucket: 'b', region: 'us-east-1', ...s3Credentials }),
+      await renderOnly.del('/v1/s3-connections/anything'),
+    ]) {
+      expect(res.status, res.text).toBe(403);
+      expect(res.json.error).toMatchObject({ code: 'FORBIDDEN', details: [{ field: 'scopes', message: 'must include manage' }] });
+    }
+    const keys = (await env.api.get('/v1/keys')).json.keys as { keyId: string; label: string; status: string }[];
+    expect(keys.find((k) => k.keyId === keyId)?.status).toBe('active');
+    expect(keys.some((k) => k.label === 'escalated')).toBe(false);
+
+    // And a manage-only key manages keys but is refused the render routes
+    const manage = await env.api.post('/v1/keys', { label: 'manage-only', scopes: ['manage'] });
+    const manageOnly = apiClient(base, manage.json.apiKey as string);
+    expect((await manageOnly.get('/v1/keys')).status).toBe(200);
+    expect((await manageOnly.get('/v1/s3-connections')).status).toBe(200);
+    for (const res of [
+      await manageOnly.post('/v1/html-to-pdf/sync', { html: '<p>not with this key</p>' }),
+      await manageOnly.post('/v1/pdf/sync', { templateId, data: { name: 'x', items: [] } }),
+      await manageOnly.get('/v1/templates'),
+    ]) {
+      expect(res.status, res.text).toBe(403);
+      expect(res.json.error).toMatchObject({ code: 'FORBIDDEN', details: [{ field: 'scopes', message: 'must include render' }] });
+    }
+  });
+
+  it("plan caps: a standard tenant's batch above batchMaxItems is 413 at the ingress, its PNG above pngMaxPixels fails 422 in the worker; a high PNG stacking 3 pages fails naming pngMaxPages", async () => {
+    const capped = await tenant('capped', 'standard');
+    // A batch of 3 where the plan takes 2: refused before anything is taken, naming the rule
+    const batch = await capped.post('/v1/html-to-pdf/batch', { items: [{ html: 'a' }, { html: 'b' }, { html: 'c' }] });
+    expect(batch.status, batch.text).toBe(413);
+    expect(batch.json.error.code).toBe('PLAN_LIMIT_EXCEEDED');
+    expect(batch.json.error.details).toEqual([{ field: 'items', message: "has 3 items; your plan's batchMaxItems is 2" }]);
+
+    // An A4 PNG (about 890,000 pixels) where the plan takes 500,000: the render worker refuses it
+    const png = await capped.post('/v1/html-to-pdf/sync', { html: '<p>too many pixels</p>', convertToImage: true });
+    expect(png.status, png.text).toBe(422);
+    expect(png.json.error.code).toBe('OUTPUT_TOO_LARGE');
+    expect(png.json.error.message).toMatch(/500,000/);
+
+    // The default tenant (high: PNGs of at most 2 pages here): 3 stacked A4 sheets fail, 2 render
+    const tall = (px: number) => `<div style="height:${px}px">tall</div>`;
+    const three = await env.api.post('/v1/html-to-pdf/sync', { html: tall(3000), convertToImage: true });
+    expect(three.status, three.text).toBe(422);
+    expect(three.json.error.code).toBe('OUTPUT_TOO_LARGE');
+    expect(three.json.error.message).toMatch(/would stack 3 pages.*pngMaxPages of 2/);
+    const two = await env.api.post('/v1/html-to-pdf/sync', { html: tall(2000), convertToImage: true });
+    expect(two.status, two.text).toBe(200);
+    expect(isPng((await download(two.json.signedUrl as string)).bytes)).toBe(true);
+  });
+
+  it('renders in flight per tenant: past the plan, 429 CONCURRENCY_LIMITED with Retry-After; once a render finished on a worker, the same request is taken', async () => {
+    const busy = await tenant('busy', 'standard');
+    // Given the standard tenant's 2 renders in flight, on the workers
+    const first = await Promise.all(
+      [1, 2].map((n) => busy.post('/v1/html-to-pdf/async', { html: slowHtml(3000, `busy ${n}`), webhook: receiver.url(`/d-busy-${n}`) })),
+    );
+    expect(first.map((r) => r.status)).toEqual([200, 200]);
+
+    // When it asks for a third, async or sync
+    const refused = [
+      await busy.post('/v1/html-to-pdf/async', { html: '<p>third</p>', webhook: receiver.url('/d-busy-3') }),
+      await busy.post('/v1/html-to-pdf/sync', { html: '<p>third</p>' }),
+    ];
+    // Then it is refused before being taken, naming the rule, with Retry-After
+    for (const r of refused) {
+      expect(r.status, r.text).toBe(429);
+      expect(r.json.error.code).toBe('CONCURRENCY_LIMITED');
+      expect(r.json.message).toMatch(/2 renders in progress/);
+      expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    }
+
+    // And after the Retry-After it was told (once a render's outcome reached the status projector), it is taken
+    const answers = [];
+    for (let i = 0; i < 60; i++) {
+      const res = await busy.post('/v1/html-to-pdf/sync', { html: '<p>after the wait</p>' });
+      answers.push(res);
+      if (res.status !== 429) break;
+      await new Promise((r) => setTimeout(r, Number(res.headers.get('retry-after')) * 1000));
+    }
+    const last = answers.at(-1)!;
+    expect(last.status, last.text).toBe(200);
+    expect(new URL(last.json.signedUrl as string).pathname).toMatch(/\.pdf$/);
+    expect(answers.slice(0, -1).every((a) => a.json.error.code === 'CONCURRENCY_LIMITED')).toBe(true);
+    for (const n of [1, 2]) expect((await receiver.waitForCall(`/d-busy-${n}`)).body).toMatchObject({ renderStatus: 'SUCCESS' });
+  });
+
+  it('an S3 connection with a role and an external id: a wrong id refused with STS’s reason; the right one assumed by the ingress and the workers; updated (tested again) and deleted', async () => {
+    const acme = await tenant('roles', 'high');
+    const bucket = `role-${env.run}`;
+    await createBucket(env.env.S3_ENDPOINT!, bucket);
+    const connection = { bucket, region: 'us-east-1', endpoint: env.env.S3_ENDPOINT!, forcePathStyle: true, ...role };
+
+    // A wrong external id: STS refuses, and so does the registration, with STS's reason
+    const wrong = await acme.post('/v1/s3-connections', { ...connection, connectionId: 'wrong', externalId: 'guessed' });
+    expect(wrong.status, wrong.text).toBe(422);
+    expect(wrong.json.error.code).toBe('S3_CONNECTION_TEST_FAILED');
+    expect(wrong.json.error.details[0].message).toMatch(/Not authorized to perform sts:AssumeRole/);
+    expect((await acme.get('/v1/s3-connections/wrong')).status).toBe(404);
+
+    // The right one: the ingress assumes the role with the service's own identity and the tenant's external id
+    const registered = await acme.post('/v1/s3-connections', { ...connection, connectionId: 'role' });
+    expect(registered.status, registered.text).toBe(201);
+    expect(registered.json).toMatchObject({ connectionId: 'role', roleArn: role.roleArn, externalId: role.externalId });
+    expect(sts.calls).toContainEqual({ ...role, sessionName: 'pressroom', signedBy: 'service-key' });
+
+    // A render to it: a worker (its own process) assumes the role and writes the file into the tenant's bucket
+    const rendered = await acme.post('/v1/html-to-pdf/sync', { html: '<p>through a role</p>', s3_bucket: 'role', s3_key: 'out/doc' });
+    expect(rendered.status, rendered.text).toBe(200);
+    expect(await listKeys(env.env.S3_ENDPOINT!, bucket, 'out/')).toEqual(['out/doc.pdf']);
+
+    // An update is tested again: a wrong external id is refused and changes nothing; a good one is taken
+    const broken = await acme.put('/v1/s3-connections/role', { ...connection, externalId: 'guessed' });
+    expect(broken.status, broken.text).toBe(422);
+    expect((await acme.get('/v1/s3-connections/role')).json.externalId).toBe(role.externalId);
+    const updated = await acme.put('/v1/s3-connections/role', { ...connection, region: 'eu-west-1' });
+    expect(updated.status, updated.text).toBe(200);
+    expect(updated.json).toMatchObject({ connectionId: 'role', region: 'eu-west-1', roleArn: role.roleArn });
+    expect((await acme.get('/v1/s3-connections')).json.connections).toEqual([expect.objectContaining({ region: 'eu-west-1' })]);
+
+    // Deleted: gone from the listing, and a render naming it is refused
+    expect((await acme.del('/v1/s3-connections/role')).status).toBe(204);
+    expect((await acme.get('/v1/s3-connections/role')).status).toBe(404);
+    const after = await acme.post('/v1/html-to-pdf/sync', { html: '<p>x</p>', s3_bucket: 'role' });
+    expect(after.status, after.text).toBe(400);
+    expect(after.json.error.details).toEqual([{ field: 's3_bucket', message: 'is not one of your S3 connections' }]);
+    // The files already written stay in the tenant's bucket
+    expect(await listKeys(env.env.S3_ENDPOINT!, bucket, 'out/')).toEqual(['out/doc.pdf']);
   });
 
   it('completes a render whose worker is killed mid-render, leaving exactly one file', async () => {

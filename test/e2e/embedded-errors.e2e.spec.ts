@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -7,6 +8,7 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import { validate, compileErrors } from '@readme/openapi-parser';
 import { startEmbedded } from '../support/embedded-service.ts';
 import { apiClient, type ApiClient } from '../support/api-client.ts';
+import { createBucket, listKeys, s3Credentials } from '../support/s3.ts';
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, '..', '..');
@@ -375,5 +377,33 @@ describe('embedded profile: first start without PRESSROOM_API_KEY, private webho
     const render = await dev.post('/v1/html-to-pdf/sync', { html: '<p>x</p>', s3_bucket: connectionId });
     expect(render.status).toBe(400);
     expect(render.json.error.details).toEqual([{ field: 's3_bucket', message: 'is not one of your S3 connections' }]);
+  });
+
+  // Issue 11 point 2, the tenant's own route: with the operator's switch off, an endpoint on
+  // loopback or a private address is refused even when a working S3 server answers there.
+  it('refuses a tenant’s own S3 connection (/v1/s3-connections) to the working S3 server on loopback, or a private address, naming the field, and registers nothing', async () => {
+    const tenantApi = apiClient(svc.baseUrl, printedAtFirstStart[0]!);
+    const bucket = `closed-${randomBytes(4).toString('hex')}`;
+    await createBucket(inject('S3_ENDPOINT'), bucket);
+    const connection = { bucket, region: 'us-east-1', forcePathStyle: true, ...s3Credentials };
+    const port = new URL(inject('S3_ENDPOINT')).port;
+    for (const [connectionId, endpoint] of [
+      ['loopback', `http://127.0.0.1:${port}`],
+      ['localhost', `http://localhost:${port}`],
+      ['private', 'http://192.168.10.20:9000'],
+    ] as const) {
+      const res = await tenantApi.post('/v1/s3-connections', { ...connection, connectionId, endpoint });
+      expect(res.status, `${endpoint}: ${res.text}`).toBe(400);
+      expect(res.json.error).toMatchObject({
+        code: 'VALIDATION_FAILED',
+        details: [
+          { field: 'endpoint', message: expect.stringMatching(/must not point to a loopback, private, link-local or metadata address/) },
+        ],
+      });
+      expect((await tenantApi.get(`/v1/s3-connections/${connectionId}`)).status).toBe(404);
+    }
+    expect((await tenantApi.get('/v1/s3-connections')).json.connections).toEqual([]);
+    // No test write reached the bucket
+    expect(await listKeys(inject('S3_ENDPOINT'), bucket)).toEqual([]);
   });
 });

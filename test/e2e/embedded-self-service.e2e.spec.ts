@@ -84,6 +84,24 @@ describe('embedded profile: tenants manage their keys and S3 connections', () =>
     }
   });
 
+  it('a manage-only key manages keys and connections but gets 403 on every render route', async () => {
+    const manageOnly = apiClient(svc.baseUrl, (await acme.post('/v1/keys', { label: 'admin', scopes: ['manage'] })).json.apiKey as string);
+    expect((await manageOnly.get('/v1/keys')).status).toBe(200);
+    expect((await manageOnly.get('/v1/s3-connections')).status).toBe(200);
+    for (const res of [
+      await manageOnly.post('/v1/html-to-pdf/sync', { html: '<p>not with this key</p>' }),
+      await manageOnly.post('/v1/html-to-pdf/async', { html: '<p>nor this</p>', webhook: 'http://127.0.0.1:9/unused' }),
+      await manageOnly.get('/v1/templates'),
+      await manageOnly.post('/v1/templates', { name: 'sneaky', content: '<p>x</p>' }),
+      await manageOnly.get('/v1/usage'),
+    ]) {
+      expect(res.status, res.text).toBe(403);
+      expect(res.json.error).toMatchObject({ code: 'FORBIDDEN', details: [{ field: 'scopes', message: 'must include render' }] });
+    }
+    // Nothing was made with it
+    expect((await acme.get('/v1/templates')).json.templates.some((t: { name: string }) => t.name === 'sneaky')).toBe(false);
+  });
+
   it('a revoked key gets 401 at once', async () => {
     const created = await acme.post('/v1/keys', { label: 'to revoke' });
     const key = apiClient(svc.baseUrl, created.json.apiKey as string);

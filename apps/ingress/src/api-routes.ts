@@ -190,7 +190,7 @@ const outcomeUnknown =
   'is withdrawn (or never written) and the result if it ran. Retrying with the same Idempotency-Key is safe. Retry-After.';
 const renderRefusals: Record<string, ResponseSpec> = {
   '403': errorAnswer(
-    'Custom S3 storage needs the high plan.',
+    'PLAN_FORBIDS_CUSTOM_S3: custom S3 storage needs the high plan; or FORBIDDEN: the API key lacks the render scope.',
     'PLAN_FORBIDS_CUSTOM_S3',
     'Custom S3 storage is available on the high plan only (your plan: standard).',
   ),
@@ -383,9 +383,14 @@ function tool<const Id extends string>(
 }
 const pdfUrl = 'https://example.com/in.pdf';
 
-/** A route of the tenants' API: behind an API key, on the api mount. */
+/** A route of the tenants' API: behind an API key (with the `render` scope), on the api mount. */
 function tenantRoute<const Id extends string>(spec: Omit<RouteSpec<Id>, 'auth' | 'mount'>): RouteSpec<Id> {
   return route({ ...spec, auth: 'apiKey', mount: 'api' });
+}
+
+/** A tenant route managing its keys or S3 connections: behind an API key with the `manage` scope. */
+function manageRoute<const Id extends string>(spec: Omit<RouteSpec<Id>, 'auth' | 'mount' | 'scope'>): RouteSpec<Id> {
+  return tenantRoute({ ...spec, scope: 'manage' });
 }
 
 /** The routes behind a tenant's API key (after authentication and body parsing). */
@@ -453,7 +458,7 @@ export const apiRoutes = [
       ),
     },
   }),
-  tenantRoute({
+  manageRoute({
     operationId: 'listKeys',
     method: 'get',
     path: '/v1/keys',
@@ -462,7 +467,7 @@ export const apiRoutes = [
     description: 'Needs a key with the `manage` scope (403 FORBIDDEN otherwise).',
     responses: { '200': keyList, '403': forbiddenScope },
   }),
-  tenantRoute({
+  manageRoute({
     operationId: 'createKey',
     method: 'post',
     path: '/v1/keys',
@@ -473,7 +478,7 @@ export const apiRoutes = [
     appendsToLog: true,
     responses: { '201': newKeyShownOnce, '403': forbiddenScope },
   }),
-  tenantRoute({
+  manageRoute({
     operationId: 'revokeKey',
     method: 'post',
     path: '/v1/keys/{keyId}/revoke',
@@ -483,7 +488,7 @@ export const apiRoutes = [
     appendsToLog: true,
     responses: { '200': revokedKey, '403': forbiddenScope, '404': notFound('API key key_0199a1b2c3d47e5f8a9b0c1d2e3f4a01') },
   }),
-  tenantRoute({
+  manageRoute({
     operationId: 'rotateKey',
     method: 'post',
     path: '/v1/keys/{keyId}/rotate',
@@ -499,7 +504,7 @@ export const apiRoutes = [
       '404': notFound('API key key_0199a1b2c3d47e5f8a9b0c1d2e3f4a01'),
     },
   }),
-  tenantRoute({
+  manageRoute({
     operationId: 'listS3Connections',
     method: 'get',
     path: '/v1/s3-connections',
@@ -508,7 +513,7 @@ export const apiRoutes = [
     description: 'Needs a key with the `manage` scope (403 FORBIDDEN otherwise).',
     responses: { '200': connectionList, '403': forbiddenScope },
   }),
-  tenantRoute({
+  manageRoute({
     operationId: 'createS3Connection',
     method: 'post',
     path: '/v1/s3-connections',
@@ -528,7 +533,7 @@ export const apiRoutes = [
       '422': connectionTestFailed('S3_CONNECTION_TEST_FAILED: the test write or delete failed; `message` says why.'),
     },
   }),
-  tenantRoute({
+  manageRoute({
     operationId: 'getS3Connection',
     method: 'get',
     path: '/v1/s3-connections/{connectionId}',
@@ -537,7 +542,7 @@ export const apiRoutes = [
     description: 'Needs a key with the `manage` scope (403 FORBIDDEN otherwise).',
     responses: { '200': theConnection, '403': forbiddenScope, '404': notFound('S3 connection invoices') },
   }),
-  tenantRoute({
+  manageRoute({
     operationId: 'updateS3Connection',
     method: 'put',
     path: '/v1/s3-connections/{connectionId}',
@@ -553,7 +558,7 @@ export const apiRoutes = [
       '422': connectionTestFailed('S3_CONNECTION_TEST_FAILED: the test write or delete failed.'),
     },
   }),
-  tenantRoute({
+  manageRoute({
     operationId: 'deleteS3Connection',
     method: 'delete',
     path: '/v1/s3-connections/{connectionId}',

@@ -35,6 +35,17 @@ describe('the route table drives the router and the OpenAPI document', () => {
     expect([...routers, ...storage].sort()).toEqual(documented.map((d) => d.key).sort());
   });
 
+  it('key scopes: only the key and S3 connection routes need manage, every other tenant route render; each documents its 403', () => {
+    const manage = apiRoutes.filter((r) => r.scope === 'manage').map((r) => r.path);
+    expect(manage.length).toBe(9);
+    for (const path of manage) expect(path).toMatch(/^\/v1\/(keys|s3-connections)(\/|$)/);
+    for (const r of apiRoutes.filter((x) => x.scope !== 'manage')) {
+      expect(r.auth, r.operationId).toBe('apiKey');
+      expect(r.path, r.operationId).not.toMatch(/^\/v1\/(keys|s3-connections)(\/|$)/);
+    }
+    for (const d of documented.filter((x) => x.key.includes(' /v1/'))) expect(Object.keys(d.op.responses), d.key).toContain('403');
+  });
+
   it('operationIds are unique, and every operation has a tag and a summary', () => {
     const ids = documented.map((d) => d.op.operationId);
     expect(new Set(ids).size).toBe(ids.length);

@@ -26,7 +26,7 @@ import { errorMapper } from './http/error-mapper.ts';
 import { accessLog } from './http/access-log.ts';
 import { jsonOnly } from './http/json-only.ts';
 import { jsonBody } from './http/json-body.ts';
-import { requireApiKey } from './http/auth.ts';
+import { requireApiKey, requireScope } from './http/auth.ts';
 import { rateLimit } from './http/rate-limit.ts';
 import { createAdmission, type AdmissionSettings } from './admission.ts';
 import { createRenderRequests } from './render-requests.ts';
@@ -225,6 +225,7 @@ export function buildIngressApp(deps: IngressDeps): Koa {
     ...s3ConnectionRoutes({ ...deps, s3Endpoints }),
   };
   // Every route of the table, each with its handler (the compiler refuses a missing one).
-  app.use(buildRouter(apiRoutes, handlers).routes());
+  // Each route after the check of the scope it needs (render, or manage for keys and S3 connections).
+  app.use(buildRouter(apiRoutes, handlers, (spec) => [requireScope(spec.scope ?? 'render')]).routes());
   return app;
 }

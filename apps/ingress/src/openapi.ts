@@ -23,6 +23,12 @@ function commonErrors(spec: RouteSpec): Record<string, ResponseSpec> {
   }
   if (spec.auth === 'apiKey') out['401'] = errorAnswer('Missing or unknown API key.', 'UNAUTHENTICATED', 'The API key is not valid.');
   if (spec.auth === 'apiKey') {
+    const scope = spec.scope ?? 'render';
+    out['403'] = errorAnswer(
+      `FORBIDDEN: the API key lacks the ${scope} scope.`,
+      'FORBIDDEN',
+      `This API key lacks the ${scope} scope; use a key that has it.`,
+    );
     out['429'] = errorAnswer(
       'RATE_LIMITED: the API key sent more requests than its plan allows; see Retry-After and the RateLimit header.',
       'RATE_LIMITED',

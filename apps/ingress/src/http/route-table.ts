@@ -46,6 +46,11 @@ export interface RouteSpec<Id extends string = string> {
   summary: string;
   description?: string;
   auth: RouteAuth;
+  /**
+   * API-key routes: the scope the key needs (403 FORBIDDEN without it). Absent: `render`, every
+   * tenant route but the key and S3 connection management, which need `manage`.
+   */
+  scope?: 'render' | 'manage';
   mount: RouteMount;
   /** Path parameters' descriptions (every `{name}` of the path is a required string parameter). */
   pathParams?: Record<string, string>;
@@ -80,18 +85,19 @@ export type Handlers<Id extends string> = { [K in Id]: RouteHandler };
 
 /**
  * A router serving exactly the given routes, each with the handler of its operationId (after the
- * shared `before` middleware, e.g. the admin token check). Mounted in table order: the first match
- * answers.
+ * `before` middleware: the same for every route, e.g. the admin token check, or chosen from the
+ * route's spec, e.g. its key scope). Mounted in table order: the first match answers.
  */
 export function buildRouter<Id extends string>(
   specs: readonly RouteSpec<Id>[],
   handlers: Handlers<Id>,
-  before: RouteHandler[] = [],
+  before: RouteHandler[] | ((spec: RouteSpec<Id>) => RouteHandler[]) = [],
 ): Router {
   const router = new Router();
   for (const spec of specs) {
     const handler = handlers[spec.operationId];
-    router.register(routerPath(spec.path), [spec.method.toUpperCase()], [...before, handler], { name: spec.operationId });
+    const first = typeof before === 'function' ? before(spec) : before;
+    router.register(routerPath(spec.path), [spec.method.toUpperCase()], [...first, handler], { name: spec.operationId });
   }
   return router;
 }

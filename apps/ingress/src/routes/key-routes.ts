@@ -1,4 +1,4 @@
-import type { Handlers, RouteHandler } from '../http/route-table.ts';
+import type { Handlers } from '../http/route-table.ts';
 import { ApiKeyCreateBody, ApiKeyRotateBody } from '@pressroom/schemas';
 import {
   createApiKey,
@@ -11,21 +11,15 @@ import {
   type Ids,
 } from '@pressroom/core';
 import { bodyParser } from '../http/validate.ts';
-import { requireScope, tenantOf } from '../http/auth.ts';
+import { tenantOf } from '../http/auth.ts';
 
 const parseCreate = bodyParser(ApiKeyCreateBody);
 const parseRotate = bodyParser(ApiKeyRotateBody);
 
 export const SHOWN_ONCE = 'Store this key now: it is not shown again.';
 
-/** A handler that runs only for a key with `scope` (403 otherwise). */
-export function withScope(scope: 'render' | 'manage', handler: RouteHandler): RouteHandler {
-  const check = requireScope(scope);
-  return (ctx, next) => check(ctx, () => Promise.resolve(handler(ctx, next)));
-}
-
 /**
- * A tenant's own API keys (the `manage` scope): list (never a secret or a hash), create (the
+ * A tenant's own API keys (the `manage` scope, checked before these run: api-routes.ts): list (never a secret or a hash), create (the
  * key is shown once), revoke (at once) and rotate (the old key keeps working for an overlap).
  * Another tenant's key id answers 404 exactly like an unknown one.
  *
@@ -41,10 +35,10 @@ export function keyRoutes(deps: {
   clock: Clock;
 }): Handlers<'listKeys' | 'createKey' | 'revokeKey' | 'rotateKey'> {
   return {
-    listKeys: withScope('manage', async (ctx) => {
+    listKeys: async (ctx) => {
       ctx.body = { keys: await listApiKeys(deps, tenantOf(ctx).tenantId) };
-    }),
-    createKey: withScope('manage', async (ctx) => {
+    },
+    createKey: async (ctx) => {
       const body = parseCreate(ctx.request.body ?? {});
       const created = await createApiKey(deps, tenantOf(ctx).tenantId, {
         ...(body.label !== undefined ? { label: body.label } : {}),
@@ -52,15 +46,15 @@ export function keyRoutes(deps: {
       });
       ctx.status = 201;
       ctx.body = { ...created, note: SHOWN_ONCE };
-    }),
-    revokeKey: withScope('manage', async (ctx) => {
+    },
+    revokeKey: async (ctx) => {
       ctx.body = await revokeApiKey(deps, tenantOf(ctx).tenantId, ctx.params.keyId ?? '');
-    }),
-    rotateKey: withScope('manage', async (ctx) => {
+    },
+    rotateKey: async (ctx) => {
       const body = parseRotate(ctx.request.body ?? {});
       const rotated = await rotateApiKey(deps, tenantOf(ctx).tenantId, ctx.params.keyId ?? '', body.overlapSeconds);
       ctx.status = 201;
       ctx.body = { ...rotated, note: SHOWN_ONCE };
-    }),
+    },
   };
 }
