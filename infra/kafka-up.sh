@@ -86,12 +86,13 @@ PROPS
   LOG_OPTS=(-Dkafka.logs.dir="$KDIR/logs" -Dlog4j2.configurationFile="$INFRA_ROOT/infra/kafka/log4j2.xml")
 
   if [[ ! -f $KDIR/data/meta.properties ]]; then
-    # Cluster id = base64url of 16 random bytes (what `kafka-storage.sh random-uuid` prints);
+    # Cluster id = base64url of 16 random bytes (what `kafka-storage.sh random-uuid` prints), passed
+    # as --cluster-id=<id>: one in 64 starts with '-', which `-t <id>` would read as an option;
     # made here to save a JVM start. Static quorum (controller.quorum.voters), so no --standalone.
     CLUSTER_ID="$(head -c16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')"
     log "kafka: formatting $KDIR/data (cluster id $CLUSTER_ID)"
     "$JAVA" -Xmx256m -XX:TieredStopAtLevel=1 "${LOG_OPTS[@]}" -cp "$CP" kafka.tools.StorageTool \
-      format -t "$CLUSTER_ID" -c "$PROPS" >"$KDIR/logs/format.log" 2>&1 \
+      format --cluster-id="$CLUSTER_ID" -c "$PROPS" >"$KDIR/logs/format.log" 2>&1 \
       || { cat "$KDIR/logs/format.log" >&2; die "kafka: storage format failed"; }
   else
     log "kafka: reusing formatted data dir $KDIR/data"
