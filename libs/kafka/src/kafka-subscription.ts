@@ -82,27 +82,48 @@ export async function startSubscription(deps: SubscriptionDeps, opts: ConsumeOpt
     progress.keepOnly(assigned);
   });
   consumer.on(consumer.events.REBALANCING, ({ payload }) => logger.info('kafka: group is rebalancing', { memberId: payload.memberId }));
-  consumer.on(consumer.events.CRASH, ({ payload }) =>
-    logger.error('kafka: consumer crashed', { error: String(payload.error), restart: payload.restart }),
-  );
+  /**
+   * Bumped each time kafkajs restarts the consumer after a crash (a broker restart, say). A restart
+   * runs a new group member (new runner, new group state); the records the old one handed out are
+   * still being handled here, but their payload's `heartbeat` belongs to the old member and fails
+   * for good. Acting on that failure (letting go of the record) would abort every retry of such a
+   * record, while the new member skips its redelivery as already taken: the record, and every
+   * record waiting for its room or its key, would stall. So a stale payload's heartbeat is not
+   * sent: the new member heartbeats by itself (its own records return at once).
+   */
+  let incarnation = 0;
+  const heartbeatOf =
+    (payload: EachMessagePayload, born: number): (() => Promise<void>) =>
+    () =>
+      born === incarnation ? payload.heartbeat() : Promise.resolve();
+  consumer.on(consumer.events.CRASH, ({ payload }) => {
+    logger.error('kafka: consumer crashed', { error: String(payload.error), restart: payload.restart });
+    if (payload.restart) incarnation++;
+  });
 
   async function eachMessage(payload: EachMessagePayload): Promise<void> {
     const { topic, partition, message } = payload;
     const offset = BigInt(message.offset);
     const key = message.key?.toString() ?? '';
+    const heartbeat = heartbeatOf(payload, incarnation);
     let p = progress.of(topic, partition);
     if (p.seen(offset)) return;
     // Bounded read-ahead, one record of a key at a time. While waiting, the member stays alive.
     while (!stopping.aborted && (progress.handling >= concurrency || p.keyBusy(key))) {
       await Promise.race([progress.changed, sleep(timings.heartbeatIntervalMs)]);
-      await payload.heartbeat().catch(() => {});
+      await heartbeat().catch(() => {});
       p = progress.of(topic, partition);
     }
     // Not taken (stopping, or the partition went to another member meanwhile): never committed by
     // this member, and nothing after it on its partition is taken either.
     if (stopping.aborted || !assigned.has(partitionId(topic, partition))) return;
+    // Taken meanwhile by another delivery of the same record: after a crash, kafkajs's new runner
+    // delivers again from the committed position while the old runner's call still waits here.
+    // (`take` would throw, and an error thrown from eachMessage is "not retriable" to kafkajs: the
+    // consumer would stop for good.)
+    if (p.seen(offset)) return;
     p.take(offset, key);
-    progress.handle(handleRecord(payload, p, offset, key));
+    progress.handle(handleRecord(payload, heartbeat, p, offset, key));
   }
 
   /**
@@ -110,7 +131,7 @@ export async function startSubscription(deps: SubscriptionDeps, opts: ConsumeOpt
    * heartbeat reports a rebalance, so a handler waiting out a long retry never keeps this member
    * from rejoining within the rebalance timeout.
    */
-  function attemptContext(payload: EachMessagePayload): { ctx: ConsumeContext; done: () => void } {
+  function attemptContext(heartbeat: () => Promise<void>): { ctx: ConsumeContext; done: () => void } {
     const release = new AbortController();
     const onStop = () => release.abort(new Error('subscription stopping'));
     if (stopping.aborted) onStop();
@@ -118,7 +139,7 @@ export async function startSubscription(deps: SubscriptionDeps, opts: ConsumeOpt
     const ctx: ConsumeContext = {
       heartbeat: async () => {
         try {
-          await payload.heartbeat();
+          await heartbeat();
         } catch (e) {
           logger.debug('kafka: heartbeat reported a rebalance; letting go of the record', { error: String(e) });
           release.abort(e);
@@ -129,10 +150,16 @@ export async function startSubscription(deps: SubscriptionDeps, opts: ConsumeOpt
     return { ctx, done: () => stopping.removeEventListener('abort', onStop) };
   }
 
-  async function handleRecord(payload: EachMessagePayload, p: PartitionProgress, offset: bigint, key: string) {
+  async function handleRecord(
+    payload: EachMessagePayload,
+    heartbeat: () => Promise<void>,
+    p: PartitionProgress,
+    offset: bigint,
+    key: string,
+  ) {
     const { topic, partition, message } = payload;
     for (let attempt = 1; ; attempt++) {
-      const { ctx, done } = attemptContext(payload);
+      const { ctx, done } = attemptContext(heartbeat);
       try {
         if (!message.value) throw new Error('record has no value');
         const event = await codec.decode(message.value);
@@ -164,7 +191,7 @@ export async function startSubscription(deps: SubscriptionDeps, opts: ConsumeOpt
           p.release(key);
           return;
         }
-        await payload.heartbeat().catch(() => {});
+        await heartbeat().catch(() => {});
       } finally {
         done();
       }
