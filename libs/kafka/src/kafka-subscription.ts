@@ -98,8 +98,39 @@ export async function startSubscription(deps: SubscriptionDeps, opts: ConsumeOpt
       born === incarnation ? payload.heartbeat() : Promise.resolve();
   consumer.on(consumer.events.CRASH, ({ payload }) => {
     logger.error('kafka: consumer crashed', { error: String(payload.error), restart: payload.restart });
-    if (payload.restart) incarnation++;
+    incarnation++;
+    if (!payload.restart && !stopping.aborted) restartAfterCrash();
   });
+
+  /**
+   * kafkajs restarts a crashed consumer only when it deems the error retriable; some errors of a
+   * broker restart are not (e.g. "Failed to find group coordinator", seen in the broker-outage
+   * spec), and the consumer would then stay stopped for good: its lane stalls with records
+   * accepted on the log. Such a crash has already disconnected the consumer (kafkajs disconnects
+   * before it reports the crash), so this connects and runs it again, backing off while the
+   * broker is away, until it runs or the subscription stops. One loop at a time; a crash while it
+   * runs makes it go round once more.
+   */
+  let restartWanted = false;
+  let restarting: Promise<void> | undefined;
+  function restartAfterCrash(): void {
+    restartWanted = true;
+    restarting ??= (async () => {
+      for (let attempt = 1; restartWanted && !stopping.aborted; attempt++) {
+        restartWanted = false;
+        if (!(await backOff(consumeRetryDelayMs(attempt), stopping))) break;
+        try {
+          await consumer.connect();
+          await consumer.run(runOptions);
+          logger.warn('kafka: consumer started again after a crash kafkajs does not restart from', { attempt });
+        } catch (e) {
+          logger.error('kafka: starting the consumer again failed; trying again', { attempt, error: String(e) });
+          await consumer.disconnect().catch(() => {});
+          restartWanted = true;
+        }
+      }
+    })().finally(() => (restarting = undefined));
+  }
 
   async function eachMessage(payload: EachMessagePayload): Promise<void> {
     const { topic, partition, message } = payload;
@@ -198,14 +229,11 @@ export async function startSubscription(deps: SubscriptionDeps, opts: ConsumeOpt
     }
   }
 
+  const runOptions = { autoCommit: false, partitionsConsumedConcurrently: concurrency, eachMessage };
   try {
     await consumer.connect();
     await consumer.subscribe({ topics: opts.topics, fromBeginning: opts.fromBeginning ?? true });
-    await consumer.run({
-      autoCommit: false,
-      partitionsConsumedConcurrently: concurrency,
-      eachMessage,
-    });
+    await consumer.run(runOptions);
   } catch (e) {
     await consumer.disconnect().catch(() => {});
     throw e;
