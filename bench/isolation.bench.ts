@@ -9,6 +9,10 @@
 //                    script added once per page (Page.addScriptToEvaluateOnNewDocument; the service's)
 //   new page         a new page in the same context per job (the old one closed)
 //   new context      a new BrowserContext (guarded, as warm-page.ts opens it) per job
+//   job navigation   no reset after the job: the next job's HTML is itself a navigation (served by a
+//                    route, sandboxed by CSP so its origin is opaque), replacing the last document
+//   job nav+freeze   the same, the page frozen between jobs (Page.setWebLifecycleState), so the last
+//                    job's timers cannot run while the page waits
 //
 //   npx tsx bench/isolation.bench.ts             # 8 rounds of 5 jobs per variant (about 2 minutes)
 //   npx tsx bench/isolation.bench.ts --rounds 20
@@ -126,6 +130,42 @@ function variant(name: string, job: () => Promise<void>) {
     await page.evaluate(() => {
       window.name = '';
     });
+  });
+}
+/** The job's HTML as a navigation response: CSP sandbox without allow-same-origin makes its origin opaque. */
+async function servedJob(page: Page): Promise<string> {
+  const url = 'http://job.pressroom.invalid/document';
+  await page.route(url, (route) =>
+    route.fulfill({
+      status: 200,
+      contentType: 'text/html; charset=utf-8',
+      headers: { 'content-security-policy': 'sandbox allow-scripts', 'cache-control': 'no-store' },
+      body: html,
+    }),
+  );
+  return url;
+}
+async function printNavigated(page: Page, url: string): Promise<void> {
+  await page.goto(url);
+  await page.emulateMedia({ media: 'print' }); // lost in the navigation, as after a reset
+  await page.evaluate(async () => {
+    await document.fonts.ready;
+  });
+  await page.pdf({ format: 'A4', printBackground: true });
+}
+{
+  const { page } = await guardedContext();
+  const url = await servedJob(page);
+  variant('job navigation', () => printNavigated(page, url));
+}
+{
+  const { context, page } = await guardedContext();
+  const cdp = await context.newCDPSession(page);
+  const url = await servedJob(page);
+  variant('job nav+freeze', async () => {
+    await cdp.send('Page.setWebLifecycleState', { state: 'active' });
+    await printNavigated(page, url);
+    await cdp.send('Page.setWebLifecycleState', { state: 'frozen' });
   });
 }
 {
