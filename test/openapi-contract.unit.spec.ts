@@ -72,7 +72,13 @@ describe('OpenAPI contract check of real answers', () => {
     expect(problem).toContain('does not match the documented schema');
   });
 
-  type Media = Record<string, { schema?: { $ref?: string }; example?: unknown }>;
+  type Media = Record<
+    string,
+    { schema?: { $ref?: string }; example?: unknown; examples?: Record<string, { summary?: string; value: unknown }> }
+  >;
+  /** The example of a media entry, or each of its named examples. */
+  const examplesIn = (media: Media[string] | undefined): unknown[] =>
+    media?.examples !== undefined ? Object.values(media.examples).map((e) => e.value) : media?.example !== undefined ? [media.example] : [];
   type Operation = {
     operationId: string;
     requestBody?: { content: Media };
@@ -91,10 +97,10 @@ describe('OpenAPI contract check of real answers', () => {
     let examples = 0;
     for (const { method, op, url } of operations()) {
       for (const [status, r] of Object.entries(op.responses)) {
-        const example = r.content?.['application/json']?.example;
-        if (example === undefined) continue;
-        examples++;
-        problems.push(...contract.check(method, url, Number(status), json, example));
+        for (const example of examplesIn(r.content?.['application/json'])) {
+          examples++;
+          problems.push(...contract.check(method, url, Number(status), json, example));
+        }
       }
       const sent = op.requestBody?.content['application/json']?.example;
       if (sent !== undefined) {
@@ -112,7 +118,7 @@ describe('OpenAPI contract check of real answers', () => {
       const where = `${method.toUpperCase()} ${path} (${op.operationId})`;
       for (const [status, r] of Object.entries(op.responses)) {
         const media = r.content?.['application/json'];
-        if (media && media.example === undefined) missing.push(`${where} answer ${status}`);
+        if (media && examplesIn(media).length === 0) missing.push(`${where} answer ${status}`);
       }
       const body = op.requestBody?.content['application/json'];
       if (body && body.example === undefined) missing.push(`${where} request body`);

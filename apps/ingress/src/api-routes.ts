@@ -430,7 +430,7 @@ export const apiRoutes = [
       '200': {
         description: 'ONGOING, SUCCESS or FAILED. Headers X-Template-Id / X-Template-Version name the template version used.',
         schema: 'StatusResponse',
-        example: X.statusExample,
+        examples: X.statusExamples,
       },
       '404': notFound(`Render ${exampleRequestId}`),
       '410': errorAnswer(
@@ -674,7 +674,7 @@ export const apiRoutes = [
     tag: 'PDF tools',
     summary: 'Status of a tool request.',
     responses: {
-      '200': { description: 'ONGOING, SUCCESS or FAILED, with the result.', schema: 'ToolStatusResponse', example: X.toolStatusExample },
+      '200': { description: 'ONGOING, SUCCESS or FAILED, with the result.', schema: 'ToolStatusResponse', examples: X.toolStatusExamples },
       '404': notFound('Tool request 0199a1b2-e5f6-7a8b-9c0d-1e2f3a4b5c6d'),
     },
   }),
@@ -696,7 +696,7 @@ export const apiRoutes = [
     tag: 'Batches',
     summary: 'Status of a batch and of each of its items.',
     responses: {
-      '200': { description: 'ONGOING, SUCCESS, PARTIAL_SUCCESS or FAILED.', schema: 'BatchResponse', example: X.batchExample },
+      '200': { description: 'ONGOING, SUCCESS, PARTIAL_SUCCESS or FAILED.', schema: 'BatchResponse', examples: X.batchExamples },
       '404': notFound('Batch 0199a1b2-d0e1-7f2a-9b3c-4d5e6f7a8b9c'),
     },
   }),

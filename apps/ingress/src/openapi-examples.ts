@@ -55,6 +55,25 @@ export const queuedExample = {
   message: 'The render took longer than 30 seconds, so it was moved to a queue. Check statusUrl for the result.',
 };
 export const statusExample = { requestId: exampleRequestId, renderStatus: 'SUCCESS', ...successExample, externalId: 'invoice-2026-0042' };
+/** The status of one render in each of its states (ONGOING carries no link; FAILED says why). */
+export const statusExamples = {
+  success: { summary: 'Rendered: the signed link and the render metadata', value: statusExample },
+  ongoing: {
+    summary: 'Accepted, not rendered yet',
+    value: { requestId: exampleRequestId, renderStatus: 'ONGOING', signedUrl: '', metadata: {}, externalId: 'invoice-2026-0042' },
+  },
+  failed: {
+    summary: 'Failed: the error in the one error shape’s `{code, message}`',
+    value: {
+      requestId: exampleRequestId,
+      renderStatus: 'FAILED',
+      signedUrl: '',
+      metadata: {},
+      externalId: 'invoice-2026-0042',
+      error: { code: 'TEMPLATE_ERROR', message: 'it.customer is undefined (line 3)' },
+    },
+  },
+};
 /** The body POSTed to the webhook of an async render. */
 export const webhookBodyExample = statusExample;
 
@@ -74,6 +93,39 @@ export const batchExample = {
     metadata: { executionTime: `0.${381 + i * 17} seconds`, fileSize: `${(9.2 + i).toFixed(2)} kB` },
   })),
   mergedUrl: signedLink(`${exampleBatchId}-merged.pdf`),
+};
+/** A batch before (or without) its merge: no mergedUrl. */
+const unmergedBatch = { batchRequestId: exampleBatchId, total: 2, merge: true };
+/** A batch in each of its outcomes: still going, every item rendered, some items failed. */
+export const batchExamples = {
+  success: { summary: 'Every item rendered (and merged, with `merge: true`)', value: batchExample },
+  ongoing: {
+    summary: 'Still going: finished items already carry their link',
+    value: {
+      ...unmergedBatch,
+      status: 'ONGOING',
+      completed: 1,
+      results: [batchExample.results[0], { requestId: batchItemId(1), renderStatus: 'ONGOING', signedUrl: '', metadata: {} }],
+    },
+  },
+  partialSuccess: {
+    summary: 'Some items failed: each failed item says why; nothing is merged',
+    value: {
+      ...unmergedBatch,
+      status: 'PARTIAL_SUCCESS',
+      completed: 2,
+      results: [
+        batchExample.results[0],
+        {
+          requestId: batchItemId(1),
+          renderStatus: 'FAILED',
+          signedUrl: '',
+          metadata: {},
+          error: { code: 'RENDER_TIMEOUT', message: 'The render did not finish within 30000 ms.' },
+        },
+      ],
+    },
+  },
 };
 export const batchAcceptedExample = {
   batchRequestId: exampleBatchId,
@@ -108,6 +160,20 @@ export const toolQueuedExample = {
   message: 'The operation took longer than 30 seconds, so it goes on in the background. Check statusUrl for the result.',
 };
 export const toolStatusExample = { requestId: exampleToolRequestId, status: 'SUCCESS', result: toolSuccessExample, metadata: {} };
+/** A PDF tool's operation in each of its states. */
+export const toolStatusExamples = {
+  success: { summary: 'Done: the result as the synchronous call answers it', value: toolStatusExample },
+  ongoing: { summary: 'Still going', value: { requestId: exampleToolRequestId, status: 'ONGOING', result: null, metadata: {} } },
+  failed: {
+    summary: 'Failed: why, in `metadata`',
+    value: {
+      requestId: exampleToolRequestId,
+      status: 'FAILED',
+      result: null,
+      metadata: { errorCode: 'INPUT_INVALID', errorMessage: 'The input is not a PDF: it starts with "<!DOCTYPE".' },
+    },
+  },
+};
 const uploadKey = `uploads/0199a1b2-f7a8-7b9c-8d0e-1f2a3b4c5d6e/contract.pdf`;
 export const signedUploadExample = {
   presignedUploadUrl: `${origin}/v1/tools/uploads/${exampleTenantId}/${uploadKey}?expires=1795257000&signature=${exampleSignature}`,

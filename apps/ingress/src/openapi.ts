@@ -54,11 +54,17 @@ function commonErrors(spec: RouteSpec): Record<string, ResponseSpec> {
   return out;
 }
 
+/** `example`, or the `examples` map of an answer with several shapes (ResponseSpec.examples). */
+function examplesOf(r: ResponseSpec): { example?: unknown; examples?: ResponseSpec['examples'] } {
+  if (r.examples !== undefined) return { examples: r.examples };
+  return r.example !== undefined ? { example: r.example } : {};
+}
+
 function response(r: ResponseSpec) {
   const content = r.content
     ? r.content
     : r.schema !== undefined
-      ? { 'application/json': { schema: schemaOf(r.schema), ...(r.example !== undefined ? { example: r.example } : {}) } }
+      ? { 'application/json': { schema: schemaOf(r.schema), ...examplesOf(r) } }
       : undefined;
   return { description: r.description, ...(r.headers ? { headers: r.headers } : {}), ...(content ? { content } : {}) };
 }

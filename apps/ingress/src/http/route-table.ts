@@ -25,6 +25,11 @@ export interface ResponseSpec {
   /** Non-JSON bodies: media type → schema (`{type:'string',format:'binary'}` for files). */
   content?: Record<string, Record<string, unknown>>;
   example?: unknown;
+  /**
+   * Instead of `example`, for an answer with several shapes (a render ONGOING, SUCCESS or FAILED;
+   * a batch that partly failed): one named example per shape, as OpenAPI's `examples` map.
+   */
+  examples?: Record<string, { summary: string; value: unknown }>;
   headers?: Record<string, { description: string; schema: Record<string, unknown> }>;
 }
 
