@@ -95,11 +95,13 @@ dispatcher.catch((err: unknown) => {
   rt.logger.error('the webhook dispatcher could not start; exiting', { err });
   process.exit(1);
 });
-// The Idempotency-Keys are replayed from the log on first use; start that now, in the background,
-// so the first keyed request does not wait for it (a claim before it is done still waits: never a
-// key forgotten). The webhook deliveries' rebuild starts with the dispatcher's first claim.
+// The Idempotency-Keys are restored on first use (their snapshot and the log after it; the whole
+// log without one); start that now, in the background, so the first keyed request does not wait
+// for it (a claim before it is done still waits: never a key forgotten). A restore that replayed
+// a long log is snapshotted at once. The webhook deliveries' rebuild starts with the dispatcher's first claim.
 void rt.idempotency
   .warmUp?.()
+  .then(() => snapshots?.saveAfterLongReplay())
   .catch((err: unknown) => rt.logger.warn('Idempotency-Keys not rebuilt yet; the first keyed request rebuilds them', { err }));
 onShutdown(rt.logger, [
   () => closeServer(server),

@@ -21,6 +21,7 @@ import {
   readFileCatalog,
   selfRebuildingCatalog,
   selfRebuildingIdempotencyKeys,
+  createKeyedLogFacts,
   selfRebuildingStatusView,
   selfRebuildingTemplateView,
   type CatalogCommands,
@@ -333,6 +334,21 @@ function embeddedOpeners(config: PressroomConfig, _app: string, logger: Logger, 
   const documents = createMemoryDocumentStore();
   const view = once(async (): Promise<MemoryStatusView> => keep(createMemoryStatusView(documents)));
   const templates = once(async (): Promise<MemoryTemplateView> => keep(createMemoryTemplateView(documents)));
+  // The keys' claims in memory, and the log facts they are rebuilt from (snapshotted with the views).
+  const keysRebuild = once(async () => keysRebuildOf(config, await log(), { topics, logger, clock }));
+  const keys = once(async () => keep(createMemoryIdempotencyKeys(clock)));
+  const keyFacts = once(async () => createKeyedLogFacts(await keys(), await keysRebuild()));
+  const snapshots = once(async () =>
+    embeddedViewSnapshots({
+      dir: join(dataDir, 'snapshots'),
+      log: await log(),
+      status: await view(),
+      templates: await templates(),
+      topics,
+      idempotency: await keyFacts(),
+      logger,
+    }),
+  );
   return {
     log,
     view,
@@ -350,26 +366,18 @@ function embeddedOpeners(config: PressroomConfig, _app: string, logger: Logger, 
       return keep(selfRebuildingAssetIndex(createMemoryAssetIndex(), { log: l, topics, logger }));
     }),
     templates,
-    snapshots: once(async () =>
-      embeddedViewSnapshots({
-        dir: join(dataDir, 'snapshots'),
-        log: await log(),
-        status: await view(),
-        templates: await templates(),
-        topics,
-        logger,
-      }),
-    ),
+    snapshots,
     // Memory: empty at start, so the first use rebuilds it (no attempt of a previous process is in flight).
     deliveries: once(async () =>
       keep(selfRebuildingDeliveries(createMemoryDeliveryStore(documents), { log: await log(), topics, logger, inflightLeaseMs: 0 })),
     ),
-    // Rebuilt from the log by the first keyed request after a start.
-    idempotency: once(async () =>
-      keep(
-        selfRebuildingIdempotencyKeys(createMemoryIdempotencyKeys(clock), keysRebuildOf(config, await log(), { topics, logger, clock })),
-      ),
-    ),
+    // Restored by the first keyed request after a start (or standalone's warm-up): from their
+    // snapshot and the log after it, or from the whole log when there is no valid snapshot.
+    idempotency: once(async () => {
+      const restore = (await snapshots()).get('idempotency-keys');
+      if (!restore) throw new Error('the embedded view snapshots have no idempotency-keys');
+      return selfRebuildingIdempotencyKeys(await keys(), { ...(await keysRebuild()), rebuild: () => restore.restore() });
+    }),
     quotas: once(async () => ({ rateLimiter: createMemoryRateLimiter(), inFlight: createMemoryInFlightRenders() })),
     renderCache: once(async () => keep(createMemoryRenderCache())),
     closers: () => closers,
