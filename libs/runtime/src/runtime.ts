@@ -58,7 +58,7 @@ import {
 } from '@pressroom/core';
 import type { PressroomConfig } from './config.ts';
 import { deliveryLeaseMs, selfRebuildingDeliveries } from '@pressroom/webhooks';
-import { createS3ConnectionStoreFactory, createS3ObjectStore } from '@pressroom/s3';
+import { lazyS3ConnectionStores } from './lazy-s3-connections.ts';
 import { createLocalObjectStore, localFilesRoute, localUploadRoute } from '@pressroom/local-storage';
 import { createJsonLogger, createMetrics, timedObjectStore, type Metrics, type ReadinessCheck } from '@pressroom/observability';
 import { embeddedSecretKey } from './secret-key.ts';
@@ -237,7 +237,7 @@ export async function openParts<K extends Part>(
       own: await need.own(),
       catalog: await need.catalog(),
       secrets: await need.secrets(),
-      connectionStore: createS3ConnectionStoreFactory(config.s3.stsEndpoint ? { stsEndpoint: config.s3.stsEndpoint } : {}),
+      connectionStore: lazyS3ConnectionStores(config.s3.stsEndpoint ? { stsEndpoint: config.s3.stsEndpoint } : {}),
     });
   }
   if (wanted.has('assetIndex') || wanted.has('assets')) parts.assetIndex = await opened.assetIndex();
@@ -457,6 +457,8 @@ function distributedOpeners(
     return l;
   });
   const own = once(async () => {
+    // Loaded here, so the embedded profile never pulls in the S3 client.
+    const { createS3ObjectStore } = await import('@pressroom/s3');
     const store = createS3ObjectStore({
       ...(config.s3.endpoint ? { endpoint: config.s3.endpoint } : {}),
       region: config.s3.region,
