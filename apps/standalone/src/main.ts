@@ -87,10 +87,15 @@ rt.logger.info('started', {
   sinceProcessStartMs: Math.round(performance.now()),
   cpuMs: Math.round((cpu.user + cpu.system) / 1000),
 });
-// The dispatcher after listening: its first claim replays the webhook deliveries from the log
-// (history: ~1 min at 1,000,000 renders), which would otherwise share the event loop with the
-// start. A render finished meanwhile waits on the log for it, as any webhook does for a busy dispatcher.
-const dispatcher = startWebhookDispatcher({ ...rt, settings: dispatcherSettings(config) });
+// The dispatcher after listening, and after the webhook deliveries are restored (their snapshot and
+// the log after it; the whole log without one: ~1 min at 1,000,000 renders), which would otherwise
+// share the event loop with the start. A render finished meanwhile waits on the log for it, as any
+// webhook does for a busy dispatcher. A restore that replayed a long log is snapshotted at once.
+const dispatcher = (async () => {
+  await rt.deliveries.warmUp?.();
+  snapshots?.saveAfterLongReplay();
+  return startWebhookDispatcher({ ...rt, settings: dispatcherSettings(config) });
+})();
 dispatcher.catch((err: unknown) => {
   rt.logger.error('the webhook dispatcher could not start; exiting', { err });
   process.exit(1);

@@ -54,6 +54,7 @@ export * from './tool-inputs.ts';
 export * from './tool-results.ts';
 export * from './self-rebuilding-idempotency-keys.ts';
 export * from './idempotency-log-facts.ts';
+export * from './snapshotted-deliveries.ts';
 export * from './render-removal.ts';
 export * from './usage-report.ts';
 export * from './payload-fingerprint.ts';

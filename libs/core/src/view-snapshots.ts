@@ -13,6 +13,7 @@ import type { LogRecord, TopicNames } from './ports/event-log.ts';
 import { DamagedSnapshotError, openIndexedSnapshot, writeIndexedSnapshot, type IndexedSnapshot } from './indexed-snapshot-file.ts';
 import { renderTopics } from './self-rebuilding-views.ts';
 import type { KeyedLogFacts } from './idempotency-log-facts.ts';
+import type { DeliveryDocumentItem, SnapshottedDeliveries } from './snapshotted-deliveries.ts';
 import type { KeyedLogFact } from './self-rebuilding-idempotency-keys.ts';
 import { silentLogger, type Logger } from './ports/logger.ts';
 
@@ -73,7 +74,16 @@ export interface SnapshotView<T> {
      * `readsWaitFor`, the view's reads (not its applies) wait for it first: the view is being
      * replayed and would answer from half of it.
      */
-    attach(base: ((key: string) => Promise<T | undefined>) | undefined, readsWaitFor?: Promise<unknown>): void;
+    attach(
+      base: ((key: string) => Promise<T | undefined>) | undefined,
+      readsWaitFor?: Promise<unknown>,
+      file?: { range(from: string, to: string): AsyncIterable<T>; note: unknown },
+    ): void;
+    /**
+     * What a snapshot of the view holds besides its items, written in its header and handed back
+     * to `attach` (`file.note`) by the start that loads it (the deliveries: the requests not settled).
+     */
+    note?(): unknown;
   };
   isItem(value: unknown): value is T;
   /** Applies one record of the log (what the view's projector does with it). */
@@ -116,6 +126,8 @@ interface Header {
   id?: string;
   /** A delta: the `id` of the base it applies to. */
   base?: string;
+  /** An indexed view's own note (`indexed.note`). */
+  note?: unknown;
 }
 
 /** A delta is rewritten instead of the base while it holds at most this share of the base's items (and at least DELTA_MIN). */
@@ -325,7 +337,14 @@ export function createViewSnapshotter<T>(
     if (savedAt && view.topics.every((t) => savedAt?.[t] === positions[t])) return false;
     // Exported after reading the positions: the view holds at least what they say.
     const items = view.exportState();
-    const header: Header = { format: view.format, view: view.name, positions, takenAt: (deps.clock?.now() ?? new Date()).toISOString() };
+    const note = indexed?.note?.();
+    const header: Header = {
+      format: view.format,
+      view: view.name,
+      positions,
+      takenAt: (deps.clock?.now() ?? new Date()).toISOString(),
+      ...(note === undefined ? {} : { note }),
+    };
     await mkdir(deps.dir, { recursive: true });
     const started = performance.now();
     let written: { count: number; kind: string } | undefined;
@@ -471,6 +490,23 @@ export function createViewSnapshotter<T>(
     }
   }
 
+  /** The items of the attached snapshot in [from, to), read whole before any is handed out (a damaged block: none, the view replayed). */
+  async function* rangeThrough(file: IndexedSnapshot, over: IndexedSnapshot | undefined, from: string, to: string): AsyncIterable<T> {
+    const items: T[] = [];
+    try {
+      for await (const { key, line } of over ? overlay(over.range(from, to), file.range(from, to)) : file.range(from, to)) {
+        const item = JSON.parse(line) as unknown;
+        if (!view.isItem(item)) throw new DamagedSnapshotError(`invalid item for ${key}`);
+        items.push(item);
+      }
+    } catch (e) {
+      if (file !== base) return void (await recovering);
+      if (!(e instanceof DamagedSnapshotError) && !(e instanceof SyntaxError)) throw e;
+      return void (await recover(e));
+    }
+    yield* items;
+  }
+
   return {
     name: view.name,
     restore(opts = {}) {
@@ -511,7 +547,10 @@ export function createViewSnapshotter<T>(
         base = file;
         delta = over;
         if (header.id) diskBase = { id: header.id, count: file.count };
-        indexed.attach((key) => readThrough(file, over, key));
+        indexed.attach((key) => readThrough(file, over, key), undefined, {
+          range: (from, to) => rangeThrough(file, over, from, to),
+          note: ((over ?? file).header as unknown as Header).note,
+        });
         from = ((over ?? file).header as unknown as Header).positions;
         items = file.count + (over?.count ?? 0);
       }
@@ -615,7 +654,8 @@ function isTemplateItem(value: unknown): value is TemplateViewItem {
  * start rebuilds before serving (see startStatusProjector/startTemplateProjector; the groups
  * are the projectors' default groups), and, when given, the log facts the Idempotency-Keys are
  * rebuilt from (`idempotency-keys`: restored by the keys' first use or warm-up, kept by the
- * snapshotter itself: no projector group). Bump a format when its view's item shape changes.
+ * snapshotter itself: no projector group), and the webhook deliveries (`deliveries`, indexed,
+ * restored before the dispatcher starts: see createSnapshottedDeliveries). Bump a format when its view's item shape changes.
  */
 export function embeddedViewSnapshots(deps: {
   dir: string;
@@ -624,9 +664,34 @@ export function embeddedViewSnapshots(deps: {
   templates: MemoryTemplateView;
   topics: TopicNames;
   idempotency?: KeyedLogFacts;
+  deliveries?: SnapshottedDeliveries;
   logger?: Logger;
 }): ViewSnapshots {
-  const { status, templates, topics, idempotency } = deps;
+  const { status, templates, topics, idempotency, deliveries } = deps;
+  const delivered = deliveries && [
+    createViewSnapshotter<DeliveryDocumentItem>(
+      {
+        name: 'deliveries',
+        format: 'deliveries/1',
+        topics: [topics.completed, topics.webhooks],
+        // The webhook dispatcher's group (its default): what it committed, it applied.
+        group: `${topics.prefix}.webhooks`,
+        exportState: () => deliveries.exportState(),
+        importState: () => undefined, // indexed: attached, never loaded
+        indexed: {
+          keyOf: (item) => deliveries.keyOf(item),
+          attach: (base, readsWaitFor, file) => deliveries.attach(base, readsWaitFor, file),
+          note: () => deliveries.note(),
+        },
+        isItem: (v): v is DeliveryDocumentItem => deliveries.isItem(v),
+        apply: (record) => deliveries.apply(record),
+        // Never wipes, as a replay of the deliveries: applies are idempotent and forward-only.
+        clear: async () => undefined,
+        markBuilt: () => deliveries.markBuilt(),
+      },
+      deps,
+    ),
+  ];
   const keys = idempotency && [
     createViewSnapshotter<KeyedLogFact>(
       {
@@ -678,6 +743,7 @@ export function embeddedViewSnapshots(deps: {
         deps,
       ),
       ...(keys ?? []),
+      ...(delivered ?? []),
     ],
     deps.logger,
   );

@@ -22,11 +22,11 @@ import {
   selfRebuildingCatalog,
   selfRebuildingIdempotencyKeys,
   createKeyedLogFacts,
+  createSnapshottedDeliveries,
   selfRebuildingStatusView,
   selfRebuildingTemplateView,
   type CatalogCommands,
   createFileEventLog,
-  createMemoryDeliveryStore,
   createMemoryIdempotencyKeys,
   createMemoryInFlightRenders,
   createMemoryRateLimiter,
@@ -338,6 +338,8 @@ function embeddedOpeners(config: PressroomConfig, _app: string, logger: Logger, 
   const keysRebuild = once(async () => keysRebuildOf(config, await log(), { topics, logger, clock }));
   const keys = once(async () => keep(createMemoryIdempotencyKeys(clock)));
   const keyFacts = once(async () => createKeyedLogFacts(await keys(), await keysRebuild()));
+  // The deliveries read through to their snapshot; the only dispatcher is the one starting (no lease in flight).
+  const deliveryDocs = createSnapshottedDeliveries(documents, { inflightLeaseMs: 0 });
   const snapshots = once(async () =>
     embeddedViewSnapshots({
       dir: join(dataDir, 'snapshots'),
@@ -346,6 +348,7 @@ function embeddedOpeners(config: PressroomConfig, _app: string, logger: Logger, 
       templates: await templates(),
       topics,
       idempotency: await keyFacts(),
+      deliveries: deliveryDocs,
       logger,
     }),
   );
@@ -367,10 +370,21 @@ function embeddedOpeners(config: PressroomConfig, _app: string, logger: Logger, 
     }),
     templates,
     snapshots,
-    // Memory: empty at start, so the first use rebuilds it (no attempt of a previous process is in flight).
-    deliveries: once(async () =>
-      keep(selfRebuildingDeliveries(createMemoryDeliveryStore(documents), { log: await log(), topics, logger, inflightLeaseMs: 0 })),
-    ),
+    // Memory: empty at start, so the first use (standalone: before its dispatcher starts) restores it
+    // from its snapshot and the log after it (no attempt of a previous process is in flight).
+    deliveries: once(async () => {
+      const restore = (await snapshots()).get('deliveries');
+      if (!restore) throw new Error('the embedded view snapshots have no deliveries');
+      return keep(
+        selfRebuildingDeliveries(deliveryDocs.store, {
+          log: await log(),
+          topics,
+          logger,
+          inflightLeaseMs: 0,
+          rebuild: () => restore.restore(),
+        }),
+      );
+    }),
     // Restored by the first keyed request after a start (or standalone's warm-up): from their
     // snapshot and the log after it, or from the whole log when there is no valid snapshot.
     idempotency: once(async () => {
