@@ -83,7 +83,7 @@ export function createSnapshottedDeliveries(documents: MemoryDocumentStore, opts
   /** A collection of `documents` that reads a document it does not hold from the attached snapshot, and keeps it. */
   function readThrough<T>(spec: DocumentCollectionSpec): DocumentCollection<T> {
     const mine = documents.collection<T>(spec);
-    held.set(spec.name, mine as MemoryDocumentCollection<unknown>);
+    held.set(spec.name, mine);
     // Applies read through here too, so nothing here waits for `readsWait` (a recovery's replay applies).
     const get = async (key: DocumentKey) => {
       const found = await mine.get(key);
