@@ -53,11 +53,17 @@ export interface SnapshotView<T> {
   /**
    * The topics the view is built from, and the consumer group that keeps it up to date. A view no
    * projector keeps (`group` absent: the Idempotency-Keys' log facts) is kept by the snapshotter
-   * itself: each save first applies the log written since the last one (or since `restore`), and
-   * nothing is saved before a `restore`.
+   * itself: each save first applies the log written since the last one (or since `restore`).
    */
   topics: string[];
   group?: string;
+  /**
+   * Restored on first use after the start rather than before serving (the Idempotency-Keys, the
+   * webhook deliveries): until its restore is done the view is empty or half built, so a save
+   * before or during it is skipped (the next start restores from the older snapshot, or the log),
+   * and a shutdown does not wait for a long replay to end.
+   */
+  lazy?: boolean;
   /** Every item the view holds in memory (with `indexed`: those not only in the attached snapshot). */
   exportState(): T[];
   importState(items: T[]): void;
@@ -154,6 +160,7 @@ export function createViewSnapshotter<T>(
   let diskBase: { id: string; count: number } | undefined;
   let recovering: Promise<void> | undefined;
   let restoring: Promise<unknown> | undefined;
+  let restoreRunning = false;
 
   async function positionsNow(): Promise<Record<string, number>> {
     const group = view.group;
@@ -330,9 +337,9 @@ export function createViewSnapshotter<T>(
 
   async function save(whole: boolean): Promise<boolean> {
     await recovering;
+    // A view restored on first use holds nothing worth saving until that restore is done.
+    if (view.lazy && (!restored || restoreRunning)) return false;
     await restoring?.catch(() => undefined);
-    // A view kept by no projector holds nothing to save until restored (it would be empty).
-    if (view.group === undefined && !restored) return false;
     const positions = await positionsNow();
     if (savedAt && view.topics.every((t) => savedAt?.[t] === positions[t])) return false;
     // Exported after reading the positions: the view holds at least what they say.
@@ -510,7 +517,8 @@ export function createViewSnapshotter<T>(
   return {
     name: view.name,
     restore(opts = {}) {
-      const running = restore(opts);
+      restoreRunning = true;
+      const running = restore(opts).finally(() => (restoreRunning = false));
       restoring = running;
       return running;
     },
@@ -676,6 +684,7 @@ export function embeddedViewSnapshots(deps: {
         topics: [topics.completed, topics.webhooks],
         // The webhook dispatcher's group (its default): what it committed, it applied.
         group: `${topics.prefix}.webhooks`,
+        lazy: true,
         exportState: () => deliveries.exportState(),
         importState: () => undefined, // indexed: attached, never loaded
         indexed: {
@@ -698,6 +707,7 @@ export function embeddedViewSnapshots(deps: {
         name: 'idempotency-keys',
         format: idempotency.format,
         topics: renderTopics(topics),
+        lazy: true,
         exportState: () => idempotency.exportState(),
         importState: (items) => idempotency.importState(items),
         isItem: (v): v is KeyedLogFact => idempotency.isItem(v),
