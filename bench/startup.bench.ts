@@ -120,8 +120,9 @@ async function startOnce(label: string): Promise<void> {
 
 /**
  * The part of a start that depends on history, in this process: open the log (index every topic
- * file), restore the status and template views (snapshot + tail, or the whole log), as standalone
- * does before it listens; then a clean shutdown (which writes the snapshots).
+ * file), restore every snapshotted view (snapshot + tail, or the whole log): the status and template
+ * views, as standalone does before it listens, and the Idempotency-Keys and webhook deliveries, which
+ * it restores after; then a clean shutdown (which writes the snapshots).
  */
 async function restoreOnce(label: string): Promise<void> {
   const config = loadConfig({ PRESSROOM_PROFILE: 'embedded', PRESSROOM_DATA_DIR: dataDir });
