@@ -11,6 +11,11 @@
 //                                                  # keeps the data dir, and reuses it when it has a log already
 //                                                  # (writing 1,000,000 renders takes minutes; the views' snapshots are kept too)
 //
+// With --service, each start also sends one async render with an Idempotency-Key right after
+// /healthz answers (the same key every start: the first start of a data dir takes it, every later
+// one must answer that request's id) and times its answer from process start: the keys are
+// restored from the log in the background after listening, and a keyed request waits for that.
+//
 // First, in this process, the part of a start that grows with history (log open + view restore),
 // without then with a snapshot. With --service, three starts of `apps/standalone/src/main.ts` against the same data dir, each timed until
 // GET /healthz answers (the ingress listens after the views are restored):
@@ -55,12 +60,38 @@ if (existsSync(join(dataDir, 'log'))) {
   console.log(`history: ${renders} renders (${renders * 3} records) written in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 }
 
+// Set at every start (a repeated start registers nothing new), so the bench can call the API.
+const API_KEY = 'prs_live_startupbench0000000000000000000000';
+const IDEMPOTENCY_KEY = 'startup-bench';
+/** The requestId the bench's Idempotency-Key answered at the first start of this run (each later one must match). */
+let keyedRequestId: string | undefined;
+
+/** Sends the keyed async render; resolves with its requestId once answered. */
+async function keyedRender(): Promise<string> {
+  const res = await fetch(`http://127.0.0.1:${port}/v1/html-to-pdf/async`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${API_KEY}`, 'Content-Type': 'application/json', 'Idempotency-Key': IDEMPOTENCY_KEY },
+    body: JSON.stringify({ html: '<p>startup bench</p>', webhook: 'http://127.0.0.1:9/startup-bench' }),
+  });
+  const body = (await res.json()) as { requestId?: string };
+  if (res.status !== 200 || !body.requestId) throw new Error(`keyed render answered ${res.status}: ${JSON.stringify(body)}`);
+  return body.requestId;
+}
+
 async function startOnce(label: string): Promise<void> {
   const started = performance.now();
   // node itself (not npx): SIGTERM must reach the service, not a wrapper that leaves it running.
   const launch = flags.tsx ? ['--import', 'tsx'] : ['scripts/run-ts.mjs'];
   const child = spawn(process.execPath, [...launch, 'apps/standalone/src/main.ts'], {
-    env: { ...process.env, PRESSROOM_PROFILE: 'embedded', PRESSROOM_DATA_DIR: dataDir, PORT: String(port), PRESSROOM_LOG_LEVEL: 'warn' },
+    env: {
+      ...process.env,
+      PRESSROOM_PROFILE: 'embedded',
+      PRESSROOM_DATA_DIR: dataDir,
+      PORT: String(port),
+      PRESSROOM_LOG_LEVEL: 'warn',
+      PRESSROOM_API_KEY: API_KEY,
+      PRESSROOM_ALLOW_PRIVATE_WEBHOOKS: 'true',
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   for (;;) {
@@ -74,7 +105,13 @@ async function startOnce(label: string): Promise<void> {
     await new Promise((r) => setTimeout(r, 50));
   }
   const ms = performance.now() - started;
-  console.log(`${label}: listening after ${(ms / 1000).toFixed(2)} s`);
+  const requestId = await keyedRender();
+  const keyedMs = performance.now() - started;
+  const same = keyedRequestId === undefined ? 'first of this run' : requestId === keyedRequestId ? 'same requestId' : 'ANOTHER requestId';
+  keyedRequestId ??= requestId;
+  console.log(
+    `${label}: listening after ${(ms / 1000).toFixed(2)} s, Idempotency-Key answered after ${(keyedMs / 1000).toFixed(2)} s (${requestId}: ${same})`,
+  );
   // Let the background snapshot of a long replay finish, then stop cleanly (SIGTERM: shutdown snapshot).
   await new Promise((r) => setTimeout(r, 3000));
   child.kill('SIGTERM');
@@ -83,8 +120,9 @@ async function startOnce(label: string): Promise<void> {
 
 /**
  * The part of a start that depends on history, in this process: open the log (index every topic
- * file), restore the status and template views (snapshot + tail, or the whole log), as standalone
- * does before it listens; then a clean shutdown (which writes the snapshots).
+ * file), restore every snapshotted view (snapshot + tail, or the whole log): the status and template
+ * views, as standalone does before it listens, and the Idempotency-Keys and webhook deliveries, which
+ * it restores after; then a clean shutdown (which writes the snapshots).
  */
 async function restoreOnce(label: string): Promise<void> {
   const config = loadConfig({ PRESSROOM_PROFILE: 'embedded', PRESSROOM_DATA_DIR: dataDir });

@@ -87,26 +87,49 @@ rt.logger.info('started', {
   sinceProcessStartMs: Math.round(performance.now()),
   cpuMs: Math.round((cpu.user + cpu.system) / 1000),
 });
-// The dispatcher after listening: its first claim replays the webhook deliveries from the log
-// (history: ~1 min at 1,000,000 renders), which would otherwise share the event loop with the
-// start. A render finished meanwhile waits on the log for it, as any webhook does for a busy dispatcher.
-const dispatcher = startWebhookDispatcher({ ...rt, settings: dispatcherSettings(config) });
-dispatcher.catch((err: unknown) => {
-  rt.logger.error('the webhook dispatcher could not start; exiting', { err });
-  process.exit(1);
-});
-// The Idempotency-Keys are replayed from the log on first use; start that now, in the background,
-// so the first keyed request does not wait for it (a claim before it is done still waits: never a
-// key forgotten). The webhook deliveries' rebuild starts with the dispatcher's first claim.
+// The dispatcher after listening, and after the webhook deliveries are restored (their snapshot and
+// the log after it; the whole log without one: ~1 min at 1,000,000 renders), which would otherwise
+// share the event loop with the start. A render finished meanwhile waits on the log for it, as any
+// webhook does for a busy dispatcher. A restore that replayed a long log is snapshotted at once.
+let stopping = false;
+let dispatcherUp: Awaited<ReturnType<typeof startWebhookDispatcher>> | undefined;
+const dispatcher = (async () => {
+  await rt.deliveries
+    .warmUp?.()
+    .then(() => snapshots?.saveAfterLongReplay())
+    .catch((err: unknown) =>
+      rt.logger.warn('webhook deliveries not restored yet; the dispatcher restores them at its first claim', { err }),
+    );
+  // A shutdown during a long restore does not wait for it, nor start the dispatcher after it.
+  return stopping ? undefined : startWebhookDispatcher({ ...rt, settings: dispatcherSettings(config) });
+})();
+dispatcher.then(
+  (up) => {
+    dispatcherUp = up;
+    if (stopping) void up?.stop(); // started while the shutdown began
+  },
+  (err: unknown) => {
+    rt.logger.error('the webhook dispatcher could not start; exiting', { err });
+    process.exit(1);
+  },
+);
+// The Idempotency-Keys are restored on first use (their snapshot and the log after it; the whole
+// log without one); start that now, in the background, so the first keyed request does not wait
+// for it (a claim before it is done still waits: never a key forgotten). A restore that replayed
+// a long log is snapshotted at once.
 void rt.idempotency
   .warmUp?.()
+  .then(() => snapshots?.saveAfterLongReplay())
   .catch((err: unknown) => rt.logger.warn('Idempotency-Keys not rebuilt yet; the first keyed request rebuilds them', { err }));
 onShutdown(rt.logger, [
   () => closeServer(server),
   async () => (await renderSide).worker.stop(),
   async () => (await renderSide).batchFinisher.stop(),
   () => sweeper.stop(),
-  async () => (await dispatcher).stop(),
+  async () => {
+    stopping = true;
+    await dispatcherUp?.stop();
+  },
   () => projector.stop(),
   () => templateProjector.stop(),
   () => catalogProjector.stop(),

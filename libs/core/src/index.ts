@@ -53,6 +53,8 @@ export * from './ports/pdf-toolkit.ts';
 export * from './tool-inputs.ts';
 export * from './tool-results.ts';
 export * from './self-rebuilding-idempotency-keys.ts';
+export * from './idempotency-log-facts.ts';
+export * from './snapshotted-deliveries.ts';
 export * from './render-removal.ts';
 export * from './usage-report.ts';
 export * from './payload-fingerprint.ts';

@@ -72,6 +72,8 @@ export interface IndexedSnapshot {
   lookup(key: string): Promise<string | undefined>;
   /** Every item line, in key order, with its key (for merging into the next snapshot). */
   scan(): AsyncIterable<{ key: string; line: string }>;
+  /** The item lines whose keys are in [from, to), in key order (reads only the blocks that may hold them). */
+  range(from: string, to: string): AsyncIterable<{ key: string; line: string }>;
   close(): Promise<void>;
 }
 
@@ -155,6 +157,16 @@ export async function openIndexedSnapshot(path: string, keyOf: (item: unknown) =
       async *scan() {
         for (const block of index) {
           for (const line of await readBlock(block)) yield { key: keyOf(JSON.parse(line)), line };
+        }
+      },
+      async *range(from, to) {
+        for (const block of index) {
+          if (block[1] < from) continue;
+          if (block[0] >= to) break;
+          for (const line of await readBlock(block)) {
+            const key = keyOf(JSON.parse(line));
+            if (key >= from && key < to) yield { key, line };
+          }
         }
       },
       close: () => fh.close(),

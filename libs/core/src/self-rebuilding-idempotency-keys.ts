@@ -1,5 +1,6 @@
 import { DEFAULT_ACCEPT_CLOCK_SKEW_MS, keysTakenOnLog, logUnavailable, type LoggedKeyedRequest } from '@pressroom/domain';
 import type { Clock } from './ports/clock.ts';
+import type { LogRecord } from './ports/event-log.ts';
 import type { IdempotencyKeys } from './ports/idempotency-keys.ts';
 import { rebuilder, replayView, type ViewRebuildDeps } from './self-rebuilding.ts';
 import { renderTopics } from './self-rebuilding-views.ts';
@@ -10,6 +11,50 @@ export interface IdempotencyRebuildDeps extends ViewRebuildDeps {
   ttlMs: number;
   /** Clock difference tolerated between the ingress and the log (as the render worker's, see admitsRender). */
   skewMs?: number;
+  /**
+   * How the keys are rebuilt when not built; default: `replayIdempotencyKeys` (the whole log).
+   * The embedded profile restores them from their snapshot and the log after it instead
+   * (`idempotencyKeysSnapshotView`); either way the rebuild ends with `markBuilt`.
+   */
+  rebuild?: () => Promise<unknown>;
+}
+
+/** What a record of the render topics tells the Idempotency-Keys: a keyed request, a withdrawal, or nothing. */
+export type KeyedLogFact = { request: LoggedKeyedRequest } | { withdrawn: string; occurredAt: string };
+
+export function keyedLogFactOf(record: LogRecord): KeyedLogFact | undefined {
+  const e = record.event;
+  if (e.type === 'RenderWithdrawn') return { withdrawn: e.requestId, occurredAt: e.occurredAt };
+  if (e.type !== 'RenderRequested' || e.data.idempotencyKey === undefined) return undefined;
+  return {
+    request: {
+      tenantId: e.tenantId,
+      requestId: e.requestId,
+      idempotencyKey: e.data.idempotencyKey,
+      fingerprint: e.data.idempotencyFingerprint,
+      occurredAt: e.occurredAt,
+      acceptBy: e.data.acceptBy,
+      writtenAtMs: record.writtenAt,
+    },
+  };
+}
+
+/**
+ * Remembers, as accepted for the rest of its window, every key the log says is taken
+ * (keysTakenOnLog over the keyed requests and withdrawals the log holds). Returns how many.
+ */
+export async function rememberKeysTaken(
+  keys: IdempotencyKeys,
+  requests: Iterable<LoggedKeyedRequest>,
+  withdrawn: ReadonlySet<string>,
+  deps: Pick<IdempotencyRebuildDeps, 'clock' | 'ttlMs' | 'skewMs'>,
+): Promise<number> {
+  const nowMs = deps.clock.now().getTime();
+  const taken = keysTakenOnLog(requests, withdrawn, { nowMs, ttlMs: deps.ttlMs, skewMs: deps.skewMs ?? DEFAULT_ACCEPT_CLOCK_SKEW_MS });
+  for (const k of taken) {
+    await keys.remember(k.tenantId, k.key, { requestId: k.requestId, fingerprint: k.fingerprint }, k.expiresAtMs - nowMs);
+  }
+  return taken.length;
 }
 
 /**
@@ -25,27 +70,11 @@ export function replayIdempotencyKeys(keys: IdempotencyKeys, deps: IdempotencyRe
     name: 'idempotency keys',
     topics: renderTopics(deps.topics),
     visit: (record) => {
-      const e = record.event;
-      if (e.type === 'RenderWithdrawn') withdrawn.add(e.requestId);
-      if (e.type !== 'RenderRequested' || e.data.idempotencyKey === undefined) return;
-      requests.push({
-        tenantId: e.tenantId,
-        requestId: e.requestId,
-        idempotencyKey: e.data.idempotencyKey,
-        fingerprint: e.data.idempotencyFingerprint,
-        occurredAt: e.occurredAt,
-        acceptBy: e.data.acceptBy,
-        writtenAtMs: record.writtenAt,
-      });
+      const fact = keyedLogFactOf(record);
+      if (fact && 'withdrawn' in fact) withdrawn.add(fact.withdrawn);
+      else if (fact) requests.push(fact.request);
     },
-    finish: async () => {
-      const nowMs = deps.clock.now().getTime();
-      const taken = keysTakenOnLog(requests, withdrawn, { nowMs, ttlMs: deps.ttlMs, skewMs: deps.skewMs ?? DEFAULT_ACCEPT_CLOCK_SKEW_MS });
-      for (const k of taken) {
-        await keys.remember(k.tenantId, k.key, { requestId: k.requestId, fingerprint: k.fingerprint }, k.expiresAtMs - nowMs);
-      }
-      return { keys: taken.length };
-    },
+    finish: async () => ({ keys: await rememberKeysTaken(keys, requests, withdrawn, deps) }),
   });
 }
 
@@ -61,7 +90,7 @@ export function replayIdempotencyKeys(keys: IdempotencyKeys, deps: IdempotencyRe
  */
 export function selfRebuildingIdempotencyKeys(keys: IdempotencyKeys, deps: IdempotencyRebuildDeps): IdempotencyKeys {
   // A log that cannot be read now: the request is not taken (503), rather than taken twice.
-  const ensureBuilt = rebuilder(keys, () => replayIdempotencyKeys(keys, deps), logUnavailable);
+  const ensureBuilt = rebuilder(keys, deps.rebuild ?? (() => replayIdempotencyKeys(keys, deps)), logUnavailable);
   return {
     async claim(tenantId, key, attempt, pendingTtlMs) {
       await ensureBuilt();

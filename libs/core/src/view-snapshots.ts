@@ -12,6 +12,9 @@ import type { MemoryTemplateView, TemplateViewItem } from './adapters/memory-tem
 import type { LogRecord, TopicNames } from './ports/event-log.ts';
 import { DamagedSnapshotError, openIndexedSnapshot, writeIndexedSnapshot, type IndexedSnapshot } from './indexed-snapshot-file.ts';
 import { renderTopics } from './self-rebuilding-views.ts';
+import type { KeyedLogFacts } from './idempotency-log-facts.ts';
+import type { DeliveryDocumentItem, SnapshottedDeliveries } from './snapshotted-deliveries.ts';
+import type { KeyedLogFact } from './self-rebuilding-idempotency-keys.ts';
 import { silentLogger, type Logger } from './ports/logger.ts';
 
 /**
@@ -47,9 +50,20 @@ export interface SnapshotView<T> {
    * written by an older version is ignored (and rebuilt) rather than misread.
    */
   format: string;
-  /** The topics the view is built from, and the consumer group that keeps it up to date. */
+  /**
+   * The topics the view is built from, and the consumer group that keeps it up to date. A view no
+   * projector keeps (`group` absent: the Idempotency-Keys' log facts) is kept by the snapshotter
+   * itself: each save first applies the log written since the last one (or since `restore`).
+   */
   topics: string[];
-  group: string;
+  group?: string;
+  /**
+   * Restored on first use after the start rather than before serving (the Idempotency-Keys, the
+   * webhook deliveries): until its restore is done the view is empty or half built, so a save
+   * before or during it is skipped (the next start restores from the older snapshot, or the log),
+   * and a shutdown does not wait for a long replay to end.
+   */
+  lazy?: boolean;
   /** Every item the view holds in memory (with `indexed`: those not only in the attached snapshot). */
   exportState(): T[];
   importState(items: T[]): void;
@@ -66,7 +80,16 @@ export interface SnapshotView<T> {
      * `readsWaitFor`, the view's reads (not its applies) wait for it first: the view is being
      * replayed and would answer from half of it.
      */
-    attach(base: ((key: string) => Promise<T | undefined>) | undefined, readsWaitFor?: Promise<unknown>): void;
+    attach(
+      base: ((key: string) => Promise<T | undefined>) | undefined,
+      readsWaitFor?: Promise<unknown>,
+      file?: { range(from: string, to: string): AsyncIterable<T>; note: unknown },
+    ): void;
+    /**
+     * What a snapshot of the view holds besides its items, written in its header and handed back
+     * to `attach` (`file.note`) by the start that loads it (the deliveries: the requests not settled).
+     */
+    note?(): unknown;
   };
   isItem(value: unknown): value is T;
   /** Applies one record of the log (what the view's projector does with it). */
@@ -109,6 +132,8 @@ interface Header {
   id?: string;
   /** A delta: the `id` of the base it applies to. */
   base?: string;
+  /** An indexed view's own note (`indexed.note`). */
+  note?: unknown;
 }
 
 /** A delta is rewritten instead of the base while it holds at most this share of the base's items (and at least DELTA_MIN). */
@@ -134,14 +159,24 @@ export function createViewSnapshotter<T>(
   /** The base on disk (its id and item count), which the next delta applies to. */
   let diskBase: { id: string; count: number } | undefined;
   let recovering: Promise<void> | undefined;
+  let restoring: Promise<unknown> | undefined;
+  let restoreRunning = false;
 
   async function positionsNow(): Promise<Record<string, number>> {
+    const group = view.group;
+    if (group === undefined) {
+      // No projector keeps the view: it holds what restore replayed and what the last save
+      // applied; apply the log written since, so the snapshot is as recent as the log.
+      const { ends } = await replay(restoredTo);
+      restoredTo = ends;
+      return Object.fromEntries(view.topics.map((topic) => [topic, ends[topic] ?? 0]));
+    }
     // The view holds every record below the replay's ends (restore) and every record below
     // the group's committed position (its projector applied them before committing): both
     // are prefixes of the log, so it holds the longer one.
     const out: Record<string, number> = {};
     for (const topic of view.topics) {
-      out[topic] = Math.max(restoredTo[topic] ?? 0, await deps.log.committed(view.group, topic));
+      out[topic] = Math.max(restoredTo[topic] ?? 0, await deps.log.committed(group, topic));
     }
     return out;
   }
@@ -302,11 +337,21 @@ export function createViewSnapshotter<T>(
 
   async function save(whole: boolean): Promise<boolean> {
     await recovering;
+    // A view restored on first use holds nothing worth saving until that restore is done.
+    if (view.lazy && (!restored || restoreRunning)) return false;
+    await restoring?.catch(() => undefined);
     const positions = await positionsNow();
     if (savedAt && view.topics.every((t) => savedAt?.[t] === positions[t])) return false;
     // Exported after reading the positions: the view holds at least what they say.
     const items = view.exportState();
-    const header: Header = { format: view.format, view: view.name, positions, takenAt: (deps.clock?.now() ?? new Date()).toISOString() };
+    const note = indexed?.note?.();
+    const header: Header = {
+      format: view.format,
+      view: view.name,
+      positions,
+      takenAt: (deps.clock?.now() ?? new Date()).toISOString(),
+      ...(note === undefined ? {} : { note }),
+    };
     await mkdir(deps.dir, { recursive: true });
     const started = performance.now();
     let written: { count: number; kind: string } | undefined;
@@ -452,47 +497,30 @@ export function createViewSnapshotter<T>(
     }
   }
 
+  /** The items of the attached snapshot in [from, to), read whole before any is handed out (a damaged block: none, the view replayed). */
+  async function* rangeThrough(file: IndexedSnapshot, over: IndexedSnapshot | undefined, from: string, to: string): AsyncIterable<T> {
+    const items: T[] = [];
+    try {
+      for await (const { key, line } of over ? overlay(over.range(from, to), file.range(from, to)) : file.range(from, to)) {
+        const item = JSON.parse(line) as unknown;
+        if (!view.isItem(item)) throw new DamagedSnapshotError(`invalid item for ${key}`);
+        items.push(item);
+      }
+    } catch (e) {
+      if (file !== base) return void (await recovering);
+      if (!(e instanceof DamagedSnapshotError) && !(e instanceof SyntaxError)) throw e;
+      return void (await recover(e));
+    }
+    yield* items;
+  }
+
   return {
     name: view.name,
-    async restore(opts = {}) {
-      await recovering;
-      await base?.close().catch(() => undefined);
-      await delta?.close().catch(() => undefined);
-      base = undefined;
-      delta = undefined;
-      diskBase = undefined;
-      await view.clear();
-      indexed?.attach(undefined);
-      let from: Record<string, number> = {};
-      let items = 0;
-      if (!opts.fromScratch && indexed) {
-        const file = await openIndexed(path);
-        if (file) {
-          const header = file.header as unknown as Header;
-          const over = await openDelta(header);
-          base = file;
-          delta = over;
-          if (header.id) diskBase = { id: header.id, count: file.count };
-          indexed.attach((key) => readThrough(file, over, key));
-          from = ((over ?? file).header as unknown as Header).positions;
-          items = file.count + (over?.count ?? 0);
-        }
-      } else if (!opts.fromScratch) {
-        const snapshot = await load();
-        if (snapshot) {
-          view.importState(snapshot.items);
-          from = snapshot.header.positions;
-          items = snapshot.items.length;
-        }
-      }
-      const fromSnapshot = Object.keys(from).length > 0;
-      const { replayed, ends } = await replay(from, opts.onRecord);
-      await view.markBuilt();
-      restoredTo = ends;
-      savedAt = fromSnapshot ? from : undefined;
-      restored = { fromSnapshot, replayed };
-      logger.info('view restored', { view: view.name, ...restored, items });
-      return restored;
+    restore(opts = {}) {
+      restoreRunning = true;
+      const running = restore(opts).finally(() => (restoreRunning = false));
+      restoring = running;
+      return running;
     },
     save(opts = {}) {
       // One at a time: a periodic save and the shutdown one never write the same file at once.
@@ -507,6 +535,50 @@ export function createViewSnapshotter<T>(
       await delta?.close().catch(() => undefined);
     },
   };
+
+  async function restore(opts: { fromScratch?: boolean; onRecord?: () => void }): Promise<RestoreResult> {
+    await recovering;
+    await base?.close().catch(() => undefined);
+    await delta?.close().catch(() => undefined);
+    base = undefined;
+    delta = undefined;
+    diskBase = undefined;
+    await view.clear();
+    indexed?.attach(undefined);
+    let from: Record<string, number> = {};
+    let items = 0;
+    if (!opts.fromScratch && indexed) {
+      const file = await openIndexed(path);
+      if (file) {
+        const header = file.header as unknown as Header;
+        const over = await openDelta(header);
+        base = file;
+        delta = over;
+        if (header.id) diskBase = { id: header.id, count: file.count };
+        indexed.attach((key) => readThrough(file, over, key), undefined, {
+          range: (from, to) => rangeThrough(file, over, from, to),
+          note: ((over ?? file).header as unknown as Header).note,
+        });
+        from = ((over ?? file).header as unknown as Header).positions;
+        items = file.count + (over?.count ?? 0);
+      }
+    } else if (!opts.fromScratch) {
+      const snapshot = await load();
+      if (snapshot) {
+        view.importState(snapshot.items);
+        from = snapshot.header.positions;
+        items = snapshot.items.length;
+      }
+    }
+    const fromSnapshot = Object.keys(from).length > 0;
+    const { replayed, ends } = await replay(from, opts.onRecord);
+    await view.markBuilt();
+    restoredTo = ends;
+    savedAt = fromSnapshot ? from : undefined;
+    restored = { fromSnapshot, replayed };
+    logger.info('view restored', { view: view.name, ...restored, items });
+    return restored;
+  }
 }
 
 /** Records replayed at start past which a snapshot is written at once. */
@@ -544,10 +616,18 @@ export class ViewSnapshots {
    * (no snapshot yet, or an old one) writes one at once, in the background.
    */
   every(intervalMs: number): void {
-    if (this.snapshotters.some((s) => (s.lastRestore()?.replayed ?? 0) >= LONG_REPLAY)) void this.saveAll();
+    this.saveAfterLongReplay();
     if (intervalMs <= 0 || this.timer) return;
     this.timer = setInterval(() => void this.saveAll(), intervalMs);
     this.timer.unref();
+  }
+
+  /**
+   * Writes the snapshots at once, in the background, when a view's last restore replayed a long
+   * log (a view restored after `every`, such as the Idempotency-Keys after listening, calls it again).
+   */
+  saveAfterLongReplay(): void {
+    if (this.snapshotters.some((s) => (s.lastRestore()?.replayed ?? 0) >= LONG_REPLAY)) void this.saveAll();
   }
 
   /** Stops the timer and writes a last snapshot: call it after the projectors stopped (their positions are committed). */
@@ -579,8 +659,11 @@ function isTemplateItem(value: unknown): value is TemplateViewItem {
 
 /**
  * The embedded profile's snapshots: the status view and the template view, the two views a
- * start rebuilds before serving (see startStatusProjector/startTemplateProjector). The groups
- * are the projectors' default groups. Bump a format when its view's item shape changes.
+ * start rebuilds before serving (see startStatusProjector/startTemplateProjector; the groups
+ * are the projectors' default groups), and, when given, the log facts the Idempotency-Keys are
+ * rebuilt from (`idempotency-keys`: restored by the keys' first use or warm-up, kept by the
+ * snapshotter itself: no projector group), and the webhook deliveries (`deliveries`, indexed,
+ * restored before the dispatcher starts: see createSnapshottedDeliveries). Bump a format when its view's item shape changes.
  */
 export function embeddedViewSnapshots(deps: {
   dir: string;
@@ -588,9 +671,53 @@ export function embeddedViewSnapshots(deps: {
   status: MemoryStatusView;
   templates: MemoryTemplateView;
   topics: TopicNames;
+  idempotency?: KeyedLogFacts;
+  deliveries?: SnapshottedDeliveries;
   logger?: Logger;
 }): ViewSnapshots {
-  const { status, templates, topics } = deps;
+  const { status, templates, topics, idempotency, deliveries } = deps;
+  const delivered = deliveries && [
+    createViewSnapshotter<DeliveryDocumentItem>(
+      {
+        name: 'deliveries',
+        format: 'deliveries/1',
+        topics: [topics.completed, topics.webhooks],
+        // The webhook dispatcher's group (its default): what it committed, it applied.
+        group: `${topics.prefix}.webhooks`,
+        lazy: true,
+        exportState: () => deliveries.exportState(),
+        importState: () => undefined, // indexed: attached, never loaded
+        indexed: {
+          keyOf: (item) => deliveries.keyOf(item),
+          attach: (base, readsWaitFor, file) => deliveries.attach(base, readsWaitFor, file),
+          note: () => deliveries.note(),
+        },
+        isItem: (v): v is DeliveryDocumentItem => deliveries.isItem(v),
+        apply: (record) => deliveries.apply(record),
+        // Never wipes, as a replay of the deliveries: applies are idempotent and forward-only.
+        clear: async () => undefined,
+        markBuilt: () => deliveries.markBuilt(),
+      },
+      deps,
+    ),
+  ];
+  const keys = idempotency && [
+    createViewSnapshotter<KeyedLogFact>(
+      {
+        name: 'idempotency-keys',
+        format: idempotency.format,
+        topics: renderTopics(topics),
+        lazy: true,
+        exportState: () => idempotency.exportState(),
+        importState: (items) => idempotency.importState(items),
+        isItem: (v): v is KeyedLogFact => idempotency.isItem(v),
+        apply: async (record) => idempotency.apply(record),
+        clear: async () => idempotency.clear(),
+        markBuilt: () => idempotency.markBuilt(),
+      },
+      deps,
+    ),
+  ];
   return new ViewSnapshots(
     [
       createViewSnapshotter(
@@ -625,6 +752,8 @@ export function embeddedViewSnapshots(deps: {
         },
         deps,
       ),
+      ...(keys ?? []),
+      ...(delivered ?? []),
     ],
     deps.logger,
   );

@@ -17,9 +17,10 @@ const open = (dataDir: string) =>
   });
 
 /**
- * The embedded profile's Idempotency-Keys are not snapshotted: they are replayed from the log in
- * the background once the service listens (standalone's `warmUp`). A keyed request arriving
- * during that replay must still find the key its first request took before the restart.
+ * The embedded profile's Idempotency-Keys are restored in the background once the service listens
+ * (standalone's `warmUp`): from their snapshot and the log after it, or, as here (a crash before
+ * any snapshot), from the whole log. A keyed request arriving during that replay must still find
+ * the key its first request took before the restart (idempotency-keys-snapshot.int.spec.ts: with a snapshot).
  */
 describe('embedded Idempotency-Keys while they replay in the background after a start', () => {
   it('a claim made during the background replay waits for it and answers the first request, never a second render', async () => {

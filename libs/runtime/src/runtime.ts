@@ -21,11 +21,12 @@ import {
   readFileCatalog,
   selfRebuildingCatalog,
   selfRebuildingIdempotencyKeys,
+  createKeyedLogFacts,
+  createSnapshottedDeliveries,
   selfRebuildingStatusView,
   selfRebuildingTemplateView,
   type CatalogCommands,
   createFileEventLog,
-  createMemoryDeliveryStore,
   createMemoryIdempotencyKeys,
   createMemoryInFlightRenders,
   createMemoryRateLimiter,
@@ -57,7 +58,7 @@ import {
 } from '@pressroom/core';
 import type { PressroomConfig } from './config.ts';
 import { deliveryLeaseMs, selfRebuildingDeliveries } from '@pressroom/webhooks';
-import { createS3ConnectionStoreFactory, createS3ObjectStore } from '@pressroom/s3';
+import { lazyS3ConnectionStores } from './lazy-s3-connections.ts';
 import { createLocalObjectStore, localFilesRoute, localUploadRoute } from '@pressroom/local-storage';
 import { createJsonLogger, createMetrics, timedObjectStore, type Metrics, type ReadinessCheck } from '@pressroom/observability';
 import { embeddedSecretKey } from './secret-key.ts';
@@ -236,7 +237,7 @@ export async function openParts<K extends Part>(
       own: await need.own(),
       catalog: await need.catalog(),
       secrets: await need.secrets(),
-      connectionStore: createS3ConnectionStoreFactory(config.s3.stsEndpoint ? { stsEndpoint: config.s3.stsEndpoint } : {}),
+      connectionStore: lazyS3ConnectionStores(config.s3.stsEndpoint ? { stsEndpoint: config.s3.stsEndpoint } : {}),
     });
   }
   if (wanted.has('assetIndex') || wanted.has('assets')) parts.assetIndex = await opened.assetIndex();
@@ -333,6 +334,24 @@ function embeddedOpeners(config: PressroomConfig, _app: string, logger: Logger, 
   const documents = createMemoryDocumentStore();
   const view = once(async (): Promise<MemoryStatusView> => keep(createMemoryStatusView(documents)));
   const templates = once(async (): Promise<MemoryTemplateView> => keep(createMemoryTemplateView(documents)));
+  // The keys' claims in memory, and the log facts they are rebuilt from (snapshotted with the views).
+  const keysRebuild = once(async () => keysRebuildOf(config, await log(), { topics, logger, clock }));
+  const keys = once(async () => keep(createMemoryIdempotencyKeys(clock)));
+  const keyFacts = once(async () => createKeyedLogFacts(await keys(), await keysRebuild()));
+  // The deliveries read through to their snapshot; the only dispatcher is the one starting (no lease in flight).
+  const deliveryDocs = createSnapshottedDeliveries(documents, { inflightLeaseMs: 0 });
+  const snapshots = once(async () =>
+    embeddedViewSnapshots({
+      dir: join(dataDir, 'snapshots'),
+      log: await log(),
+      status: await view(),
+      templates: await templates(),
+      topics,
+      idempotency: await keyFacts(),
+      deliveries: deliveryDocs,
+      logger,
+    }),
+  );
   return {
     log,
     view,
@@ -350,26 +369,29 @@ function embeddedOpeners(config: PressroomConfig, _app: string, logger: Logger, 
       return keep(selfRebuildingAssetIndex(createMemoryAssetIndex(), { log: l, topics, logger }));
     }),
     templates,
-    snapshots: once(async () =>
-      embeddedViewSnapshots({
-        dir: join(dataDir, 'snapshots'),
-        log: await log(),
-        status: await view(),
-        templates: await templates(),
-        topics,
-        logger,
-      }),
-    ),
-    // Memory: empty at start, so the first use rebuilds it (no attempt of a previous process is in flight).
-    deliveries: once(async () =>
-      keep(selfRebuildingDeliveries(createMemoryDeliveryStore(documents), { log: await log(), topics, logger, inflightLeaseMs: 0 })),
-    ),
-    // Rebuilt from the log by the first keyed request after a start.
-    idempotency: once(async () =>
-      keep(
-        selfRebuildingIdempotencyKeys(createMemoryIdempotencyKeys(clock), keysRebuildOf(config, await log(), { topics, logger, clock })),
-      ),
-    ),
+    snapshots,
+    // Memory: empty at start, so the first use (standalone: before its dispatcher starts) restores it
+    // from its snapshot and the log after it (no attempt of a previous process is in flight).
+    deliveries: once(async () => {
+      const restore = (await snapshots()).get('deliveries');
+      if (!restore) throw new Error('the embedded view snapshots have no deliveries');
+      return keep(
+        selfRebuildingDeliveries(deliveryDocs.store, {
+          log: await log(),
+          topics,
+          logger,
+          inflightLeaseMs: 0,
+          rebuild: () => restore.restore(),
+        }),
+      );
+    }),
+    // Restored by the first keyed request after a start (or standalone's warm-up): from their
+    // snapshot and the log after it, or from the whole log when there is no valid snapshot.
+    idempotency: once(async () => {
+      const restore = (await snapshots()).get('idempotency-keys');
+      if (!restore) throw new Error('the embedded view snapshots have no idempotency-keys');
+      return selfRebuildingIdempotencyKeys(await keys(), { ...(await keysRebuild()), rebuild: () => restore.restore() });
+    }),
     quotas: once(async () => ({ rateLimiter: createMemoryRateLimiter(), inFlight: createMemoryInFlightRenders() })),
     renderCache: once(async () => keep(createMemoryRenderCache())),
     closers: () => closers,
@@ -449,6 +471,8 @@ function distributedOpeners(
     return l;
   });
   const own = once(async () => {
+    // Loaded here, so the embedded profile never pulls in the S3 client.
+    const { createS3ObjectStore } = await import('@pressroom/s3');
     const store = createS3ObjectStore({
       ...(config.s3.endpoint ? { endpoint: config.s3.endpoint } : {}),
       region: config.s3.region,

@@ -35,6 +35,13 @@ export interface DeliveriesRebuildDeps {
    * `deliveryDueAt`); 0 where none can be (the only dispatcher is the one starting).
    */
   inflightLeaseMs: number;
+  /**
+   * How the deliveries are rebuilt when not built; default: `replayDeliveries` (the whole log).
+   * The embedded profile restores them from their snapshot and the log after it instead
+   * (`createSnapshottedDeliveries`); then an apply waits for the rebuild too, since a record made
+   * from a later event before the snapshot is attached would hide the snapshot's.
+   */
+  rebuild?: () => Promise<unknown>;
 }
 
 /**
@@ -101,9 +108,10 @@ export async function rebuildDeliveries(
  * way. One rebuild at a time per process; a failed one is retried by the next caller.
  */
 export function selfRebuildingDeliveries(store: DeliveryStore, deps: DeliveriesRebuildDeps): DeliveryStore {
-  const ensureBuilt = rebuilder(store, () => replayDeliveries(store, deps));
+  const rebuild = deps.rebuild;
+  const ensureBuilt = rebuilder(store, rebuild ?? (() => replayDeliveries(store, deps)));
   return {
-    apply: (event) => store.apply(event),
+    apply: rebuild ? async (event) => void (await ensureBuilt(), await store.apply(event)) : (event) => store.apply(event),
     // A record without its completion is a miss too: the completion may be what was lost.
     get: healingRead(
       ensureBuilt,
@@ -126,6 +134,7 @@ export function selfRebuildingDeliveries(store: DeliveryStore, deps: DeliveriesR
     clear: () => store.clear(),
     isBuilt: () => store.isBuilt(),
     markBuilt: () => store.markBuilt(),
+    warmUp: async () => void (await ensureBuilt()),
     ping: () => store.ping(),
     close: () => store.close(),
   };

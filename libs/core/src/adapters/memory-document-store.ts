@@ -5,6 +5,8 @@ import type { DocumentCollection, DocumentCollectionSpec, DocumentKey, DocumentS
 export interface MemoryDocumentCollection<T> extends DocumentCollection<T> {
   /** Every document of the collection. */
   all(): T[];
+  /** Every document of the collection with its key (a snapshot that is read through: see snapshotted-documents.ts). */
+  entries(): { key: DocumentKey; doc: T }[];
   /** Writes unconditionally (loading a snapshot, before anyone reads). */
   put(key: DocumentKey, doc: T): void;
 }
@@ -76,6 +78,16 @@ export function createMemoryDocumentStore(): MemoryDocumentStore {
         const out: T[] = [];
         for (const [id, v] of plain) if (id.startsWith(spec.name)) out.push(v.doc as T);
         for (const [name, map] of groups) if (name.startsWith(spec.name)) for (const v of map.values()) out.push(v.doc as T);
+        return out;
+      },
+      entries() {
+        const out: { key: DocumentKey; doc: T }[] = [];
+        for (const [id, v] of plain) if (id.startsWith(spec.name)) out.push({ key: id.slice(spec.name.length), doc: v.doc as T });
+        for (const [name, map] of groups) {
+          if (!name.startsWith(spec.name)) continue;
+          const group = name.slice(spec.name.length);
+          for (const [id, v] of map) out.push({ key: { group, id }, doc: v.doc as T });
+        }
         return out;
       },
       put: write,

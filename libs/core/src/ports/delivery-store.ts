@@ -68,6 +68,11 @@ export interface DeliveryStore {
    */
   isBuilt(): Promise<boolean>;
   markBuilt(): Promise<void>;
+  /**
+   * Rebuilds the deliveries now when they need it (a self-rebuilding store: see
+   * selfRebuildingDeliveries); resolves when they are built. Stores that never rebuild have none.
+   */
+  warmUp?(): Promise<void>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -32,7 +32,7 @@ export const serviceSlice = slice({
       '0.0.0.0',
     ),
     PRESSROOM_SNAPSHOT_INTERVAL_MS: Int(
-      'Embedded profile: how often the status and template views are snapshotted under the data dir (when the log moved), so a start replays only the log after the latest snapshot. Also written at a clean shutdown. 0: only at shutdown.',
+      'Embedded profile: how often the status and template views, the Idempotency-Keys and the webhook deliveries are snapshotted under the data dir (when the log moved), so a start replays only the log after the latest snapshot. Also written at a clean shutdown. 0: only at shutdown.',
       300000,
     ),
     PRESSROOM_METRICS_TOKEN: Str('When set, /metrics answers 401 unless the request carries `Authorization: Bearer <token>`.'),
