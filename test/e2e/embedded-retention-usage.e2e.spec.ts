@@ -6,6 +6,7 @@ import { startEmbedded } from '../support/embedded-service.ts';
 import { apiClient, download, type ApiClient } from '../support/api-client.ts';
 import { pdfInfo } from '../support/pdf-tools.ts';
 import { runOps } from '../support/ops-cli.ts';
+import { slowHtml } from '../support/fixtures.ts';
 import { unlimitedPlans } from '../support/service-process.ts';
 import { waitFor } from '@pressroom/testing';
 
@@ -122,6 +123,42 @@ describe('embedded profile: retention, DELETE and usage, with two tenants', () =
     // While globex's older file (standard keeps files) still downloads
     expect((await download(kept.signedUrl)).status).toBe(200);
     expect((await globex.get(`/v1/pdf/status/${kept.requestId}`)).json.renderStatus).toBe('SUCCESS');
+  });
+
+  it("renders a request that waited longer than its plan's retention: the retention counts from the render's outcome, not from the accepted payload", async () => {
+    // Given both pages busy for 3.5 s with acme's slow renders (retention 2 s), and one more queued behind them
+    const slow = [1, 2].map((n) => acme.post('/v1/html-to-pdf/sync', { html: slowHtml(3500, `slow ${n}`) }));
+    await new Promise((r) => setTimeout(r, 300));
+    const queued = acme.post('/v1/html-to-pdf/sync', { html: '<p>queued past the retention</p>' });
+
+    // When the sweeper runs (every 300 ms) while their payloads are older than the retention and
+    // none of them has an outcome yet; each file is fetched as soon as its answer comes (it expires
+    // 2 s after its render)
+    const rendered = await Promise.all(
+      [...slow, queued].map(async (answer) => {
+        const res = await answer;
+        expect(res.status, res.text).toBe(200);
+        return { res, file: await download(res.json.signedUrl as string) };
+      }),
+    );
+
+    // Then every one of them rendered, and its file was there to download
+    for (const { file } of rendered) {
+      expect(file.status).toBe(200);
+      expect(Buffer.from(file.bytes.subarray(0, 5)).toString()).toBe('%PDF-');
+      sent.acme.ok++;
+      sent.acme.bytes += file.bytes.byteLength;
+      sent.acme.pages += Number((await pdfInfo(file.bytes)).Pages);
+    }
+    // And the removal that does come later is recorded once per render, after its outcome
+    const id = rendered[2]!.res.headers.get('x-request-id') ?? '';
+    await waitFor(async () => (await acme.get(`/v1/pdf/status/${id}`)).status === 410, {
+      timeoutMs: 20_000,
+      intervalMs: 200,
+      description: 'the queued render to expire after its outcome',
+    });
+    const types = ((await acme.get(`/v1/pdf/${id}/events`)).json.events as { type: string }[]).map((e) => e.type);
+    expect(types.indexOf('ArtifactRemoved')).toBeGreaterThan(types.indexOf('RenderSucceeded'));
   });
 
   it('DELETE removes a render now: 204, file gone, status 410 DELETED; another tenant gets 404', async () => {

@@ -1,10 +1,11 @@
 import type { Plan, RemovalReason } from '@pressroom/schemas';
-import { expiredRenders, renderOfObjectKey, type RetentionPolicy, type StoredObject } from '@pressroom/domain';
+import { expiredRenders, isTerminal, renderOfObjectKey, type RetentionPolicy, type StoredObject } from '@pressroom/domain';
 import type { Catalog } from './ports/catalog.ts';
 import type { Clock } from './ports/clock.ts';
 import type { EventLog, TopicNames } from './ports/event-log.ts';
 import { silentLogger, type Logger } from './ports/logger.ts';
 import type { ObjectStore } from './ports/object-store.ts';
+import type { StatusView } from './ports/status-view.ts';
 import type { EventFactory } from './event-factory.ts';
 
 export interface RenderRemovalDeps {
@@ -17,6 +18,12 @@ export interface RenderRemovalDeps {
   clock: Clock;
   /** The process name recorded on ArtifactRemoved. */
   by: string;
+  /**
+   * Whether a render has its outcome, for a render of which only the stored payload is left past
+   * its retention (`ExpiredRender.payloadOnly`). Without it such a render is kept: its payload
+   * may be what a queued request is still to be rendered from.
+   */
+  view?: Pick<StatusView, 'get'>;
   logger?: Logger;
 }
 
@@ -43,6 +50,11 @@ export function createRenderRemoval(deps: RenderRemovalDeps) {
     return keys.sort();
   }
 
+  async function outcomeKnown(tenantId: string, requestId: string): Promise<boolean> {
+    const entry = await deps.view?.get(requestId);
+    return entry?.tenantId === tenantId && isTerminal(entry);
+  }
+
   return {
     /** `DELETE /v1/pdf/{requestId}`: the render's files go now, recorded as DELETED. */
     async remove(tenantId: string, requestId: string): Promise<string[]> {
@@ -65,11 +77,16 @@ export function createRenderRemoval(deps: RenderRemovalDeps) {
         if (render && !plans.has(render.tenantId)) plans.set(render.tenantId, (await deps.catalog.getTenant(render.tenantId))?.plan);
       }
       const expired = expiredRenders(objects, { now: deps.clock.now(), policy, planOf: (t) => plans.get(t) });
+      let removed = 0;
       for (const r of expired) {
+        // Waiting or rendering: its payload stays until the render has an outcome (then its own
+        // files start the retention over, or, failed or withdrawn, it goes at the next sweep).
+        if (r.payloadOnly && !(await outcomeKnown(r.tenantId, r.requestId))) continue;
         await removeKeys(r.tenantId, r.requestId, r.keys, 'EXPIRED');
         logger.info('render files expired', { tenantId: r.tenantId, requestId: r.requestId, files: r.keys.length });
+        removed++;
       }
-      return expired.length;
+      return removed;
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { Plan } from '@pressroom/schemas';
+import { payloadKey } from './payloads.ts';
 
 /** How long each plan keeps a render's files in our own storage; a plan not listed keeps them. */
 export type RetentionPolicy = Partial<Record<Plan, number>>;
@@ -34,30 +35,54 @@ export function isExpired(args: { lastModified: Date; now: Date; retentionMs: nu
   return args.now.getTime() - args.lastModified.getTime() >= args.retentionMs;
 }
 
+/** A render whose files outlived its tenant's plan (expiredRenders). */
+export interface ExpiredRender {
+  tenantId: string;
+  requestId: string;
+  keys: string[];
+  /**
+   * Only the request's stored payload is there (payloads.ts): the render is waiting, rendering,
+   * withdrawn or failed. Removed only once its outcome is known: a queued request's payload is
+   * what it will be rendered from.
+   */
+  payloadOnly: boolean;
+}
+
 /**
- * Which renders' files a sweep removes: the expired objects of our own storage, grouped by
+ * Which renders' files a sweep removes: the expired renders of our own storage, grouped by
  * render. `planOf` answers the tenant's plan (undefined: unknown tenant, kept: never guess).
- * A render is removed whole once its oldest file expired, so a removal is one event.
+ *
+ * The retention counts from the render's outcome, the time its files were stored: the stored
+ * payload (written when the request was accepted, maybe long before it was rendered) does not
+ * count while the render has files of its own. A render with only its payload is expired when
+ * the payload outlived the retention, flagged `payloadOnly`: the sweeper removes it only once the
+ * render has an outcome. A render is removed whole (payload included), so a removal is one event.
  */
 export function expiredRenders(
   objects: readonly StoredObject[],
   args: { now: Date; policy: RetentionPolicy; planOf: (tenantId: string) => Plan | undefined },
-): { tenantId: string; requestId: string; keys: string[] }[] {
-  const byRender = new Map<string, { tenantId: string; requestId: string; keys: string[]; expired: boolean }>();
+): ExpiredRender[] {
+  const byRender = new Map<string, { tenantId: string; requestId: string; keys: string[]; outputs: boolean; expired: boolean }>();
+  const payloadExpired = new Map<string, boolean>();
   for (const o of objects) {
     const render = renderOfObjectKey(o.key);
     if (!render) continue;
     const plan = args.planOf(render.tenantId);
     const retentionMs = plan === undefined ? undefined : args.policy[plan];
     const id = `${render.tenantId}/${render.requestId}`;
-    const entry = byRender.get(id) ?? { ...render, keys: [], expired: false };
+    const entry = byRender.get(id) ?? { ...render, keys: [], outputs: false, expired: false };
     entry.keys.push(o.key);
-    entry.expired ||= isExpired({ lastModified: o.lastModified, now: args.now, retentionMs });
+    const expired = isExpired({ lastModified: o.lastModified, now: args.now, retentionMs });
+    if (o.key === payloadKey(render.tenantId, render.requestId)) payloadExpired.set(id, expired);
+    else {
+      entry.outputs = true;
+      entry.expired ||= expired;
+    }
     byRender.set(id, entry);
   }
-  return [...byRender.values()]
-    .filter((r) => r.expired)
-    .map(({ tenantId, requestId, keys }) => ({ tenantId, requestId, keys: keys.sort() }));
+  return [...byRender]
+    .filter(([id, r]) => (r.outputs ? r.expired : payloadExpired.get(id) === true))
+    .map(([, { tenantId, requestId, keys, outputs }]) => ({ tenantId, requestId, keys: keys.sort(), payloadOnly: !outputs }));
 }
 
 /** A retention as configuration writes it: a whole number with a unit (`s`, `m`, `h`, `d`), or `forever`. */

@@ -3,6 +3,8 @@ import { expiredRenders, isExpired, parseRetention, renderOfObjectKey, retention
 
 const R1 = '019a9b5e-7c1a-7d3e-9f10-2b4c6d8e0a10';
 const R2 = '019a9b5e-7c1a-7d3e-9f10-2b4c6d8e0a11';
+const R3 = '019a9b5e-7c1a-7d3e-9f10-2b4c6d8e0a12';
+const R4 = '019a9b5e-7c1a-7d3e-9f10-2b4c6d8e0a13';
 const at = (s: number) => new Date(Date.UTC(2026, 10, 22, 10, 0, s));
 
 describe('renderOfObjectKey', () => {
@@ -37,7 +39,27 @@ describe('expiredRenders', () => {
     ];
     const plans: Record<string, 'high' | 'standard'> = { high: 'high', std: 'standard' };
     const out = expiredRenders(objects, { now: at(10), policy: { high: 5000 }, planOf: (t) => plans[t] });
-    expect(out).toEqual([{ tenantId: 'high', requestId: R1, keys: [`high/${R1}.pdf`, `high/${R1}.pdf.debug.json`] }]);
+    expect(out).toEqual([{ tenantId: 'high', requestId: R1, keys: [`high/${R1}.pdf`, `high/${R1}.pdf.debug.json`], payloadOnly: false }]);
+  });
+
+  it("counts the retention from the render's own files, not from its stored payload; a payload alone is flagged", () => {
+    const objects = [
+      // accepted at 0, rendered at 8: its file is younger than the retention, the old payload does not count
+      { key: `high/${R1}.payload.json`, lastModified: at(0) },
+      { key: `high/${R1}.pdf`, lastModified: at(8) },
+      // accepted at 0, not rendered (yet): expired, but only its payload is there
+      { key: `high/${R2}.payload.json`, lastModified: at(0) },
+      // accepted at 1, rendered at 2: expired, payload and file go together
+      { key: `high/${R3}.payload.json`, lastModified: at(1) },
+      { key: `high/${R3}.pdf`, lastModified: at(2) },
+      // accepted at 8: neither
+      { key: `high/${R4}.payload.json`, lastModified: at(8) },
+    ];
+    const out = expiredRenders(objects, { now: at(10), policy: { high: 5000 }, planOf: () => 'high' });
+    expect(out).toEqual([
+      { tenantId: 'high', requestId: R2, keys: [`high/${R2}.payload.json`], payloadOnly: true },
+      { tenantId: 'high', requestId: R3, keys: [`high/${R3}.payload.json`, `high/${R3}.pdf`], payloadOnly: false },
+    ]);
   });
 });
 
