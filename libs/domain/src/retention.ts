@@ -62,27 +62,31 @@ export function expiredRenders(
   objects: readonly StoredObject[],
   args: { now: Date; policy: RetentionPolicy; planOf: (tenantId: string) => Plan | undefined },
 ): ExpiredRender[] {
-  const byRender = new Map<string, { tenantId: string; requestId: string; keys: string[]; outputs: boolean; expired: boolean }>();
-  const payloadExpired = new Map<string, boolean>();
+  // Per render: its keys, whether it has files of its own (outputs) and whether one of them
+  // expired, and whether its stored payload expired (what decides for a render with only that).
+  const byRender = new Map<
+    string,
+    { tenantId: string; requestId: string; keys: string[]; outputs: boolean; expired: boolean; payloadExpired: boolean }
+  >();
   for (const o of objects) {
     const render = renderOfObjectKey(o.key);
     if (!render) continue;
     const plan = args.planOf(render.tenantId);
     const retentionMs = plan === undefined ? undefined : args.policy[plan];
     const id = `${render.tenantId}/${render.requestId}`;
-    const entry = byRender.get(id) ?? { ...render, keys: [], outputs: false, expired: false };
+    const entry = byRender.get(id) ?? { ...render, keys: [], outputs: false, expired: false, payloadExpired: false };
     entry.keys.push(o.key);
     const expired = isExpired({ lastModified: o.lastModified, now: args.now, retentionMs });
-    if (o.key === payloadKey(render.tenantId, render.requestId)) payloadExpired.set(id, expired);
+    if (o.key === payloadKey(render.tenantId, render.requestId)) entry.payloadExpired = expired;
     else {
       entry.outputs = true;
       entry.expired ||= expired;
     }
     byRender.set(id, entry);
   }
-  return [...byRender]
-    .filter(([id, r]) => (r.outputs ? r.expired : payloadExpired.get(id) === true))
-    .map(([, { tenantId, requestId, keys, outputs }]) => ({ tenantId, requestId, keys: keys.sort(), payloadOnly: !outputs }));
+  return [...byRender.values()]
+    .filter((r) => (r.outputs ? r.expired : r.payloadExpired))
+    .map(({ tenantId, requestId, keys, outputs }) => ({ tenantId, requestId, keys: keys.sort(), payloadOnly: !outputs }));
 }
 
 /** A retention as configuration writes it: a whole number with a unit (`s`, `m`, `h`, `d`), or `forever`. */
