@@ -1,4 +1,4 @@
-import { FairScheduler, type SchedulerLane } from '@pressroom/domain';
+import { FairScheduler, type FairSchedulerOptions, type SchedulerLane } from '@pressroom/domain';
 
 interface Ticket {
   lane: SchedulerLane;
@@ -22,13 +22,23 @@ export class SlotsClosedError extends Error {
  * other tenants' requests behind a capped tenant's are served first; the log's committed
  * position stays at the lowest unfinished record, so a crash re-renders, never loses.
  */
+export interface RenderSlotsOptions extends FairSchedulerOptions {
+  /** Milliseconds, monotonic. Default performance.now. */
+  now?: () => number;
+}
+
 export class RenderSlots {
   readonly #scheduler: FairScheduler<Ticket>;
   readonly #waiting = new Set<Ticket>();
+  readonly #now: () => number;
+  /** The dispatch that ends the async lane's yield, when one is due. */
+  #yieldTimer: NodeJS.Timeout | undefined;
   #closed = false;
 
-  constructor(slotsPerLane: number) {
-    this.#scheduler = new FairScheduler({ sync: slotsPerLane, async: slotsPerLane });
+  constructor(slotsPerLane: number, options: RenderSlotsOptions = {}) {
+    const { now, ...yieldOptions } = options;
+    this.#scheduler = new FairScheduler({ sync: slotsPerLane, async: slotsPerLane }, yieldOptions);
+    this.#now = now ?? (() => performance.now());
   }
 
   /** Resolves with the function that gives the slot back, once this render may start. */
@@ -45,6 +55,7 @@ export class RenderSlots {
   /** Rejects every render still waiting (its record stays uncommitted); running ones finish. */
   close(): void {
     this.#closed = true;
+    clearTimeout(this.#yieldTimer);
     for (const ticket of this.#waiting) {
       this.#scheduler.withdraw(ticket.lane, ticket.tenantId, ticket);
       ticket.reject(new SlotsClosedError());
@@ -57,16 +68,34 @@ export class RenderSlots {
   }
 
   #dispatch(): void {
-    for (const { lane, tenantId, job: ticket } of this.#scheduler.dispatch()) {
+    if (this.#closed) return;
+    const now = this.#now();
+    for (const { lane, tenantId, job: ticket } of this.#scheduler.dispatch(now)) {
       let released = false;
       const release = () => {
         if (released) return;
         released = true;
-        this.#scheduler.finish(lane, tenantId);
+        this.#scheduler.finish(lane, tenantId, this.#now());
         this.#dispatch();
       };
       this.#waiting.delete(ticket);
       ticket.resolve(release);
     }
+    this.#wakeAfterYield(now);
+  }
+
+  /** Async renders held only by the window after the last sync render start when it ends. */
+  #wakeAfterYield(now: number): void {
+    clearTimeout(this.#yieldTimer);
+    this.#yieldTimer = undefined;
+    const until = this.#scheduler.waiting('async') > 0 ? this.#scheduler.asyncHeldUntil(now) : undefined;
+    if (until === undefined || until === Number.POSITIVE_INFINITY) return;
+    this.#yieldTimer = setTimeout(
+      () => {
+        this.#yieldTimer = undefined;
+        this.#dispatch();
+      },
+      Math.max(1, Math.ceil(until - now)),
+    );
   }
 }

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RenderSlots, SlotsClosedError } from './render-slots.ts';
 
 const settled = () => new Promise((r) => setImmediate(r));
@@ -37,5 +37,45 @@ describe('RenderSlots', () => {
     await expect(waiting).rejects.toBeInstanceOf(SlotsClosedError);
     await expect(slots.acquire('sync', 'c', 1)).rejects.toBeInstanceOf(SlotsClosedError);
     expect(slots.stats('async')).toEqual({ running: 1, waiting: 0 });
+  });
+
+  describe('with an async yield', () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    it('starts a waiting async render once the window after the last sync render has passed, by itself', async () => {
+      vi.useFakeTimers();
+      let now = 0;
+      const slots = new RenderSlots(2, { asyncYieldMs: 200, now: () => now });
+      const started: string[] = [];
+      // Given a sync render running and an async one waiting
+      const sync = slots.acquire('sync', 'a', 2);
+      await vi.advanceTimersByTimeAsync(0);
+      void slots.acquire('async', 'b', 2).then(() => started.push('b-async'));
+      await vi.advanceTimersByTimeAsync(0);
+      expect(slots.stats('async')).toEqual({ running: 0, waiting: 1 });
+      // When the sync render ends at t=1000
+      now = 1000;
+      (await sync)();
+      // Then the async one waits out the window, and starts with no other event
+      now = 1199;
+      await vi.advanceTimersByTimeAsync(199);
+      expect(started).toEqual([]);
+      now = 1200;
+      await vi.advanceTimersByTimeAsync(1);
+      expect(started).toEqual(['b-async']);
+      expect(slots.stats('async')).toEqual({ running: 1, waiting: 0 });
+    });
+
+    it('a close cancels the wake-up', async () => {
+      vi.useFakeTimers();
+      const slots = new RenderSlots(1, { asyncYieldMs: 200, now: () => 0 });
+      (await slots.acquire('sync', 'a', 1))();
+      const waiting = slots.acquire('async', 'b', 1);
+      slots.close();
+      await expect(waiting).rejects.toBeInstanceOf(SlotsClosedError);
+      expect(vi.getTimerCount()).toBe(0);
+    });
   });
 });

@@ -64,6 +64,12 @@ export interface RenderWorkerDeps {
    */
   readAhead?: number;
   /**
+   * How the async lane gives way to the sync lane: no async render starts while a sync one runs
+   * or could start, nor for `ms` after the last one ended; bounded by `maxMs` (see
+   * FairScheduler). Default: no yield.
+   */
+  asyncYield?: { ms: number; maxMs: number };
+  /**
    * A tenant's plan cap on renders in flight (see `planRenderCap`). Either way the cap never
    * exceeds `concurrency - 1` (`tenantRenderCap`); without it, that is the cap of every tenant.
    */
@@ -121,7 +127,10 @@ const HEARTBEAT_EVERY_MS = 2000;
 export async function startRenderWorker(deps: RenderWorkerDeps): Promise<Subscription> {
   const group = deps.group ?? `${deps.topics.prefix}.renderer`;
   const worker = deps.workerId ?? `${hostname()}:${process.pid}`;
-  const slots = new RenderSlots(deps.concurrency);
+  const slots = new RenderSlots(
+    deps.concurrency,
+    deps.asyncYield ? { asyncYieldMs: deps.asyncYield.ms, asyncYieldMaxMs: deps.asyncYield.maxMs } : {},
+  );
   const payloads = createStoredPayloads({ own: deps.storage.own, ...(deps.payloadHandoff ? { handoff: deps.payloadHandoff } : {}) });
   const capOf = (plan: string | undefined) => tenantRenderCap(deps.capForPlan?.(plan) ?? deps.concurrency, deps.concurrency);
   const handle = async (record: LogRecord, ctx: ConsumeContext) => {

@@ -9,6 +9,7 @@ export function renderWorkerSettings(
   RenderWorkerDeps,
   | 'concurrency'
   | 'readAhead'
+  | 'asyncYield'
   | 'capForPlan'
   | 'pngMaxPixelsForPlan'
   | 'pngMaxPagesForPlan'
@@ -20,6 +21,7 @@ export function renderWorkerSettings(
   return {
     concurrency: config.render.pages,
     readAhead: config.render.readAhead,
+    asyncYield: config.render.asyncYield,
     capForPlan: (plan) => planRenderCap(config.render.tenantCaps, plan),
     pngMaxPixelsForPlan: (plan) => (plan === 'standard' || plan === 'high' ? config.plans[plan].pngMaxPixels : undefined),
     pngMaxPagesForPlan: (plan) => (plan === 'standard' || plan === 'high' ? config.plans[plan].pngMaxPages : undefined),

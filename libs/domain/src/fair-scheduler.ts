@@ -12,6 +12,21 @@ interface Waiting<T> {
   cap: number;
 }
 
+/** How the async lane gives way to the sync lane (see FairScheduler). */
+export interface FairSchedulerOptions {
+  /**
+   * While a sync render waits or runs, and for this long after the last one ended, no async
+   * render starts (those already running finish). 0 (default): the lanes only share out the slots.
+   */
+  asyncYieldMs?: number;
+  /**
+   * The bound on that yield (default 5000 ms): a sync render holds the async lane only during its
+   * first `asyncYieldMaxMs`, and the async lane is never held longer than that in a row (then one
+   * async render starts, and the count begins again).
+   */
+  asyncYieldMaxMs?: number;
+}
+
 interface LaneState<T> {
   slots: number;
   running: number;
@@ -32,6 +47,16 @@ interface LaneState<T> {
  *   line, a tenant at its cap is skipped and keeps its place. A tenant's own jobs start in
  *   the order they arrived.
  * - The sync lane is served first when both lanes could use a tenant's last unit of cap.
+ * - With `asyncYieldMs`, async work uses the time the sync lane leaves idle: no async render
+ *   starts while a sync render could start (one waits and its tenant is under its cap) or runs,
+ *   nor within `asyncYieldMs` after the last one ended. A sync caller waits on the other side of
+ *   an HTTP call; an async one does not, and an async render started beside a sync one slows it
+ *   (they share the CPU, and maybe a tenant's one unit of cap). The window bridges the gap
+ *   between one sync request and the next (the caller reads its answer and sends again).
+ *   The yield is bounded by `asyncYieldMaxMs`, so no tenant's sync traffic can stop the async
+ *   lane of every tenant: a sync render running longer than that (a slow or hostile document)
+ *   no longer holds it, nor does a sync render waiting for its own tenant's cap; and under sync
+ *   traffic without gaps, one async render starts per `asyncYieldMaxMs`.
  *
  * With caps below the slot count, one tenant's renders, however slow or hostile, leave a
  * slot for the others; among the others, a newcomer waits at most for the tenants ahead of
@@ -40,13 +65,26 @@ interface LaneState<T> {
 export class FairScheduler<T> {
   readonly #lanes: Record<SchedulerLane, LaneState<T>>;
   readonly #inFlight = new Map<string, number>();
+  readonly #asyncYieldMs: number;
+  readonly #asyncYieldMaxMs: number;
+  /** When the last sync render started and ended (the caller's clock); -Infinity before the first. */
+  #syncStartedAt = Number.NEGATIVE_INFINITY;
+  #syncEndedAt = Number.NEGATIVE_INFINITY;
+  /** Since when async work has waited only for the yield; undefined when it is not held. */
+  #asyncHeldSince: number | undefined;
 
-  constructor(slots: Record<SchedulerLane, number>) {
+  constructor(slots: Record<SchedulerLane, number>, options: FairSchedulerOptions = {}) {
     for (const lane of ['sync', 'async'] as const) {
       if (!Number.isInteger(slots[lane]) || slots[lane] < 1) throw new RangeError(`${lane} slots must be a positive integer`);
     }
     const lane = (n: number): LaneState<T> => ({ slots: n, running: 0, queues: new Map(), turns: [] });
     this.#lanes = { sync: lane(slots.sync), async: lane(slots.async) };
+    const yieldMs = options.asyncYieldMs ?? 0;
+    const maxMs = options.asyncYieldMaxMs ?? 5000;
+    if (!Number.isFinite(yieldMs) || yieldMs < 0) throw new RangeError('asyncYieldMs must be a non-negative number');
+    if (!Number.isFinite(maxMs) || maxMs <= 0) throw new RangeError('asyncYieldMaxMs must be a positive number');
+    this.#asyncYieldMs = yieldMs;
+    this.#asyncYieldMaxMs = maxMs;
   }
 
   /** Queues a job; `cap` is the tenant's limit on renders in flight (at least 1). */
@@ -61,24 +99,49 @@ export class FairScheduler<T> {
     queue.push({ job, cap: Math.max(1, Math.floor(cap)) });
   }
 
-  /** Starts every job that may start now, in the order they start. */
-  dispatch(): Dispatched<T>[] {
+  /** Starts every job that may start at `now` (the clock `finish` is given), in the order they start. */
+  dispatch(now = 0): Dispatched<T>[] {
     const started: Dispatched<T>[] = [];
-    for (const lane of ['sync', 'async'] as const) {
-      for (let next = this.#pick(lane); next; next = this.#pick(lane)) started.push(next);
+    for (let next = this.#pick('sync'); next; next = this.#pick('sync')) {
+      this.#syncStartedAt = Math.max(this.#syncStartedAt, now);
+      started.push(next);
     }
+    for (let next = this.#pickAsync(now); next; next = this.#pickAsync(now)) started.push(next);
     // A sync start may have used a tenant's last unit of cap before async looked; and an async
     // lane pick never frees anything for sync, so one pass over the lanes is complete.
     return started;
   }
 
-  /** A dispatched job is done (success, failure or crash): its slot and its unit of cap are free. */
-  finish(lane: SchedulerLane, tenantId: string): void {
+  /**
+   * When the async lane may start again, if the yield to the sync lane holds it at `now`: the
+   * caller dispatches again then (a sync render's start or end brings a dispatch anyway).
+   * Undefined when the async lane is not held.
+   */
+  asyncHeldUntil(now: number): number | undefined {
+    if (this.#asyncYieldMs === 0) return undefined;
+    const max = this.#asyncYieldMaxMs;
+    // Held long enough in a row: one async render goes now.
+    const bound = this.#asyncHeldSince === undefined ? Number.POSITIVE_INFINITY : this.#asyncHeldSince + max;
+    if (now >= bound) return undefined;
+    const reasons: number[] = [];
+    if (this.#syncCouldStart()) reasons.push(bound);
+    if (this.#lanes.sync.running > 0 && now < this.#syncStartedAt + max) reasons.push(this.#syncStartedAt + max);
+    if (now < this.#syncEndedAt + this.#asyncYieldMs) reasons.push(this.#syncEndedAt + this.#asyncYieldMs);
+    if (reasons.length === 0) return undefined;
+    return Math.min(bound, Math.max(...reasons));
+  }
+
+  /**
+   * A dispatched job is done (success, failure or crash): its slot and its unit of cap are free.
+   * `now` (the clock `dispatch` is given) starts the async lane's yield after a sync render.
+   */
+  finish(lane: SchedulerLane, tenantId: string, now = 0): void {
     const state = this.#lanes[lane];
     if (state.running === 0) throw new Error(`finish without a running job on the ${lane} lane`);
     const held = this.#inFlight.get(tenantId) ?? 0;
     if (held === 0) throw new Error(`finish without a running job of tenant ${tenantId}`);
     state.running -= 1;
+    if (lane === 'sync') this.#syncEndedAt = Math.max(this.#syncEndedAt, now);
     if (held === 1) this.#inFlight.delete(tenantId);
     else this.#inFlight.set(tenantId, held - 1);
   }
@@ -107,6 +170,31 @@ export class FairScheduler<T> {
 
   running(lane: SchedulerLane): number {
     return this.#lanes[lane].running;
+  }
+
+  /** The async lane's next start, unless the yield holds it (then the hold is timed from now). */
+  #pickAsync(now: number): Dispatched<T> | undefined {
+    if (this.waiting('async') === 0) {
+      this.#asyncHeldSince = undefined;
+      return undefined;
+    }
+    if (this.asyncHeldUntil(now) !== undefined) {
+      this.#asyncHeldSince ??= now;
+      return undefined;
+    }
+    const next = this.#pick('async');
+    // An async render started: any later hold is counted afresh.
+    if (next) this.#asyncHeldSince = undefined;
+    return next;
+  }
+
+  /** A sync job waits that a free slot would start (its tenant is under its cap). */
+  #syncCouldStart(): boolean {
+    const sync = this.#lanes.sync;
+    return sync.turns.some((tenantId) => {
+      const head = sync.queues.get(tenantId)?.[0];
+      return head !== undefined && this.inFlight(tenantId) < head.cap;
+    });
   }
 
   #pick(lane: SchedulerLane): Dispatched<T> | undefined {

@@ -103,6 +103,98 @@ describe('FairScheduler', () => {
   });
 });
 
+describe('FairScheduler with asyncYieldMs (the async lane gives way to the sync lane)', () => {
+  const yielding = (slots = { sync: 2, async: 2 }) => new FairScheduler<string>(slots, { asyncYieldMs: 100, asyncYieldMaxMs: 5000 });
+
+  it('starts no async render while a sync render runs, nor within the window after it ended', () => {
+    // Given free slots on both lanes, one sync render running and async work waiting
+    const s = yielding();
+    s.submit('sync', 'a', 2, 'a-sync');
+    expect(jobs(s.dispatch(0))).toEqual(['a-sync']);
+    s.submit('async', 'b', 2, 'b-async');
+    // Then nothing async starts while it runs
+    expect(s.dispatch(10)).toEqual([]);
+    expect(s.asyncHeldUntil(10)).toBe(5000);
+    // When it ends at 50, the async lane still waits until 150
+    s.finish('sync', 'a', 50);
+    expect(s.dispatch(60)).toEqual([]);
+    expect(s.asyncHeldUntil(60)).toBe(150);
+    expect(s.dispatch(149)).toEqual([]);
+    // Then starts at 150
+    expect(jobs(s.dispatch(150))).toEqual(['b-async']);
+    expect(s.asyncHeldUntil(150)).toBeUndefined();
+  });
+
+  it('holds the async lane while a sync render waits for a slot, not for its own tenant’s cap', () => {
+    const s = yielding({ sync: 1, async: 2 });
+    // Given the one sync slot taken and another sync render waiting for it
+    s.submit('sync', 'a', 2, 'a-sync');
+    expect(jobs(s.dispatch(0))).toEqual(['a-sync']);
+    s.submit('sync', 'b', 2, 'b-sync');
+    s.submit('async', 'c', 2, 'c-async');
+    s.finish('sync', 'a', 10); // ... ended long ago, a-sync's start too
+    s.submit('sync', 'a', 2, 'a-sync2');
+    expect(jobs(s.dispatch(6000))).toEqual(['b-sync']);
+    // Then c waits while a-sync2 waits for the slot
+    expect(s.dispatch(6001)).toEqual([]);
+    // Given instead tenant d at its cap of 1 with an async render, its sync render waiting for it
+    const t = yielding();
+    t.submit('async', 'd', 1, 'd-async');
+    expect(jobs(t.dispatch(0))).toEqual(['d-async']);
+    t.submit('sync', 'd', 1, 'd-sync');
+    t.submit('async', 'e', 1, 'e-async');
+    // Then e's async render starts: d's sync one could not start if it had the slot
+    expect(jobs(t.dispatch(1))).toEqual(['e-async']);
+  });
+
+  it('lets a sync render start beside running async ones (only new async starts give way)', () => {
+    const s = yielding();
+    s.submit('async', 'a', 2, 'a1');
+    s.submit('async', 'a', 2, 'a2');
+    expect(jobs(s.dispatch(0))).toEqual(['a1', 'a2']);
+    s.submit('sync', 'b', 2, 'b-sync');
+    expect(jobs(s.dispatch(5))).toEqual(['b-sync']);
+  });
+
+  it('a sync render running past asyncYieldMaxMs (a slow or hostile document) no longer holds the lane', () => {
+    const s = yielding();
+    s.submit('sync', 'a', 1, 'a-spin');
+    expect(jobs(s.dispatch(0))).toEqual(['a-spin']);
+    s.submit('async', 'b', 1, 'b-async');
+    expect(s.dispatch(4999)).toEqual([]);
+    expect(jobs(s.dispatch(5000))).toEqual(['b-async']);
+  });
+
+  it('under sync traffic without gaps, one async render starts per asyncYieldMaxMs', () => {
+    const s = yielding({ sync: 1, async: 2 });
+    for (const job of ['b1', 'b2', 'b3']) s.submit('async', 'b', 3, job);
+    const started: string[] = [];
+    // Given a sync render of 50 ms every 60 ms from t=0 to t=12 000
+    for (let t = 0; t < 12_000; t += 60) {
+      s.submit('sync', 'a', 1, `a@${t}`);
+      started.push(...jobs(s.dispatch(t)).filter((j) => j.startsWith('b')));
+      s.finish('sync', 'a', t + 50);
+      started.push(...jobs(s.dispatch(t + 50)).filter((j) => j.startsWith('b')));
+    }
+    // Then two async renders started in those 12 s, one at a time
+    expect(started).toEqual(['b1', 'b2']);
+  });
+
+  it('without the option (or 0), the lanes only share out the slots', () => {
+    for (const s of [
+      new FairScheduler<string>({ sync: 1, async: 1 }),
+      new FairScheduler<string>({ sync: 1, async: 1 }, { asyncYieldMs: 0 }),
+    ]) {
+      s.submit('sync', 'a', 2, 'a-sync');
+      s.submit('async', 'b', 2, 'b-async');
+      expect(jobs(s.dispatch(0))).toEqual(['a-sync', 'b-async']);
+      expect(s.asyncHeldUntil(0)).toBeUndefined();
+    }
+    expect(() => new FairScheduler<string>({ sync: 1, async: 1 }, { asyncYieldMs: -1 })).toThrow(RangeError);
+    expect(() => new FairScheduler<string>({ sync: 1, async: 1 }, { asyncYieldMs: 1, asyncYieldMaxMs: 0 })).toThrow(RangeError);
+  });
+});
+
 describe('tenantRenderCap', () => {
   it("is the plan's cap, but leaves at least one page of the worker to the other tenants", () => {
     expect(tenantRenderCap(1, 2)).toBe(1);

@@ -17,6 +17,16 @@ export const renderSlice = slice({
       64,
       1,
     ),
+    PRESSROOM_RENDER_ASYNC_YIELD_MS: Int(
+      'How the async lane gives way to sync callers: a render worker starts no async render while a sync render runs or could start, nor for this long after the last one ended (async renders use the time sync traffic leaves idle). 0: the lanes only share out the pages.',
+      250,
+      0,
+    ),
+    PRESSROOM_RENDER_ASYNC_YIELD_MAX_MS: Int(
+      'The bound on that yield: a sync render holds the async lane only during its first this-many ms, and the async lane is never held longer than this in a row (then one async render starts), so no sync traffic stops the async lane.',
+      5000,
+      1,
+    ),
     PRESSROOM_RENDER_RECYCLE_AFTER: Int('Renders after which a page is replaced.', 200, 1),
     PRESSROOM_RENDER_MAX_OUTPUT_BYTES: Int('Largest file a render may produce.', 50 * 1024 * 1024, 1024),
     PRESSROOM_RENDER_MAX_PNG_PIXELS: Int(
@@ -63,6 +73,7 @@ export const renderSlice = slice({
           }),
         ),
         readAhead: Number(c.PRESSROOM_RENDER_READ_AHEAD),
+        asyncYield: { ms: Number(c.PRESSROOM_RENDER_ASYNC_YIELD_MS), maxMs: Number(c.PRESSROOM_RENDER_ASYNC_YIELD_MAX_MS) },
         recycleAfter: Number(c.PRESSROOM_RENDER_RECYCLE_AFTER),
         maxOutputBytes: Number(c.PRESSROOM_RENDER_MAX_OUTPUT_BYTES),
         maxPngPixels: Number(c.PRESSROOM_RENDER_MAX_PNG_PIXELS),
