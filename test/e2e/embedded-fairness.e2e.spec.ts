@@ -9,7 +9,7 @@ type Svc = Awaited<ReturnType<typeof startEmbedded>>;
 
 /**
  * Issue 7 point 5: one tenant's hostile or slow renders must not push another tenant's sync
- * render past the sync wait. The service runs with its default two pages; the sync wait is
+ * render past the sync wait. The service runs with two pages (the hostile tenant's one and one more); the sync wait is
  * short, the render time limit long, so a hostile render holds its page for the whole test.
  */
 describe('embedded profile: fair capacity across tenants', () => {
@@ -34,7 +34,11 @@ describe('embedded profile: fair capacity across tenants', () => {
 
   beforeAll(async () => {
     await receiver.start();
-    svc = await startEmbedded({ PRESSROOM_SYNC_TIMEOUT_MS: String(syncWaitMs), PRESSROOM_RENDER_TIMEOUT_MS: '90000' });
+    svc = await startEmbedded({
+      PRESSROOM_RENDER_PAGES: '2',
+      PRESSROOM_SYNC_TIMEOUT_MS: String(syncWaitMs),
+      PRESSROOM_RENDER_TIMEOUT_MS: '90000',
+    });
     hostile = await tenant('hostile');
     calm = await tenant('calm');
   });

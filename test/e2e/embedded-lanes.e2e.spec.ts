@@ -37,7 +37,7 @@ describe('embedded profile: async renders give way to sync callers', () => {
 
   beforeAll(async () => {
     await receiver.start();
-    svc = await startEmbedded(); // default settings: two pages, the async lane's yield
+    svc = await startEmbedded(); // default settings: three pages, the async lane's yield
     batch = await tenant('batch');
     interactive = await tenant('interactive');
   });

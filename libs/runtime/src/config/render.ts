@@ -5,7 +5,11 @@ import { Bool, Int, optional, slice, splitList, Str } from './setting.ts';
 export const renderSlice = slice({
   env: {
     PRESSROOM_RENDER_TIMEOUT_MS: Int('Time limit of one render.', 60000, 100),
-    PRESSROOM_RENDER_PAGES: Int('Warm Chromium pages per render worker (renders at once).', 2, 1),
+    PRESSROOM_RENDER_PAGES: Int(
+      'Warm Chromium pages per render worker (renders at once). One tenant renders on at most pages − 1 of them (see PRESSROOM_RENDER_TENANT_CAPS), so the default lets one tenant render two documents at once and keeps a page for the others.',
+      3,
+      1,
+    ),
     PRESSROOM_RENDER_TENANT_CAPS: Type.String({
       default: 'standard=1,high=2',
       pattern: '^ *([A-Za-z0-9_-]+ *= *[0-9]+ *(, *[A-Za-z0-9_-]+ *= *[0-9]+ *)*)?$',
