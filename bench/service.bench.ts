@@ -33,6 +33,7 @@ import { cpus } from 'node:os';
 import { chromiumArgs, resolveChromiumPath, A4_VIEWPORT } from '@pressroom/renderer';
 import { chromium, type Page } from 'playwright';
 import { startEmbedded } from '../test/support/embedded-service.ts';
+import { distributedBenchEnv } from './distributed-env.ts';
 
 const { values: flags } = parseArgs({
   options: {
@@ -603,36 +604,10 @@ function serviceRow(path: Path, ours: Tally, bare: Tally | null, output: Output,
 async function startDistributed(workers: number) {
   const { randomBytes } = await import('node:crypto');
   const { AppProcess, freePort } = await import('../test/support/service-process.ts');
-  const need = (k: string) => {
-    const v = process.env[k];
-    if (!v) throw new Error(`--distributed needs ${k} (source /work/main/.infra/env)`);
-    return v;
-  };
   const run = `bench-${randomBytes(4).toString('hex')}`;
   const ingressPort = await freePort();
   const apiKey = `prk_test_${randomBytes(16).toString('hex')}`;
-  const env: Record<string, string> = {
-    PRESSROOM_PROFILE: 'distributed',
-    KAFKA_BROKERS: need('KAFKA_BROKERS'),
-    SCHEMA_REGISTRY_URL: need('SCHEMA_REGISTRY_URL'),
-    REDIS_URL: need('REDIS_URL'),
-    S3_ENDPOINT: need('S3_ENDPOINT'),
-    S3_REGION: process.env.S3_REGION ?? 'us-east-1',
-    S3_ACCESS_KEY_ID: need('S3_ACCESS_KEY_ID'),
-    S3_SECRET_ACCESS_KEY: need('S3_SECRET_ACCESS_KEY'),
-    PRESSROOM_S3_BUCKET: `pressroom-${run}`,
-    PRESSROOM_TOPIC_PREFIX: run,
-    PRESSROOM_SCHEMA_SUBJECT_PREFIX: `${run}.`,
-    PRESSROOM_REDIS_PREFIX: `${run}:`,
-    PRESSROOM_KAFKA_PARTITIONS: String(Math.max(2, workers)),
-    PRESSROOM_SECRET_KEY: randomBytes(32).toString('hex'),
-    PRESSROOM_API_KEY: apiKey,
-    PRESSROOM_ADMIN_TOKEN: `adm_${randomBytes(16).toString('hex')}`,
-    PRESSROOM_PUBLIC_URL: `http://127.0.0.1:${ingressPort}`,
-    PRESSROOM_ALLOW_PRIVATE_WEBHOOKS: 'true',
-    PRESSROOM_LOG_LEVEL: 'warn',
-    ...serviceEnv,
-  };
+  const env = distributedBenchEnv({ run, ingressPort, apiKey, partitions: Math.max(2, workers), extra: serviceEnv });
   const apps: InstanceType<typeof AppProcess>[] = [];
   const start = async (name: 'ingress' | 'render-worker' | 'status-projector' | 'webhook-dispatcher', port?: number) => {
     const p = new AppProcess(name, env, port ?? (await freePort()));
