@@ -15,6 +15,11 @@ export class SlotsClosedError extends Error {
   }
 }
 
+export interface RenderSlotsOptions extends FairSchedulerOptions {
+  /** Milliseconds, monotonic. Default performance.now. */
+  now?: () => number;
+}
+
 /**
  * The worker's render slots, handed out by the fair scheduler: a render waits here, already
  * read from the log but not started, until its lane has a free slot and its tenant is under
@@ -22,11 +27,6 @@ export class SlotsClosedError extends Error {
  * other tenants' requests behind a capped tenant's are served first; the log's committed
  * position stays at the lowest unfinished record, so a crash re-renders, never loses.
  */
-export interface RenderSlotsOptions extends FairSchedulerOptions {
-  /** Milliseconds, monotonic. Default performance.now. */
-  now?: () => number;
-}
-
 export class RenderSlots {
   readonly #scheduler: FairScheduler<Ticket>;
   readonly #waiting = new Set<Ticket>();
@@ -84,7 +84,10 @@ export class RenderSlots {
     this.#wakeAfterYield(now);
   }
 
-  /** Async renders held only by the window after the last sync render start when it ends. */
+  /**
+   * Dispatches again when the async lane's yield ends by itself (the window after the last sync
+   * render, or the yield's bound), where no sync render's start or end would bring a dispatch.
+   */
   #wakeAfterYield(now: number): void {
     clearTimeout(this.#yieldTimer);
     this.#yieldTimer = undefined;
