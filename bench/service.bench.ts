@@ -34,6 +34,7 @@ import { chromiumArgs, resolveChromiumPath, A4_VIEWPORT } from '@pressroom/rende
 import { chromium, type Page } from 'playwright';
 import { startEmbedded } from '../test/support/embedded-service.ts';
 import { distributedBenchEnv } from './distributed-env.ts';
+import { envFlags } from './env-flags.ts';
 
 const { values: flags } = parseArgs({
   options: {
@@ -64,13 +65,7 @@ const OUTPUTS = flags.outputs.split(',').map((o) => {
 });
 const REPEAT = Number(flags.repeat);
 if (!(REPEAT >= 0 && REPEAT <= 1)) throw new Error(`--repeat: a share from 0 to 1, got ${flags.repeat}`);
-const serviceEnv = Object.fromEntries(
-  flags.env.map((kv) => {
-    const at = kv.indexOf('=');
-    if (at < 1) throw new Error(`--env NAME=value, got ${kv}`);
-    return [kv.slice(0, at), kv.slice(at + 1)];
-  }),
-);
+const serviceEnv = envFlags(flags.env);
 
 // The shared fixture (/work/shared/fixtures/invoice) is copied into the repository so the bench runs anywhere.
 const fixtures = new URL('../test/fixtures/invoice/', import.meta.url);

@@ -14,6 +14,7 @@ import { parseArgs } from 'node:util';
 import { positiveInt } from './positive-int.ts';
 import { quantile } from './quantile.ts';
 import { distributedBenchEnv } from './distributed-env.ts';
+import { envFlags } from './env-flags.ts';
 import { startEmbedded } from '../test/support/embedded-service.ts';
 import { AppProcess, freePort, type AppName } from '../test/support/service-process.ts';
 
@@ -28,7 +29,7 @@ const { values: flags } = parseArgs({
 });
 const N = positiveInt(flags.n, '--n');
 const WARMUP = Number(flags.warmup);
-const serviceEnv = Object.fromEntries(flags.env.map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+const serviceEnv = envFlags(flags.env);
 const html = readFileSync(new URL('../test/fixtures/invoice/invoice.html', import.meta.url), 'utf8');
 const body = JSON.stringify(flags.png ? { html, convertToImage: true } : { html });
 

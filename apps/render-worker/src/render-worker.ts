@@ -14,6 +14,7 @@ import {
   isTerminal,
   renderCacheKey,
   renderCacheUse,
+  type FairSchedulerOptions,
   type RenderRetryPolicy,
   type StepFailure,
   type TransientRetryPolicy,
@@ -65,10 +66,10 @@ export interface RenderWorkerDeps {
   readAhead?: number;
   /**
    * How the async lane gives way to the sync lane: no async render starts while a sync one runs
-   * or could start, nor for `ms` after the last one ended; bounded by `maxMs` (see
-   * FairScheduler). Default: no yield.
+   * or could start, nor for `asyncYieldMs` after the last one ended, within `asyncYieldMaxMs`
+   * (see FairScheduler). Default: no yield.
    */
-  asyncYield?: { ms: number; maxMs: number };
+  asyncYield?: FairSchedulerOptions;
   /**
    * A tenant's plan cap on renders in flight (see `planRenderCap`). Either way the cap never
    * exceeds `concurrency - 1` (`tenantRenderCap`); without it, that is the cap of every tenant.
@@ -127,10 +128,7 @@ const HEARTBEAT_EVERY_MS = 2000;
 export async function startRenderWorker(deps: RenderWorkerDeps): Promise<Subscription> {
   const group = deps.group ?? `${deps.topics.prefix}.renderer`;
   const worker = deps.workerId ?? `${hostname()}:${process.pid}`;
-  const slots = new RenderSlots(
-    deps.concurrency,
-    deps.asyncYield ? { asyncYieldMs: deps.asyncYield.ms, asyncYieldMaxMs: deps.asyncYield.maxMs } : {},
-  );
+  const slots = new RenderSlots(deps.concurrency, deps.asyncYield);
   const payloads = createStoredPayloads({ own: deps.storage.own, ...(deps.payloadHandoff ? { handoff: deps.payloadHandoff } : {}) });
   const capOf = (plan: string | undefined) => tenantRenderCap(deps.capForPlan?.(plan) ?? deps.concurrency, deps.concurrency);
   const handle = async (record: LogRecord, ctx: ConsumeContext) => {

@@ -191,19 +191,19 @@ export class FairScheduler<T> {
   /** A sync job waits that a free slot would start (its tenant is under its cap). */
   #syncCouldStart(): boolean {
     const sync = this.#lanes.sync;
-    return sync.turns.some((tenantId) => {
-      const head = sync.queues.get(tenantId)?.[0];
-      return head !== undefined && this.inFlight(tenantId) < head.cap;
-    });
+    return sync.turns.some((tenantId) => this.#headUnderCap(sync, tenantId));
+  }
+
+  /** The tenant has a job waiting on this lane and room under its cap for it. */
+  #headUnderCap(state: LaneState<T>, tenantId: string): boolean {
+    const head = state.queues.get(tenantId)?.[0];
+    return head !== undefined && this.inFlight(tenantId) < head.cap;
   }
 
   #pick(lane: SchedulerLane): Dispatched<T> | undefined {
     const state = this.#lanes[lane];
     if (state.running >= state.slots) return undefined;
-    const turn = state.turns.findIndex((tenantId) => {
-      const head = state.queues.get(tenantId)?.[0];
-      return head !== undefined && this.inFlight(tenantId) < head.cap;
-    });
+    const turn = state.turns.findIndex((tenantId) => this.#headUnderCap(state, tenantId));
     if (turn === -1) return undefined;
     const tenantId = state.turns[turn] as string;
     const queue = state.queues.get(tenantId) as Waiting<T>[];

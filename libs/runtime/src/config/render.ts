@@ -77,7 +77,11 @@ export const renderSlice = slice({
           }),
         ),
         readAhead: Number(c.PRESSROOM_RENDER_READ_AHEAD),
-        asyncYield: { ms: Number(c.PRESSROOM_RENDER_ASYNC_YIELD_MS), maxMs: Number(c.PRESSROOM_RENDER_ASYNC_YIELD_MAX_MS) },
+        /** How the async lane gives way to the sync lane (FairSchedulerOptions). */
+        asyncYield: {
+          asyncYieldMs: Number(c.PRESSROOM_RENDER_ASYNC_YIELD_MS),
+          asyncYieldMaxMs: Number(c.PRESSROOM_RENDER_ASYNC_YIELD_MAX_MS),
+        },
         recycleAfter: Number(c.PRESSROOM_RENDER_RECYCLE_AFTER),
         maxOutputBytes: Number(c.PRESSROOM_RENDER_MAX_OUTPUT_BYTES),
         maxPngPixels: Number(c.PRESSROOM_RENDER_MAX_PNG_PIXELS),
