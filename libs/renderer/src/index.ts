@@ -8,6 +8,7 @@ export { resolveChromiumPath, ChromiumNotFoundError, CHROMIUM_CANDIDATES } from 
 export { chromiumArgs, PLAYWRIGHT_DISABLED_FEATURES, PRESSROOM_DISABLED_FEATURES } from './chromium-args.ts';
 export { NetworkPolicy, type RequestDecision } from './network-policy.ts';
 export { A4_VIEWPORT, documentStartScript } from './warm-page.ts';
+export { capturePng, stopAnimations, type PngEncoding } from './png-capture.ts';
 export {
   createSupervisedRenderer,
   type SupervisedRenderer,

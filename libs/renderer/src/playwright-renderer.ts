@@ -18,6 +18,7 @@ import type { AllowedFetchOptions } from './network-guard.ts';
 import { NetworkPolicy } from './network-policy.ts';
 import { PagePool, type PagePoolStats } from './page-pool.ts';
 import { resolvePageSetup, viewportFor } from './page-setup.ts';
+import { capturePng, type PngEncoding } from './png-capture.ts';
 import { checkPngPixels } from './png-limit.ts';
 import { classifyRenderFailure, NAVIGATION_REFUSED_MESSAGE } from './render-failure.ts';
 import { renderOnPage } from './render-on-page.ts';
@@ -60,6 +61,8 @@ export interface PlaywrightRendererOptions {
   maxOutputBytes: number;
   /** Largest PNG in pixels; a bigger one fails with OUTPUT_TOO_LARGE before it is captured. Default 25 million. */
   maxPngPixels?: number;
+  /** How PNG output is compressed (png-capture.ts). Default `fast`. */
+  pngEncoding?: PngEncoding;
   /** Chromium's sandbox; only where this process runs unprivileged (see supervised-renderer.ts). Default off. */
   sandbox?: boolean;
   logger?: Logger;
@@ -122,6 +125,7 @@ export async function createPlaywrightRenderer(options: PlaywrightRendererOption
     INPUT_UNAVAILABLE: 0,
   };
   const maxPngPixels = options.maxPngPixels ?? 25_000_000;
+  const pngEncoding = options.pngEncoding ?? 'fast';
   let closing: Promise<void> | undefined;
 
   async function render(job: RenderJob): Promise<RenderOutput> {
@@ -213,6 +217,7 @@ export async function createPlaywrightRenderer(options: PlaywrightRendererOption
       ...(job.maxPngPages !== undefined ? { maxPngPages: job.maxPngPages } : {}),
       contentSize: () => contentSize(wp),
       freshDocument: () => freshDocumentDuringJob(wp),
+      capturePng: (size) => capturePng(wp.cdp, size, viewportFor(setup), pngEncoding),
     });
     const output = await Promise.race([rendering, left]);
     if (stopWatchingNavigation(wp)) throw new RenderFailure('NAVIGATION_REFUSED', NAVIGATION_REFUSED_MESSAGE);

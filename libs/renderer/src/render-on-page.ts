@@ -6,6 +6,7 @@ import { RUNTIME_GLOBAL, type CompiledTemplateResult, type PageRuntime } from '.
 import { compiledTemplates, compiledTemplateKey } from './compiled-templates.ts';
 import { bodyPdfOptions, viewportFor, type PageSetup } from './page-setup.ts';
 import { applyPdfInfo, hasPdfInfo, savePdf } from './pdf-info.ts';
+import { stopAnimations } from './png-capture.ts';
 import { checkPngPages, checkPngPixels } from './png-limit.ts';
 import { loadStateFor, waitUntilReady } from './readiness.ts';
 
@@ -23,6 +24,8 @@ export interface PageRenderContext {
   contentSize: () => Promise<{ width: number; height: number }>;
   /** Gives the page a new document with the template runtime (for the header and footer). */
   freshDocument: () => Promise<void>;
+  /** A PNG of the whole document, whose laid-out size is given (capturePng, in the operator's encoding). */
+  capturePng: (size: { width: number; height: number }) => Promise<Uint8Array>;
 }
 
 /**
@@ -55,17 +58,15 @@ export async function renderOnPage(page: Page, job: RenderJob, ctx: PageRenderCo
   const printedHtml = job.debug ? await page.content() : undefined;
   const withHtml = (out: RenderOutput): RenderOutput => (printedHtml !== undefined ? { ...out, html: printedHtml } : out);
   if (job.output === 'png') {
-    // The full-page capture is the document's laid-out size: refuse it before Chromium makes it.
+    // At rest first (an animation may change the layout), then measured: the full-page capture is
+    // the document's laid-out size, refused before Chromium makes it.
+    await stopAnimations(page);
     const laidOut = await ctx.contentSize();
     checkPngPixels(laidOut, ctx.maxPngPixels);
     checkPngPages(laidOut.height, viewportFor(ctx.setup).height, ctx.maxPngPages);
-    const png = await page.screenshot({
-      type: 'png',
-      fullPage: true,
-      animations: 'disabled',
-      omitBackground: ctx.setup.omitBackground,
-      timeout: Math.max(1, ctx.remainingMs()),
-    });
+    const png = ctx.setup.omitBackground
+      ? await withTransparentBackground(page, () => ctx.capturePng(laidOut))
+      : await ctx.capturePng(laidOut);
     return withHtml({ bytes: checkSize(png, ctx.maxOutputBytes), contentType: 'image/png' });
   }
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPlaywrightRenderer, type PlaywrightRenderer } from './index.ts';
-import { htmlSource, templateSource } from './test-support/fixtures.ts';
+import { htmlSource, invoice, templateSource } from './test-support/fixtures.ts';
+import { decodePng, pngPixel } from './test-support/png.ts';
 import { PDF_MAGIC, PNG_MAGIC, pageSizePts, pdfInfo, pdfText, pngSize } from './test-support/poppler.ts';
 
 // What a user gets back: real files from the real Chromium, read with poppler.
@@ -132,6 +133,41 @@ describe('Playwright renderer output', () => {
     const size = pngSize(out.bytes);
     expect(size.width).toBe(1200);
     expect(size.height).toBeLessThan(5000);
+  });
+
+  it('captures a PNG with its animations at rest: finite ones finished, infinite ones cancelled', async () => {
+    // Given two bands animating from red to blue over a minute: one once (kept at its end), one forever
+    const html =
+      '<style>body { margin: 0 } div { height: 100px } @keyframes fade { from { background: rgb(255, 0, 0) } to { background: rgb(0, 0, 255) } }' +
+      ' .once { animation: fade 60s forwards } .loop { animation: fade 60s infinite }</style><div class="once"></div><div class="loop"></div>';
+
+    // When it is rendered to PNG (a fraction of a second into both animations)
+    const out = await renderer.render({ source: htmlSource(html), output: 'png', timeoutMs: 15_000 });
+
+    // Then the image shows the document at rest, not a frame of the animations: the finite one at
+    // its end (blue), the infinite one cancelled (no background, white)
+    expect(pngPixel(out.bytes, 10, 50).rgb).toEqual([0, 0, 255]);
+    expect(pngPixel(out.bytes, 10, 150).rgb).toEqual([255, 255, 255]);
+  });
+
+  it('encodes PNGs for speed by default, and as small as Chromium can on request: the same pixels either way', async () => {
+    const small = await createPlaywrightRenderer({ pages: 1, recycleAfter: 200, maxOutputBytes: 20_000_000, pngEncoding: 'small' });
+    try {
+      // Given the invoice, rendered to PNG by the default renderer and by one set to `small`
+      const job = { source: htmlSource(invoice.html), output: 'png' as const, timeoutMs: 15_000 };
+      const fast = await renderer.render(job);
+      const compact = await small.render(job);
+
+      // Then both are the same image, pixel for pixel, and the `small` file is the smaller one
+      const a = decodePng(fast.bytes);
+      const b = decodePng(compact.bytes);
+      expect({ width: b.width, height: b.height }).toEqual({ width: a.width, height: a.height });
+      expect(a.width).toBe(794);
+      expect(b.rgba.equals(a.rgba)).toBe(true);
+      expect(compact.bytes.byteLength).toBeLessThan(fast.bytes.byteLength);
+    } finally {
+      await small.close();
+    }
   });
 
   it('answers ping while the browser is up', async () => {

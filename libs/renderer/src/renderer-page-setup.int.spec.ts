@@ -1,8 +1,8 @@
 import type { RenderJob } from '@pressroom/core';
-import { inflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { suiteRenderer } from './test-support/suite-renderer.ts';
 import { htmlSource } from './test-support/fixtures.ts';
+import { pngPixel } from './test-support/png.ts';
 import { pageSizePts, pdfInfo, pdfPageGray, pdfPageTexts, pdfText, pngSize } from './test-support/poppler.ts';
 
 // Page setup (PdfParams) on the real Chromium, read back with poppler.
@@ -196,8 +196,8 @@ describe('Playwright renderer page setup', () => {
       ).bytes;
 
     // When it is captured with omitBackground, then without on the same (only) page
-    const clear = firstPixel(await png(true));
-    const white = firstPixel(await png());
+    const clear = pngPixel(await png(true), 0, 0);
+    const white = pngPixel(await png(), 0, 0);
 
     // Then the corner is transparent in the first and opaque white in the second
     expect(clear.alpha).toBe(0);
@@ -215,25 +215,6 @@ describe('Playwright renderer page setup', () => {
     expect(doc.catalog.get(PDFName.of('Outlines'))).toBeDefined();
   });
 });
-
-/**
- * The top-left pixel of a PNG: whatever the row's filter, the first pixel of the first row is
- * stored as is, so inflating the image data is enough.
- */
-function firstPixel(png: Uint8Array): { rgb: number[]; alpha: number } {
-  const buf = Buffer.from(png);
-  const colorType = buf[25];
-  const idat: Buffer[] = [];
-  for (let at = 8; at < buf.length;) {
-    const len = buf.readUInt32BE(at);
-    const type = buf.toString('latin1', at + 4, at + 8);
-    if (type === 'IDAT') idat.push(buf.subarray(at + 8, at + 8 + len));
-    at += 12 + len;
-  }
-  const raw = inflateSync(Buffer.concat(idat));
-  const px = raw.subarray(1, colorType === 6 ? 5 : 4);
-  return { rgb: [px[0]!, px[1]!, px[2]!], alpha: colorType === 6 ? px[3]! : 255 };
-}
 
 /** Chromium rounds page sizes to its layout units: allow 1.5 pt. */
 function expectSize(actual: { width: number; height: number }, expected: { width: number; height: number }) {

@@ -12,6 +12,7 @@ import { hostEnv } from './host/host-env.ts';
 import { HOST_FAULT_EXIT, type FromHost, type HostSettings, type ToHost } from './host/protocol.ts';
 import { LaneQueue } from './lane-queue.ts';
 import { PoolClosedError } from './page-pool.ts';
+import type { PngEncoding } from './png-capture.ts';
 
 export interface SupervisedRendererOptions {
   executablePath?: string;
@@ -24,6 +25,8 @@ export interface SupervisedRendererOptions {
   maxOutputBytes: number;
   /** Largest PNG in pixels (OUTPUT_TOO_LARGE above). Default: the renderer's. */
   maxPngPixels?: number;
+  /** How PNG output is compressed. Default: the renderer's (`fast`). */
+  pngEncoding?: PngEncoding;
   logger?: Logger;
   /**
    * Run the host (and its Chromium) as this unprivileged user; Chromium's sandbox is then on.
@@ -181,6 +184,7 @@ class Supervisor {
       allowPrivateHosts: opts.allowPrivateHosts ?? false,
       maxOutputBytes: opts.maxOutputBytes,
       ...(opts.maxPngPixels !== undefined ? { maxPngPixels: opts.maxPngPixels } : {}),
+      ...(opts.pngEncoding !== undefined ? { pngEncoding: opts.pngEncoding } : {}),
       sandbox: runsAs !== 0,
       dir: '',
     };

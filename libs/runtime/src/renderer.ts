@@ -22,6 +22,7 @@ export async function openRenderer(config: PressroomConfig, logger: Logger, metr
     allowPrivateHosts: config.render.allowPrivateHosts,
     maxOutputBytes: config.render.maxOutputBytes,
     maxPngPixels: config.render.maxPngPixels,
+    pngEncoding: config.render.pngEncoding,
     ...(user ? { user } : {}),
     logger,
   });

@@ -1,4 +1,5 @@
 import type { RenderJob } from '@pressroom/core';
+import type { PngEncoding } from '../png-capture.ts';
 
 /**
  * Messages between the supervisor (supervised-renderer.ts) and the renderer host process
@@ -17,6 +18,8 @@ export interface HostSettings {
   maxOutputBytes: number;
   /** Largest PNG in pixels; undefined: the renderer's default. */
   maxPngPixels?: number;
+  /** How PNG output is compressed; undefined: the renderer's default. */
+  pngEncoding?: PngEncoding;
   sandbox: boolean;
   /** The host's private directory (HOME, TMPDIR); the host removes it itself when orphaned. */
   dir: string;

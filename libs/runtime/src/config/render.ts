@@ -38,6 +38,11 @@ export const renderSlice = slice({
       25_000_000,
       1,
     ),
+    PRESSROOM_RENDER_PNG_ENCODING: Type.Union([Type.Literal('fast'), Type.Literal('small')], {
+      default: 'fast',
+      description:
+        'How Chromium compresses PNG output: `fast` (its speed-optimized encoding: about a quarter less Chromium CPU per PNG, files about a fifth larger) or `small` (its default compression: smaller files, slower).',
+    }),
     PRESSROOM_RENDER_RETRY_BASE_MS: Int(
       'Delay before a render step (storing the file, appending the outcome) that failed for a transient reason is tried again; it doubles per attempt (with jitter).',
       1000,
@@ -85,6 +90,7 @@ export const renderSlice = slice({
         recycleAfter: Number(c.PRESSROOM_RENDER_RECYCLE_AFTER),
         maxOutputBytes: Number(c.PRESSROOM_RENDER_MAX_OUTPUT_BYTES),
         maxPngPixels: Number(c.PRESSROOM_RENDER_MAX_PNG_PIXELS),
+        pngEncoding: c.PRESSROOM_RENDER_PNG_ENCODING,
         allowedHosts: splitList(c.PRESSROOM_RENDER_ALLOWED_HOSTS),
         allowPrivateHosts: c.PRESSROOM_RENDER_ALLOW_PRIVATE_HOSTS === 'true',
         chromiumPath: optional(c.CHROMIUM_PATH),
