@@ -17,7 +17,7 @@
 //   npm run bench -- --outputs pdf                  # PDF only
 //   npm run bench -- --rounds 8                     # turns of ceiling and service per row
 //   npm run bench -- --env PRESSROOM_RENDER_PAGES=4 # a setting of the service under test (repeatable)
-//   npm run bench -- --cpu-prof /tmp/prof           # the service and its renderer host write V8 CPU profiles there on exit
+//   npm run bench -- --cpu-prof /tmp/prof           # the service's processes (with --distributed, every app) and its renderer host write V8 CPU profiles there on exit
 //   npm run bench -- --label "after X"              # names the results file
 //   npm run bench -- --repeat 0.5 --env 'PRESSROOM_PLANS={"standard":{"renderCache":true},"high":{"renderCache":true}}'
 //                                                   # that share of the service's requests repeats one
@@ -314,15 +314,21 @@ async function openCeiling(executablePath: string, output: Output, concurrency: 
  * For one output: the service is started once; for each concurrency the ceiling and the service
  * take turns, ROUNDS chunks each, so that the load of a shared machine falls on both alike.
  */
+/**
+ * Node flags of every service process under test: with --cpu-prof, each writes a V8 CPU profile
+ * there on exit. The renderer host (a child of the service, run as an unprivileged user when the
+ * service runs as root) writes its profile there too: the folder must be writable by it.
+ */
+function profilingArgs(): string[] {
+  const dir = flags['cpu-prof'];
+  if (!dir) return [];
+  mkdirSync(dir, { recursive: true });
+  chmodSync(dir, 0o777);
+  return ['--cpu-prof', `--cpu-prof-dir=${dir}`];
+}
+
 async function benchOutput(executablePath: string, output: Output): Promise<Row[]> {
-  // The renderer host (a child of the service, run as an unprivileged user when the service runs
-  // as root) writes its profile there too: the folder must be writable by it.
-  if (flags['cpu-prof']) {
-    mkdirSync(flags['cpu-prof'], { recursive: true });
-    chmodSync(flags['cpu-prof'], 0o777);
-  }
-  const nodeArgs = flags['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${flags['cpu-prof']}`] : [];
-  const svc = await startEmbedded({ PRESSROOM_LOG_LEVEL: 'warn', ...serviceEnv }, { nodeArgs });
+  const svc = await startEmbedded({ PRESSROOM_LOG_LEVEL: 'warn', ...serviceEnv }, { nodeArgs: profilingArgs() });
   const servicePid = svc.app.pid;
   const rows: Row[] = [];
   const bodyOf = (html: string) => JSON.stringify({ html, ...(output === 'png' ? { convertToImage: true } : {}) });
@@ -605,7 +611,7 @@ async function startDistributed(workers: number) {
   const env = distributedBenchEnv({ run, ingressPort, apiKey, partitions: Math.max(2, workers), extra: serviceEnv });
   const apps: InstanceType<typeof AppProcess>[] = [];
   const start = async (name: 'ingress' | 'render-worker' | 'status-projector' | 'webhook-dispatcher', port?: number) => {
-    const p = new AppProcess(name, env, port ?? (await freePort()));
+    const p = new AppProcess(name, env, port ?? (await freePort()), profilingArgs());
     apps.push(p);
     return p.start();
   };

@@ -23,6 +23,7 @@ import {
 import { readAllRecords, readPartitionRange } from './read-all.ts';
 import { createRegistryCodec, jsonEventCodec, type EventCodec } from './registry-codec.ts';
 import { TopicAdmin } from './topic-admin.ts';
+import { mendKafkajsIdleLoop } from './kafkajs-idle-loop.ts';
 
 const { Kafka, logLevel, Partitioners } = kafkajs;
 
@@ -94,6 +95,7 @@ export async function createKafkaEventLog(opts: KafkaEventLogOptions): Promise<K
   const codec: EventCodec = opts.schemaRegistryUrl
     ? await createRegistryCodec({ url: opts.schemaRegistryUrl, ...(opts.subjectPrefix ? { subjectPrefix: opts.subjectPrefix } : {}) })
     : jsonEventCodec;
+  mendKafkajsIdleLoop();
   const kafka = new Kafka({
     brokers: opts.brokers,
     clientId: opts.clientId,

@@ -1,6 +1,7 @@
 import kafkajs, { type Admin, type Kafka } from 'kafkajs';
 import { silentLogger, type Logger } from '@pressroom/core';
 import { KAFKA_RETRY, kafkajsLogCreator } from './kafkajs-settings.ts';
+import { mendKafkajsIdleLoop } from './kafkajs-idle-loop.ts';
 
 /** Attempts at creating topics when the broker answers a retriable error (metadata catching up). */
 const CREATE_ATTEMPTS = 5;
@@ -121,6 +122,7 @@ export interface EnsureTopicsOptions extends TopicSettings {
 /** Creates the missing topics with their own short-lived connection (ops CLI, start-up scripts). */
 export async function ensureTopics(opts: EnsureTopicsOptions): Promise<void> {
   const logger = opts.logger ?? silentLogger;
+  mendKafkajsIdleLoop();
   const kafka = new kafkajs.Kafka({
     brokers: opts.brokers,
     clientId: opts.clientId ?? 'pressroom-topic-admin',
