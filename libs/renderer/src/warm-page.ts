@@ -118,9 +118,7 @@ async function openWarmPage(deps: WarmPageDeps): Promise<WarmPage> {
       wp.crashed = true;
       deps.logger.warn('page crashed');
     });
-    // Print CSS for screenshots too, so a PNG shows what the PDF shows.
-    await page.emulateMedia({ media: 'print' });
-    await withDeadline(freshDocument(page), HOUSEKEEPING_TIMEOUT_MS);
+    await withDeadline(freshDocumentIn(wp, 'print'), HOUSEKEEPING_TIMEOUT_MS);
     return wp;
   } catch (err) {
     await context.close().catch(() => {});
@@ -131,7 +129,7 @@ async function openWarmPage(deps: WarmPageDeps): Promise<WarmPage> {
 async function resetPage(wp: WarmPage): Promise<void> {
   const strays = wp.context.pages().filter((other) => other !== wp.page);
   await Promise.all(strays.map((other) => other.close()));
-  await freshDocument(wp.page);
+  await freshDocumentIn(wp, 'print');
   await clearStorage(wp);
 }
 
@@ -213,13 +211,24 @@ export function stopWatchingNavigation(wp: WarmPage): boolean {
   return left;
 }
 
+/**
+ * freshDocument, then the media type emulated again: Chromium drops the emulated media at every
+ * navigation while a second DevTools session (ours, wp.cdp) is attached to the page. Print by
+ * default (print CSS for screenshots too, so a PNG shows what the PDF shows); done in the reset,
+ * so a job asking for print media (most) sends nothing before its document (see fitPage).
+ */
+async function freshDocumentIn(wp: WarmPage, media: WarmPage['media']): Promise<void> {
+  await freshDocument(wp.page);
+  await wp.page.emulateMedia({ media });
+  wp.media = media;
+}
+
 /** freshDocument in the middle of a job (for the header and footer): our navigation, not the tenant's. */
 export async function freshDocumentDuringJob(wp: WarmPage): Promise<void> {
   const watching = wp.navigation.watching;
   wp.navigation.watching = false;
   try {
-    await freshDocument(wp.page);
-    await wp.page.emulateMedia({ media: wp.media }); // lost in the navigation (see fitPage)
+    await freshDocumentIn(wp, wp.media);
   } finally {
     wp.navigation.watching = watching;
   }
@@ -232,17 +241,18 @@ export async function contentSize(wp: WarmPage): Promise<{ width: number; height
 }
 
 /**
- * Gives the page the job's viewport (the sheet's size, for PNG layout), changing it only when it
- * differs from the last job's (most jobs are A4), and the job's media type.
+ * Gives the page the job's viewport (the sheet's size, for PNG layout) and media type, each only
+ * when it differs from what the page has: most jobs are A4 in print media, which the reset left
+ * (freshDocumentIn), so they wait for no round trip here.
  */
 export async function fitPage(wp: WarmPage, setup: PageSetup): Promise<void> {
   const viewport = viewportFor(setup);
   const current = wp.page.viewportSize();
   if (current?.width !== viewport.width || current.height !== viewport.height) await wp.page.setViewportSize(viewport);
-  // Always sent: Chromium drops the emulated media type at every navigation while a second
-  // DevTools session (ours, wp.cdp) is attached to the page, and every job follows a navigation.
-  await wp.page.emulateMedia({ media: setup.media });
-  wp.media = setup.media;
+  if (wp.media !== setup.media) {
+    await wp.page.emulateMedia({ media: setup.media });
+    wp.media = setup.media;
+  }
 }
 
 async function disposeWarmPage(wp: WarmPage, deps: WarmPageDeps): Promise<void> {
