@@ -18,6 +18,8 @@ export interface GroupTimings {
   heartbeatIntervalMs: number;
   /** Upper bound of one idle fetch: how long `stop` and rebalances may wait on it. */
   maxWaitTimeMs: number;
+  /** Least time between two offset commits of a member (MemberProgressOptions.commitIntervalMs). */
+  commitIntervalMs: number;
 }
 
 export interface SubscriptionDeps {
@@ -68,6 +70,7 @@ export async function startSubscription(deps: SubscriptionDeps, opts: ConsumeOpt
     owned: () => assigned,
     commit: (positions) =>
       consumer.commitOffsets(positions.map(({ topic, partition, position }) => ({ topic, partition, offset: position.toString() }))),
+    commitIntervalMs: timings.commitIntervalMs,
     logger,
   });
   const stopping = progress.signal;

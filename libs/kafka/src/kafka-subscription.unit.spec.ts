@@ -37,7 +37,12 @@ const silent = { debug() {}, info() {}, warn() {}, error() {}, child: () => sile
 async function subscribed(fake: ReturnType<typeof fakeConsumer>) {
   const kafka = { consumer: () => fake.consumer } as unknown as Kafka;
   return startSubscription(
-    { kafka, codec: {} as never, logger: silent, timings: { sessionTimeoutMs: 6000, heartbeatIntervalMs: 500, maxWaitTimeMs: 100 } },
+    {
+      kafka,
+      codec: {} as never,
+      logger: silent,
+      timings: { sessionTimeoutMs: 6000, heartbeatIntervalMs: 500, maxWaitTimeMs: 100, commitIntervalMs: 0 },
+    },
     { group: 'g', topics: ['t'], handle: async () => {} },
   );
 }

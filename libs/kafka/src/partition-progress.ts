@@ -76,6 +76,11 @@ export interface MemberProgressOptions {
   owned(): ReadonlySet<string>;
   /** The client's commit of these positions (one request). */
   commit(positions: PositionToCommit[]): Promise<void>;
+  /**
+   * Least time between two commits after records end (default 0: a commit as each one ends, or
+   * joined to the one running). Stopping commits at once whatever it is.
+   */
+  commitIntervalMs?: number;
   logger: Pick<Logger, 'warn'>;
 }
 
@@ -93,6 +98,10 @@ export class MemberProgress {
   #stopped: Promise<void> | undefined;
   #committing: Promise<void> | undefined;
   #commitAgain = false;
+  /** When the last commit request was sent (Date.now()), for commitIntervalMs. */
+  #lastCommitAt = Number.NEGATIVE_INFINITY;
+  /** The commit due at the end of the interval, if one is scheduled. */
+  #commitTimer: ReturnType<typeof setTimeout> | undefined;
   readonly #handling = new Set<Promise<void>>();
   #wake = () => {};
   #changed = new Promise<void>((resolve) => (this.#wake = resolve));
@@ -136,7 +145,7 @@ export class MemberProgress {
     const task = handling.finally(() => {
       this.#handling.delete(task);
       this.#notify();
-      void this.commit();
+      this.#commitSoon();
     });
     this.#handling.add(task);
   }
@@ -177,8 +186,30 @@ export class MemberProgress {
 
   /** Waits for the commit running, then commits what is left (stopping: the member's last positions). */
   async flush(): Promise<void> {
+    clearTimeout(this.#commitTimer);
+    this.#commitTimer = undefined;
     await this.#committing;
     await this.commit();
+  }
+
+  /**
+   * The commit after a record ended: at once when the last one was sent at least
+   * commitIntervalMs ago, else one timer for the end of the interval (carrying every position
+   * moved until then). A crash loses at most that interval of positions: those records are
+   * handled again, which every consumer of the log tolerates (at-least-once).
+   */
+  #commitSoon(): void {
+    const wait = this.#lastCommitAt + (this.#options.commitIntervalMs ?? 0) - Date.now();
+    if (wait <= 0 || this.#stopping.signal.aborted) {
+      void this.commit();
+      return;
+    }
+    this.#commitTimer ??= setTimeout(() => {
+      this.#commitTimer = undefined;
+      void this.commit();
+    }, wait);
+    // A member that stops flushes its positions itself; the timer must not keep a process alive.
+    this.#commitTimer.unref?.();
   }
 
   async #commitLoop(): Promise<void> {
@@ -192,6 +223,7 @@ export class MemberProgress {
           return position === undefined ? [] : [{ topic, partition, p, position }];
         });
       if (due.length === 0) continue;
+      this.#lastCommitAt = Date.now();
       try {
         await this.#options.commit(due.map(({ topic, partition, position }) => ({ topic, partition, position })));
         for (const { p, position } of due) p.committed(position);

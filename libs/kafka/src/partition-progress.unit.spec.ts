@@ -1,4 +1,4 @@
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MemberProgress, PartitionProgress, type PositionToCommit } from './partition-progress.ts';
 
 describe('PartitionProgress', () => {
@@ -170,5 +170,65 @@ describe('MemberProgress: records being handled', () => {
     await stopped;
     expect(progress.handling).toBe(0);
     expect(commits.at(-1)).toEqual([{ topic: 't', partition: 0, position: 1n }]);
+  });
+});
+
+describe('MemberProgress: commits at most once per interval', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** A member with a 1 s commit interval, handling records of partition t:0 that end when told. */
+  function member() {
+    const commits: PositionToCommit[][] = [];
+    const progress = new MemberProgress({
+      owned: () => new Set(['t:0']),
+      commit: async (positions) => void commits.push(positions),
+      commitIntervalMs: 1_000,
+      logger: { warn: () => {} },
+    });
+    const p = progress.of('t', 0);
+    const handled = (offset: bigint) => {
+      p.take(offset, `k${offset}`);
+      progress.handle(Promise.resolve().then(() => p.finish(offset, `k${offset}`)));
+    };
+    return { progress, commits, handled };
+  }
+
+  it('commits the first record at once, then the records of the next second in one commit at its end', async () => {
+    const { commits, handled } = member();
+
+    // When one record ends, then three more within the next second
+    handled(0n);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(commits).toEqual([[{ topic: 't', partition: 0, position: 1n }]]);
+    for (const offset of [1n, 2n, 3n]) {
+      handled(offset);
+      await vi.advanceTimersByTimeAsync(100);
+    }
+
+    // Then nothing more is committed before the second is over, and one commit carries all three
+    expect(commits).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(700);
+    expect(commits).toEqual([[{ topic: 't', partition: 0, position: 1n }], [{ topic: 't', partition: 0, position: 4n }]]);
+  });
+
+  it('stopping commits what is due at once, without waiting for the interval', async () => {
+    const { progress, commits, handled } = member();
+    handled(0n);
+    await vi.advanceTimersByTimeAsync(0);
+    handled(1n);
+    await vi.advanceTimersByTimeAsync(10);
+    expect(commits).toHaveLength(1);
+
+    await progress.stop(async () => {});
+
+    expect(commits).toEqual([[{ topic: 't', partition: 0, position: 1n }], [{ topic: 't', partition: 0, position: 2n }]]);
+    // and the timer the interval had set commits nothing more
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(commits).toHaveLength(2);
   });
 });

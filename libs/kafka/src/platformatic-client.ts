@@ -189,6 +189,7 @@ export async function startPlatformaticSubscription(deps: PlatformaticDeps, opts
       consumer.commit({
         offsets: positions.map(({ topic, partition, position }) => ({ topic, partition, offset: position, leaderEpoch: -1 })),
       }),
+    commitIntervalMs: deps.timings.commitIntervalMs,
     logger,
   });
   const stopping = progress.signal;
