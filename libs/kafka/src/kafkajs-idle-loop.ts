@@ -17,7 +17,8 @@ const mended = Symbol.for('pressroom.kafkajs.idleLoopMended');
 export function kafkajsRequestQueue(): { prototype: RequestQueueInternals } & (new (
   options: Record<string, unknown>,
 ) => RequestQueueInternals) {
-  return createRequire(import.meta.url)('kafkajs/src/network/requestQueue/index.js');
+  const RequestQueue: unknown = createRequire(import.meta.url)('kafkajs/src/network/requestQueue/index.js');
+  return RequestQueue as { prototype: RequestQueueInternals } & (new (options: Record<string, unknown>) => RequestQueueInternals);
 }
 
 /**
