@@ -40,10 +40,12 @@ export interface KafkaEventLogOptions {
   /** Consumer heartbeat interval. Default a tenth of the session timeout, at most 3 000 ms. */
   heartbeatIntervalMs?: number;
   /**
-   * Least time between two offset commits of one consumer-group member. Default 1 000 ms: under
-   * load a commit per handled record was a request (and a write to __consumer_offsets) per record
-   * per group; a crash now hands at most this much of handled records to be handled again, which
-   * every consumer tolerates. Stopping and leaving commit at once.
+   * Least time between two offset commits of one consumer-group member. Default 0: a commit as
+   * each handled record ends (joined to the one running). 1 000 ms cut the machine's CPU per
+   * distributed render by 8-11 % (a commit per record is a request and a write to
+   * __consumer_offsets per group), but the clean-clone CI then failed distributed-redis-loss once
+   * (two status reads 404 after a Redis restart) and the cause is not understood yet: not the
+   * default until it is. Stopping commits at once whatever it is.
    */
   commitIntervalMs?: number;
   /** Topics created (if missing) before the factory resolves. Others are created on first use. */
@@ -97,7 +99,7 @@ export async function createKafkaEventLog(opts: KafkaEventLogOptions): Promise<K
     sessionTimeoutMs,
     heartbeatIntervalMs: opts.heartbeatIntervalMs ?? Math.min(3_000, Math.floor(sessionTimeoutMs / 10)),
     maxWaitTimeMs: 1_000,
-    commitIntervalMs: opts.commitIntervalMs ?? 1_000,
+    commitIntervalMs: opts.commitIntervalMs ?? 0,
   };
   const appendTimeoutMs = opts.appendTimeoutMs ?? 10_000;
   const codec: EventCodec = opts.schemaRegistryUrl
