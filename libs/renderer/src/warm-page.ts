@@ -107,6 +107,7 @@ async function openWarmPage(deps: WarmPageDeps): Promise<WarmPage> {
     // about:blank navigations): the reset costs one round trip, not two, and the runtime's source
     // crosses the pipe once per page instead of once per job.
     await cdp.send('Page.addScriptToEvaluateOnNewDocument', { source: documentStartScript(deps.runtimeScript) });
+    await paintNothingOnScreen(cdp, A4_VIEWPORT);
     current.wp = wp;
     // A popup (window.open works in headless Chromium, blocker or not) would outlive the job that
     // opened it, since the reset renews only our page, and a later job could reach it by name:
@@ -248,11 +249,40 @@ export async function contentSize(wp: WarmPage): Promise<{ width: number; height
 export async function fitPage(wp: WarmPage, setup: PageSetup): Promise<void> {
   const viewport = viewportFor(setup);
   const current = wp.page.viewportSize();
-  if (current?.width !== viewport.width || current.height !== viewport.height) await wp.page.setViewportSize(viewport);
+  if (current?.width !== viewport.width || current.height !== viewport.height) {
+    await wp.page.setViewportSize(viewport);
+    // Playwright's own override of the new size brings the screen's painting back.
+    await paintNothingOnScreen(wp.cdp, viewport);
+  }
   if (wp.media !== setup.media) {
     await wp.page.emulateMedia({ media: setup.media });
     wp.media = setup.media;
   }
+}
+
+/**
+ * Keeps Chromium from painting the page for a screen nobody looks at: the page keeps its viewport
+ * (the sheet's size: innerWidth, innerHeight, screen, visualViewport, media queries, intersection
+ * observers are what they were), but the visible area Chromium rasterizes after each layout is one
+ * pixel (DevTools' device metrics `viewport`, which the page does not observe). A PDF is painted by
+ * the print path and a PNG by Page.captureScreenshot's clip, neither from the screen's tiles, so
+ * the output is byte for byte the same; the screen's raster of every job's first sheet was about a
+ * quarter of Chromium's CPU per PDF render (bench/visible-area.bench.ts).
+ *
+ * The fields besides `viewport` are those Playwright sends for the context's viewport, so that
+ * this override (the last one sent wins) changes nothing else the page sees.
+ */
+export async function paintNothingOnScreen(cdp: CDPSession, viewport: { width: number; height: number }): Promise<void> {
+  await cdp.send('Emulation.setDeviceMetricsOverride', {
+    width: viewport.width,
+    height: viewport.height,
+    screenWidth: viewport.width,
+    screenHeight: viewport.height,
+    deviceScaleFactor: 1,
+    mobile: false,
+    screenOrientation: { angle: 0, type: 'landscapePrimary' },
+    viewport: { x: 0, y: 0, width: 1, height: 1, scale: 1 },
+  });
 }
 
 async function disposeWarmPage(wp: WarmPage, deps: WarmPageDeps): Promise<void> {
