@@ -34,6 +34,11 @@ export interface GuardOptions extends AllowedFetchOptions {
    * whose documents may have run and stored something, to be cleared before the next job.
    */
   onOrigin?: (origin: string) => void;
+  /**
+   * Told of every request that would leave the browser (answered here or refused; not data:,
+   * blob: or about:, which the browser answers itself): the document used the network.
+   */
+  onRequest?: () => void;
 }
 
 /**
@@ -54,6 +59,7 @@ async function handle(route: Route, options: GuardOptions): Promise<void> {
   const url = route.request().url();
   const decision = options.policy.decide(url);
   if (decision.kind === 'pass') return route.continue();
+  options.onRequest?.();
   if (decision.kind === 'asset') {
     options.onOrigin?.(new URL(url).origin);
     return serveAsset(route, decision.name, options.assets?.());

@@ -22,11 +22,14 @@ import { capturePng, type PngEncoding } from './png-capture.ts';
 import { checkPngPixels } from './png-limit.ts';
 import { classifyRenderFailure, NAVIGATION_REFUSED_MESSAGE } from './render-failure.ts';
 import { renderOnPage } from './render-on-page.ts';
+import { isScriptFree } from './script-free.ts';
 import {
   contentSize,
   fitPage,
   freshDocumentDuringJob,
+  holdAfterJob,
   PageLeft,
+  prepareForJob,
   stopWatchingNavigation,
   warmPageLifecycle,
   watchNavigation,
@@ -206,6 +209,8 @@ export async function createPlaywrightRenderer(options: PlaywrightRendererOption
     const pngLimit = Math.min(maxPngPixels, job.maxPngPixels ?? maxPngPixels);
     // A PNG is at least its sheet: refuse one over the pixel limit before laying anything out.
     if (job.output === 'png') checkPngPixels(viewportFor(setup), pngLimit);
+    const scriptFree = isScriptFree(job, setup);
+    await prepareForJob(wp, scriptFree);
     wp.assets = job.assets;
     await fitPage(wp, setup);
     const left = watchNavigation(wp);
@@ -221,6 +226,7 @@ export async function createPlaywrightRenderer(options: PlaywrightRendererOption
     });
     const output = await Promise.race([rendering, left]);
     if (stopWatchingNavigation(wp)) throw new RenderFailure('NAVIGATION_REFUSED', NAVIGATION_REFUSED_MESSAGE);
+    holdAfterJob(wp, scriptFree);
     return output;
   }
 

@@ -33,6 +33,15 @@ export interface WarmPage {
    * (see watchNavigation). Our own navigations (freshDocument) are not watched.
    */
   navigation: { watching: boolean; left: boolean; onLeave?: (() => void) | undefined };
+  /** Chromium runs no script of the page's documents (a script-free job, see prepareForJob). */
+  scriptsOff: boolean;
+  /** A request left the browser (see guardNetwork's onRequest) since the current job began. */
+  fetched: boolean;
+  /**
+   * The page holds the document of a script-free job that used no network instead of a fresh
+   * one: the next script-free job writes over it, any other job first gets a fresh document.
+   */
+  holding: boolean;
 }
 
 /** PageLeft happens when the job's document is gone (a navigation, window.close()) while the job ran. */
@@ -78,6 +87,9 @@ async function openWarmPage(deps: WarmPageDeps): Promise<WarmPage> {
       logger: deps.logger,
       assets: () => current.wp?.assets,
       onOrigin: (origin) => current.wp?.origins.add(origin),
+      onRequest: () => {
+        if (current.wp) current.wp.fetched = true;
+      },
     });
     const page = await context.newPage();
     const cdp = await context.newCDPSession(page);
@@ -91,6 +103,9 @@ async function openWarmPage(deps: WarmPageDeps): Promise<WarmPage> {
       cdp,
       origins: new Set(),
       navigation: { watching: false, left: false },
+      scriptsOff: false,
+      fetched: false,
+      holding: false,
     };
     // Page.frameNavigated is sent for a new document only (not for setContent's document.open
     // nor for a change of the hash), so it is exactly "the page left the job's document".
@@ -130,8 +145,48 @@ async function openWarmPage(deps: WarmPageDeps): Promise<WarmPage> {
 async function resetPage(wp: WarmPage): Promise<void> {
   const strays = wp.context.pages().filter((other) => other !== wp.page);
   await Promise.all(strays.map((other) => other.close()));
+  // A script-free job's document stays until the next job (prepareForJob decides then).
+  if (wp.holding) return;
+  await freshStart(wp);
+}
+
+/** A fresh document with the template runtime, script on, storage cleared: what every scripted job starts from. */
+async function freshStart(wp: WarmPage): Promise<void> {
+  // On before the navigation: the runtime is installed by the new document's own start script.
+  await setScripting(wp, true);
   await freshDocumentIn(wp, 'print');
   await clearStorage(wp);
+}
+
+/**
+ * Readies the page for a job, script-free or not (isScriptFree). A script-free job runs with
+ * Chromium running no script of its document at all, so nothing of it can act or remember
+ * anything in the window: after it the page skips the fresh document (the about:blank
+ * navigation, a new window: about a quarter of Chromium's CPU per job) and keeps its document
+ * until the next job, which then
+ * - if script-free too, writes its document over it (setContent's document.open): no script of
+ *   either ever runs, and neither used the network (a fetch could leave a response in the
+ *   document's caches for the next one's same URL, so a job that fetched anything gets the full
+ *   reset instead of holding);
+ * - otherwise first gets the fresh document it would have had, so a script never sees what the
+ *   window kept of the documents before (their performance entries, their memory caches).
+ */
+export async function prepareForJob(wp: WarmPage, scriptFree: boolean): Promise<void> {
+  if (wp.holding && (!scriptFree || wp.fetched)) await freshStart(wp);
+  wp.holding = false;
+  wp.fetched = false;
+  await setScripting(wp, !scriptFree);
+}
+
+/** After a job's success: whether the page may hold its document (see prepareForJob). */
+export function holdAfterJob(wp: WarmPage, scriptFree: boolean): void {
+  wp.holding = scriptFree && !wp.fetched && wp.origins.size === 0;
+}
+
+async function setScripting(wp: WarmPage, on: boolean): Promise<void> {
+  if (wp.scriptsOff === !on) return;
+  await wp.cdp.send('Emulation.setScriptExecutionDisabled', { value: !on });
+  wp.scriptsOff = !on;
 }
 
 /**
@@ -169,7 +224,8 @@ export function documentStartScript(runtimeScript: string): string {
 
 /**
  * Navigates to a new about:blank document, in which Chromium installs the template runtime
- * (documentStartScript). Every job starts here: setContent() alone rewrites the document but
+ * (documentStartScript). Every job that may run script starts here (a script-free one may start
+ * on the last script-free document instead, see prepareForJob): setContent() alone rewrites the document but
  * keeps its window, so globals, patched prototypes and timers of one tenant's page would
  * otherwise run in the next tenant's render. The opaque origin of about:blank has no storage to
  * carry over, and replacing about:blank keeps history.length at 1.
