@@ -11,7 +11,7 @@ import { memoryAssets } from './test-support/assets.ts';
 import { htmlSource } from './test-support/fixtures.ts';
 import { pngPixel, solidPng } from './test-support/png.ts';
 import { pdfText } from './test-support/poppler.ts';
-import { prepareForJob, warmPageLifecycle, type WarmPage } from './warm-page.ts';
+import { holdAfterJob, prepareForJob, warmPageLifecycle, type WarmPage } from './warm-page.ts';
 
 // Script-free jobs (isScriptFree: raw HTML with no sign of script) run with Chromium running no
 // script of the document, and the page keeps their document instead of getting a fresh one
@@ -115,6 +115,26 @@ describe('a page prepared for a script-free job', () => {
   afterAll(async () => {
     if (wp) await lifecycle.dispose(wp);
     await host?.close();
+  });
+
+  it('holds nothing running after the job: the document is emptied at the reset', async () => {
+    // Given a script-free job's document that animates (without script: CSS and SVG)
+    await prepareForJob(wp, true);
+    await wp.page.setContent(
+      '<style>@keyframes w { to { width: 700px } } div { animation: w 1s infinite alternate }</style><div>TENANT-A</div>' +
+        '<svg><rect width="10" height="10"><animate attributeName="width" to="100" dur="1s" repeatCount="indefinite"/></rect></svg>',
+    );
+    expect(await wp.page.evaluate(() => document.getAnimations().length)).toBe(1);
+
+    // When the job ends and the page keeps its window for the next script-free job
+    holdAfterJob(wp, true);
+    await lifecycle.reset(wp);
+
+    // Then the page still has that window, but nothing of the document, and nothing animates
+    expect(wp.holding).toBe(true);
+    expect(
+      await wp.page.evaluate(() => [document.body.innerHTML, document.getAnimations().length, document.querySelectorAll('animate').length]),
+    ).toEqual(['', 0, 0]);
   });
 
   it('runs no script of the document, and scripts again once prepared for a scripted job', async () => {

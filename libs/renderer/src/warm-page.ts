@@ -145,9 +145,15 @@ async function openWarmPage(deps: WarmPageDeps): Promise<WarmPage> {
 async function resetPage(wp: WarmPage): Promise<void> {
   const strays = wp.context.pages().filter((other) => other !== wp.page);
   await Promise.all(strays.map((other) => other.close()));
-  // A script-free job's document stays until the next job (prepareForJob decides then).
-  if (wp.holding) return;
+  // A script-free job's window stays until the next job (prepareForJob decides then), its
+  // document emptied: whatever it still runs without script (a CSS animation can keep a core
+  // busy, an SVG animation, an animated image) stops now rather than at the next job.
+  if (wp.holding) return emptyDocument(wp);
   await freshStart(wp);
+}
+
+async function emptyDocument(wp: WarmPage): Promise<void> {
+  await wp.cdp.send('Runtime.evaluate', { expression: 'document.open(); document.close();' });
 }
 
 /** A fresh document with the template runtime, script on, storage cleared: what every scripted job starts from. */
