@@ -329,7 +329,7 @@ export async function fitPage(wp: WarmPage, setup: PageSetup): Promise<void> {
  * pixel (DevTools' device metrics `viewport`, which the page does not observe). A PDF is painted by
  * the print path and a PNG by Page.captureScreenshot's clip, neither from the screen's tiles, so
  * the output is byte for byte the same; the screen's raster of every job's first sheet was about a
- * quarter of Chromium's CPU per PDF render (bench/visible-area.bench.ts).
+ * quarter of Chromium's CPU per PDF render (bench/screen-and-window.bench.ts).
  *
  * The fields besides `viewport` are those Playwright sends for the context's viewport, so that
  * this override (the last one sent wins) changes nothing else the page sees.
