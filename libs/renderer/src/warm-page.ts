@@ -38,8 +38,9 @@ export interface WarmPage {
   /** A request left the browser (see guardNetwork's onRequest) since the current job began. */
   fetched: boolean;
   /**
-   * The page holds the document of a script-free job that used no network instead of a fresh
-   * one: the next script-free job writes over it, any other job first gets a fresh document.
+   * The page kept the window of a script-free job that used no network (its document emptied)
+   * instead of a fresh one: the next script-free job writes over it, any other job first gets a
+   * fresh document.
    */
   holding: boolean;
 }
@@ -168,8 +169,8 @@ async function freshStart(wp: WarmPage): Promise<void> {
  * Readies the page for a job, script-free or not (isScriptFree). A script-free job runs with
  * Chromium running no script of its document at all, so nothing of it can act or remember
  * anything in the window: after it the page skips the fresh document (the about:blank
- * navigation, a new window: about a quarter of Chromium's CPU per job) and keeps its document
- * until the next job, which then
+ * navigation, a new window: about a sixth of Chromium's CPU per job) and keeps its window, the
+ * document emptied (resetPage), until the next job, which then
  * - if script-free too, writes its document over it (setContent's document.open): no script of
  *   either ever runs, and neither used the network (a fetch could leave a response in the
  *   document's caches for the next one's same URL, so a job that fetched anything gets the full
