@@ -1,33 +1,21 @@
-import { ASSET_ORIGIN, silentLogger } from '@pressroom/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BrowserHost } from './browser-host.ts';
-import { chromiumArgs } from './chromium-args.ts';
-import { resolveChromiumPath } from './chromium-path.ts';
-import { pageRuntimeScript } from './eta-bundle.ts';
-import { NetworkPolicy } from './network-policy.ts';
-import type { PageLifecycle } from './page-pool.ts';
-import { createPlaywrightRenderer, type PlaywrightRenderer } from './playwright-renderer.ts';
+import { ASSET_ORIGIN } from '@pressroom/core';
+import { describe, expect, it } from 'vitest';
 import { memoryAssets } from './test-support/assets.ts';
 import { htmlSource } from './test-support/fixtures.ts';
 import { pngPixel, solidPng } from './test-support/png.ts';
 import { pdfText } from './test-support/poppler.ts';
-import { holdAfterJob, prepareForJob, warmPageLifecycle, type WarmPage } from './warm-page.ts';
+import { suiteRenderer } from './test-support/suite-renderer.ts';
+import { suiteWarmPage } from './test-support/suite-warm-page.ts';
+import { holdAfterJob, prepareForJob } from './warm-page.ts';
 
 // Script-free jobs (isScriptFree: raw HTML with no sign of script) run with Chromium running no
 // script of the document, and the page keeps their document instead of getting a fresh one
 // after them (warm-page.ts, prepareForJob). One page, so every job here follows the one before.
 describe('script-free jobs', () => {
-  let renderer: PlaywrightRenderer;
-
-  beforeAll(async () => {
-    renderer = await createPlaywrightRenderer({ pages: 1, recycleAfter: 200, maxOutputBytes: 20_000_000 });
-  });
-  afterAll(async () => {
-    await renderer?.close();
-  });
+  const renderer = suiteRenderer();
 
   const pdf = async (html: string, extra: object = {}) =>
-    (await pdfText((await renderer.render({ source: htmlSource(html), output: 'pdf', timeoutMs: 15_000, ...extra })).bytes)).replace(
+    (await pdfText((await renderer().render({ source: htmlSource(html), output: 'pdf', timeoutMs: 15_000, ...extra })).bytes)).replace(
       /\s+/g,
       ' ',
     );
@@ -89,11 +77,11 @@ describe('script-free jobs', () => {
     const logo = (rgb: [number, number, number]) =>
       memoryAssets({ 'logo.png': { bytes: solidPng(40, 40, rgb), contentType: 'image/png' } });
     const html = `<body style="margin:0"><img src="${ASSET_ORIGIN}/logo.png" width="40" height="40"></body>`;
-    const first = await renderer.render({ source: htmlSource(html), output: 'png', timeoutMs: 15_000, assets: logo([255, 0, 0]) });
+    const first = await renderer().render({ source: htmlSource(html), output: 'png', timeoutMs: 15_000, assets: logo([255, 0, 0]) });
     expect(pngPixel(first.bytes, 20, 20).rgb).toEqual([255, 0, 0]);
 
     // When the next script-free document of another tenant asks for its own logo.png
-    const second = await renderer.render({ source: htmlSource(html), output: 'png', timeoutMs: 15_000, assets: logo([0, 0, 255]) });
+    const second = await renderer().render({ source: htmlSource(html), output: 'png', timeoutMs: 15_000, assets: logo([0, 0, 255]) });
 
     // Then it shows its own, blue
     expect(pngPixel(second.bytes, 20, 20).rgb).toEqual([0, 0, 255]);
@@ -103,21 +91,10 @@ describe('script-free jobs', () => {
 // What makes the path safe is not the scan but Chromium: with the page prepared for a script-free
 // job, no script of the document runs, whatever form it takes.
 describe('a page prepared for a script-free job', () => {
-  let host: BrowserHost;
-  let lifecycle: PageLifecycle<WarmPage>;
-  let wp: WarmPage;
-
-  beforeAll(async () => {
-    host = new BrowserHost({ executablePath: resolveChromiumPath(), args: chromiumArgs(), logger: silentLogger });
-    lifecycle = warmPageLifecycle({ host, policy: new NetworkPolicy([]), runtimeScript: await pageRuntimeScript(), logger: silentLogger });
-    wp = await lifecycle.open();
-  });
-  afterAll(async () => {
-    if (wp) await lifecycle.dispose(wp);
-    await host?.close();
-  });
+  const page = suiteWarmPage();
 
   it('holds nothing running after the job: the document is emptied at the reset', async () => {
+    const { wp, lifecycle } = page();
     // Given a script-free job's document that animates (without script: CSS and SVG)
     await prepareForJob(wp, true);
     await wp.page.setContent(
@@ -138,6 +115,7 @@ describe('a page prepared for a script-free job', () => {
   });
 
   it('runs no script of the document, and scripts again once prepared for a scripted job', async () => {
+    const { wp } = page();
     const probe = `<p id="p">untouched</p><script>document.getElementById('p').textContent = 'SCRIPT RAN'</script>
       <img src="data:," onerror="document.title = 'HANDLER RAN'">`;
 

@@ -1,35 +1,18 @@
-import { ASSET_ORIGIN, silentLogger } from '@pressroom/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ASSET_ORIGIN } from '@pressroom/core';
+import { describe, expect, it } from 'vitest';
 import { readerSvg, STORAGE_KINDS, writerSvg } from '../../../test/support/storage-probe.ts';
-import { BrowserHost } from './browser-host.ts';
-import { chromiumArgs } from './chromium-args.ts';
-import { resolveChromiumPath } from './chromium-path.ts';
-import { pageRuntimeScript } from './eta-bundle.ts';
-import { NetworkPolicy } from './network-policy.ts';
-import type { PageLifecycle } from './page-pool.ts';
 import { memoryAssets } from './test-support/assets.ts';
 import { RUNTIME_GLOBAL } from './in-page/runtime-contract.ts';
-import { warmPageLifecycle, type WarmPage } from './warm-page.ts';
+import { suiteWarmPage } from './test-support/suite-warm-page.ts';
 
 // The reset between two jobs, seen from inside: a document of the assets origin that became the
 // top-level document (a navigation the job is refused for, but which ran) is a secure context and
 // can use every kind of storage, Cache Storage included. None of it may survive the reset.
 describe('warm page reset', () => {
-  let host: BrowserHost;
-  let lifecycle: PageLifecycle<WarmPage>;
-  let wp: WarmPage;
-
-  beforeAll(async () => {
-    host = new BrowserHost({ executablePath: resolveChromiumPath(), args: chromiumArgs(), logger: silentLogger });
-    lifecycle = warmPageLifecycle({ host, policy: new NetworkPolicy([]), runtimeScript: await pageRuntimeScript(), logger: silentLogger });
-    wp = await lifecycle.open();
-  });
-  afterAll(async () => {
-    if (wp) await lifecycle.dispose(wp);
-    await host?.close();
-  });
+  const page = suiteWarmPage();
 
   const probe = async (name: string): Promise<string> => {
+    const { wp } = page();
     await wp.page.goto(`${ASSET_ORIGIN}/${name}`);
     await wp.page.waitForFunction(() => typeof (window as { probeResult?: unknown }).probeResult === 'string', undefined, {
       timeout: 10_000,
@@ -38,6 +21,7 @@ describe('warm page reset', () => {
   };
 
   it('forgets every kind of storage a top-level document of the assets origin wrote', async () => {
+    const { wp, lifecycle } = page();
     // Given the page became a document of the assets origin, which wrote every kind of storage
     wp.assets = memoryAssets({
       'writer.svg': { bytes: writerSvg('TENANT-A-SECRET'), contentType: 'image/svg+xml' },
@@ -56,6 +40,7 @@ describe('warm page reset', () => {
   });
 
   it("gives every job's document the template runtime in the main frame only, and a cleared window.name", async () => {
+    const { wp, lifecycle } = page();
     // Given a job left a name on the window
     await wp.page.evaluate(() => {
       window.name = 'TENANT-A';
