@@ -90,6 +90,13 @@ export interface SnapshotView<T> {
      * to `attach` (`file.note`) by the start that loads it (the deliveries: the requests not settled).
      */
     note?(): unknown;
+    /**
+     * With it, every save attaches the snapshot it wrote (base and delta, as a start would) and
+     * then calls it with the items it exported: the view may drop those it no longer needs in
+     * memory (the status view: the finished entries no event changed since), so its memory holds
+     * what changed since the last snapshot rather than everything since the start.
+     */
+    forgetSaved?(saved: T[]): void;
   };
   isItem(value: unknown): value is T;
   /** Applies one record of the log (what the view's projector does with it). */
@@ -139,6 +146,8 @@ interface Header {
 /** A delta is rewritten instead of the base while it holds at most this share of the base's items (and at least DELTA_MIN). */
 const DELTA_SHARE = 0.25;
 const DELTA_MIN = 10_000;
+/** How long a snapshot file replaced by a newer one stays open for the reads that began on it. */
+const RETIRED_FILE_CLOSE_MS = 60_000;
 
 export function createViewSnapshotter<T>(
   view: SnapshotView<T>,
@@ -159,6 +168,8 @@ export function createViewSnapshotter<T>(
   /** The base on disk (its id and item count), which the next delta applies to. */
   let diskBase: { id: string; count: number } | undefined;
   let recovering: Promise<void> | undefined;
+  /** Snapshot files replaced by newer ones (attachSaved), closed a while later. */
+  const retired = new Set<IndexedSnapshot>();
   let restoring: Promise<unknown> | undefined;
   let restoreRunning = false;
 
@@ -309,6 +320,35 @@ export function createViewSnapshotter<T>(
     return result;
   }
 
+  /**
+   * After a save (forgetSaved views): reads through to the files just written instead of those of
+   * the start, then lets the view drop what they hold. The files read until now are closed a while
+   * later, not at once: a read through them may still be under way (it would find nothing).
+   */
+  async function attachSaved(items: T[], forgetSaved: (saved: T[]) => void): Promise<void> {
+    const file = await openIndexed(path);
+    if (!file || !indexed) return;
+    const over = await openDelta(file.header as unknown as Header);
+    const previous = [base, delta].filter((f): f is IndexedSnapshot => f !== undefined);
+    base = file;
+    delta = over;
+    indexed.attach((key) => readThrough(file, over, key), undefined, {
+      range: (from, to) => rangeThrough(file, over, from, to),
+      note: ((over ?? file).header as unknown as Header).note,
+    });
+    for (const old of previous) retire(old);
+    forgetSaved(items);
+  }
+
+  /** Closes a snapshot file no longer attached once the reads that may still use it are over. */
+  function retire(file: IndexedSnapshot): void {
+    retired.add(file);
+    setTimeout(() => {
+      retired.delete(file);
+      void file.close().catch(() => undefined);
+    }, RETIRED_FILE_CLOSE_MS).unref();
+  }
+
   /** Saves an indexed view: only its delta when that stays small beside the base on disk, else a new base. */
   async function saveIndexed(header: Header, items: T[], whole: boolean): Promise<{ count: number; kind: string } | undefined> {
     const onDisk = whole ? undefined : diskBase;
@@ -359,6 +399,7 @@ export function createViewSnapshotter<T>(
     else written = { count: await writeAtomically(path, (fh) => writeLines(fh, header, items)), kind: 'whole' };
     if (!written) return false;
     savedAt = positions;
+    if (indexed?.forgetSaved) await attachSaved(items, (saved) => indexed.forgetSaved?.(saved));
     logger.info('view snapshot written', {
       view: view.name,
       kind: written.kind,
@@ -533,6 +574,8 @@ export function createViewSnapshotter<T>(
       await saving?.catch(() => false);
       await base?.close().catch(() => undefined);
       await delta?.close().catch(() => undefined);
+      for (const file of retired) await file.close().catch(() => undefined);
+      retired.clear();
     },
   };
 
@@ -729,7 +772,11 @@ export function embeddedViewSnapshots(deps: {
           group: `${topics.prefix}.status-projector`,
           exportState: () => status.exportState(),
           importState: (items) => status.importState(items),
-          indexed: { keyOf: (entry) => entry.requestId, attach: (base, readsWaitFor) => status.attachBase(base, readsWaitFor) },
+          indexed: {
+            keyOf: (entry) => entry.requestId,
+            attach: (base, readsWaitFor) => status.attachBase(base, readsWaitFor),
+            forgetSaved: (saved) => void status.forgetSaved(saved),
+          },
           isItem: (v): v is StatusViewEntry => statusEntry.Check(v),
           apply: async ({ event }) => void ('requestId' in event ? await status.apply(event) : undefined),
           clear: () => status.clear(),

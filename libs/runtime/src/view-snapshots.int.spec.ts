@@ -132,6 +132,71 @@ describe('embedded start-up with view snapshots', () => {
     await fifth.stop();
   });
 
+  it('holds in memory only what changed since the last snapshot: finished entries it wrote are read through to it', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'pressroom-snapshots-forget-'));
+    dirs.push(dataDir);
+    const deltaPath = join(dataDir, 'snapshots', 'status.delta.snapshot');
+    const running = await start(dataDir);
+    const status = running.rt.snapshots?.get('status');
+    if (!status) throw new Error('no status snapshotter');
+
+    // Given 300 finished renders and one still running, applied by the projector
+    const past = await writePastRenders(running.rt.log, running.rt.topics, 300);
+    const requestId = randomUUID();
+    const base = { version: 1 as const, occurredAt: new Date().toISOString(), requestId, tenantId: 'tenant-history' };
+    await running.rt.log.append(running.rt.topics.requestedAsync, [
+      {
+        ...base,
+        eventId: randomUUID(),
+        type: 'RenderRequested',
+        data: { mode: 'async', source: { kind: 'html', html: '<p>running</p>' }, output: 'pdf', storage: { kind: 'default' } },
+      },
+    ]);
+    await expect
+      .poll(() => states(running.rt.view, [...past, requestId]), { timeout: 30_000 })
+      .toEqual([...past.map(() => 'SUCCESS'), 'ONGOING']);
+
+    // When a snapshot is written while the service runs (a base: the first one)
+    expect(await status.save()).toBe(true);
+
+    // Then finished entries are answered from the snapshot (an entry read through is kept in
+    // memory until the next snapshot), the running one from memory
+    expect(await states(running.rt.view, [past[0]!, past[299]!, requestId])).toEqual(['SUCCESS', 'SUCCESS', 'ONGOING']);
+
+    // And when the running render finishes and 5 more happen, the next snapshot (a delta) is
+    // written from memory that holds only those 6 and the 2 read: not the 300 the first one holds
+    await running.rt.log.append(running.rt.topics.completed, [
+      { ...base, eventId: randomUUID(), type: 'RenderAttemptStarted', data: { attempt: 1, worker: 'w' } },
+      {
+        ...base,
+        eventId: randomUUID(),
+        type: 'RenderSucceeded',
+        data: {
+          mode: 'async',
+          artifact: { target: { kind: 'default' }, key: `tenant-history/${requestId}.pdf`, contentType: 'application/pdf', bytes: 9 },
+          executionMs: 5,
+          worker: 'w',
+        },
+      },
+    ]);
+    const recent = await writePastRenders(running.rt.log, running.rt.topics, 5);
+    await expect
+      .poll(() => states(running.rt.view, [requestId, ...recent]), { timeout: 30_000 })
+      .toEqual(recent.map(() => 'SUCCESS').concat('SUCCESS'));
+    expect(await status.save()).toBe(true);
+    const delta = await readFile(deltaPath, 'utf8');
+    expect(delta.split('\n').filter((l) => l.includes('"requestId"'))).toHaveLength(8);
+    const all = [...past, requestId, ...recent];
+    expect(await states(running.rt.view, all)).toEqual(all.map(() => 'SUCCESS'));
+
+    // And a start after a crash finds everything in base and delta
+    await running.rt.close();
+    const next = await start(dataDir);
+    expect(next.replayed()).toEqual({ fromSnapshot: true, replayed: 0 });
+    expect(await states(next.rt.view, all)).toEqual(all.map(() => 'SUCCESS'));
+    await next.stop();
+  });
+
   it('writes only a delta of the changed entries beside the base, reads it first, and ignores one that is gone or of another base', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'pressroom-snapshots-delta-'));
     dirs.push(dataDir);

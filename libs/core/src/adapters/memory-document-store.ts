@@ -9,6 +9,11 @@ export interface MemoryDocumentCollection<T> extends DocumentCollection<T> {
   entries(): { key: DocumentKey; doc: T }[];
   /** Writes unconditionally (loading a snapshot, before anyone reads). */
   put(key: DocumentKey, doc: T): void;
+  /**
+   * Forgets the document under `key` when it is still `doc` (the same object: no write since the
+   * caller read it); tells whether it did. What a view drops once a snapshot holds the document.
+   */
+  forgetIfUnchanged(key: DocumentKey, doc: T): boolean;
 }
 
 export interface MemoryDocumentStore extends DocumentStore {
@@ -91,6 +96,11 @@ export function createMemoryDocumentStore(): MemoryDocumentStore {
         return out;
       },
       put: write,
+      forgetIfUnchanged(key, doc) {
+        const at = slot(key);
+        if (!at || at.map.get(at.id)?.doc !== doc) return false;
+        return at.map.delete(at.id);
+      },
     };
   }
 

@@ -20,6 +20,13 @@ export interface MemoryStatusView extends StatusView {
    * the entry found is kept from then on (its next event applies to it). Undefined: detached.
    */
   attachBase(base: ((requestId: string) => Promise<StatusViewEntry | undefined>) | undefined, readsWaitFor?: Promise<unknown>): void;
+  /**
+   * Drops the finished entries of `saved` (what a snapshot just wrote, as exportState gave it)
+   * that no event changed since, once that snapshot is attached: they are read through to it from
+   * then on, so memory holds only what changed since the last snapshot, not every render since
+   * the start. Unfinished entries stay (their events are still coming). Returns how many went.
+   */
+  forgetSaved(saved: readonly StatusViewEntry[]): number;
 }
 
 export function createMemoryStatusView(store: MemoryDocumentStore = createMemoryDocumentStore()): MemoryStatusView {
@@ -33,13 +40,18 @@ export function createMemoryStatusView(store: MemoryDocumentStore = createMemory
   const docs: typeof held = {
     ...held,
     async get(key) {
-      const found = await held.get(key);
-      const from = base;
-      if (found || !from || typeof key !== 'string') return found;
-      const entry = await from(key);
-      // Another apply (or a recovery's replay) may have written it meanwhile: the view's wins.
-      if (entry && base === from && !(await held.get(key))) held.put(key, entry);
-      return held.get(key);
+      for (;;) {
+        const found = await held.get(key);
+        const from = base;
+        if (found || !from || typeof key !== 'string') return found;
+        const entry = await from(key);
+        // Attached to other files meanwhile (a newer snapshot, which may hold what this view has
+        // just forgotten; or none, for a recovery): ask again.
+        if (base !== from) continue;
+        // Another apply may have written it meanwhile: the view's wins.
+        if (entry && !(await held.get(key))) held.put(key, entry);
+        return held.get(key);
+      }
     },
     async getMany(keys) {
       return Promise.all(keys.map((k) => docs.get(k)));
@@ -91,6 +103,12 @@ export function createMemoryStatusView(store: MemoryDocumentStore = createMemory
     importState(state) {
       void store.clear(STATUS_DOCUMENTS.name);
       for (const entry of state) held.put(entry.requestId, entry);
+    },
+    forgetSaved(saved) {
+      if (!base) return 0; // nothing to read them through to
+      let forgotten = 0;
+      for (const entry of saved) if (isTerminal(entry) && held.forgetIfUnchanged(entry.requestId, entry)) forgotten++;
+      return forgotten;
     },
     attachBase(next, readsWaitFor) {
       base = next;
