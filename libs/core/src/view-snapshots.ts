@@ -146,8 +146,6 @@ interface Header {
 /** A delta is rewritten instead of the base while it holds at most this share of the base's items (and at least DELTA_MIN). */
 const DELTA_SHARE = 0.25;
 const DELTA_MIN = 10_000;
-/** How long a snapshot file replaced by a newer one stays open for the reads that began on it. */
-const RETIRED_FILE_CLOSE_MS = 60_000;
 
 export function createViewSnapshotter<T>(
   view: SnapshotView<T>,
@@ -168,8 +166,10 @@ export function createViewSnapshotter<T>(
   /** The base on disk (its id and item count), which the next delta applies to. */
   let diskBase: { id: string; count: number } | undefined;
   let recovering: Promise<void> | undefined;
-  /** Snapshot files replaced by newer ones (attachSaved), closed a while later. */
+  /** Snapshot files replaced by newer ones (attachSaved) that a read still uses, closed when it ends. */
   const retired = new Set<IndexedSnapshot>();
+  /** Reads under way per snapshot file (readThrough). */
+  const reading = new Map<IndexedSnapshot, number>();
   let restoring: Promise<unknown> | undefined;
   let restoreRunning = false;
 
@@ -322,8 +322,8 @@ export function createViewSnapshotter<T>(
 
   /**
    * After a save (forgetSaved views): reads through to the files just written instead of those of
-   * the start, then lets the view drop what they hold. The files read until now are closed a while
-   * later, not at once: a read through them may still be under way (it would find nothing).
+   * the start, then lets the view drop what they hold. The files read until now are closed once no
+   * read through them is under way (retire).
    */
   async function attachSaved(items: T[], forgetSaved: (saved: T[]) => void): Promise<void> {
     const file = await openIndexed(path);
@@ -340,13 +340,25 @@ export function createViewSnapshotter<T>(
     forgetSaved(items);
   }
 
-  /** Closes a snapshot file no longer attached once the reads that may still use it are over. */
+  /** Closes a snapshot file no longer attached: now, or when the last read still using it ends. */
   function retire(file: IndexedSnapshot): void {
-    retired.add(file);
-    setTimeout(() => {
-      retired.delete(file);
-      void file.close().catch(() => undefined);
-    }, RETIRED_FILE_CLOSE_MS).unref();
+    if (reading.has(file)) retired.add(file);
+    else void file.close().catch(() => undefined);
+  }
+
+  /** Counts a read of `file` under way (readThrough), so that a retired file is not closed under it. */
+  function holdFile(file: IndexedSnapshot): void {
+    reading.set(file, (reading.get(file) ?? 0) + 1);
+  }
+
+  function releaseFile(file: IndexedSnapshot): void {
+    const left = (reading.get(file) ?? 1) - 1;
+    if (left > 0) {
+      reading.set(file, left);
+      return;
+    }
+    reading.delete(file);
+    if (retired.delete(file)) void file.close().catch(() => undefined);
   }
 
   /** Saves an indexed view: only its delta when that stays small beside the base on disk, else a new base. */
@@ -520,6 +532,17 @@ export function createViewSnapshotter<T>(
 
   /** Reads one item of the attached snapshot (undefined: not in it, or the snapshot was found damaged and the view replayed). */
   async function readThrough(file: IndexedSnapshot, over: IndexedSnapshot | undefined, key: string): Promise<T | undefined> {
+    holdFile(file);
+    if (over) holdFile(over);
+    try {
+      return await readThroughHeld(file, over, key);
+    } finally {
+      releaseFile(file);
+      if (over) releaseFile(over);
+    }
+  }
+
+  async function readThroughHeld(file: IndexedSnapshot, over: IndexedSnapshot | undefined, key: string): Promise<T | undefined> {
     try {
       const line = (over && (await over.lookup(key))) ?? (await file.lookup(key));
       if (line === undefined) return undefined;
