@@ -325,10 +325,15 @@ export function createViewSnapshotter<T>(
    * the start, then lets the view drop what they hold. The files read until now are closed once no
    * read through them is under way (retire).
    */
-  async function attachSaved(items: T[], forgetSaved: (saved: T[]) => void): Promise<void> {
+  async function attachSaved(items: T[], kind: string, forgetSaved: (saved: T[]) => void): Promise<void> {
     const file = await openIndexed(path);
     if (!file || !indexed) return;
     const over = await openDelta(file.header as unknown as Header);
+    if (kind === 'delta' && !over) {
+      // The delta just written did not open: the view keeps reading what it read, and forgets nothing.
+      await file.close().catch(() => undefined);
+      return;
+    }
     const previous = [base, delta].filter((f): f is IndexedSnapshot => f !== undefined);
     base = file;
     delta = over;
@@ -411,7 +416,7 @@ export function createViewSnapshotter<T>(
     else written = { count: await writeAtomically(path, (fh) => writeLines(fh, header, items)), kind: 'whole' };
     if (!written) return false;
     savedAt = positions;
-    if (indexed?.forgetSaved) await attachSaved(items, (saved) => indexed.forgetSaved?.(saved));
+    if (indexed?.forgetSaved) await attachSaved(items, written.kind, (saved) => indexed.forgetSaved?.(saved));
     logger.info('view snapshot written', {
       view: view.name,
       kind: written.kind,
