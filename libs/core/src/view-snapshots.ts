@@ -320,29 +320,36 @@ export function createViewSnapshotter<T>(
     return result;
   }
 
-  /**
-   * After a save (forgetSaved views): reads through to the files just written instead of those of
-   * the start, then lets the view drop what they hold. The files read until now are closed once no
-   * read through them is under way (retire).
-   */
-  async function attachSaved(items: T[], kind: string, forgetSaved: (saved: T[]) => void): Promise<void> {
-    const file = await openIndexed(path);
-    if (!file || !indexed) return;
-    const over = await openDelta(file.header as unknown as Header);
-    if (kind === 'delta' && !over) {
-      // The delta just written did not open: the view keeps reading what it read, and forgets nothing.
-      await file.close().catch(() => undefined);
-      return;
-    }
-    const previous = [base, delta].filter((f): f is IndexedSnapshot => f !== undefined);
+  /** Makes `file` (and the delta `over` it) the snapshot the view reads through to. */
+  function attachFiles(file: IndexedSnapshot, over: IndexedSnapshot | undefined): void {
     base = file;
     delta = over;
-    indexed.attach((key) => readThrough(file, over, key), undefined, {
+    indexed?.attach((key) => readThrough(file, over, key), undefined, {
       range: (from, to) => rangeThrough(file, over, from, to),
       note: ((over ?? file).header as unknown as Header).note,
     });
+  }
+
+  /**
+   * After a save (forgetSaved views): reads through to the files just written instead of those of
+   * the start, then lets the view drop what they hold. The base read until now is kept when the
+   * save wrote only a delta over it; the files replaced are closed once no read through them is
+   * under way (retire).
+   */
+  async function attachSaved(items: T[], kind: string): Promise<void> {
+    const unchangedBase = base !== undefined && (base.header as unknown as Header).id === diskBase?.id ? base : undefined;
+    const file = unchangedBase ?? (await openIndexed(path));
+    if (!file) return;
+    const over = await openDelta(file.header as unknown as Header);
+    if (kind === 'delta' && !over) {
+      // The delta just written did not open: the view keeps reading what it read, and forgets nothing.
+      if (file !== unchangedBase) await file.close().catch(() => undefined);
+      return;
+    }
+    const previous = [base, delta].filter((f): f is IndexedSnapshot => f !== undefined && f !== file);
+    attachFiles(file, over);
     for (const old of previous) retire(old);
-    forgetSaved(items);
+    indexed?.forgetSaved?.(items);
   }
 
   /** Closes a snapshot file no longer attached: now, or when the last read still using it ends. */
@@ -416,7 +423,7 @@ export function createViewSnapshotter<T>(
     else written = { count: await writeAtomically(path, (fh) => writeLines(fh, header, items)), kind: 'whole' };
     if (!written) return false;
     savedAt = positions;
-    if (indexed?.forgetSaved) await attachSaved(items, written.kind, (saved) => indexed.forgetSaved?.(saved));
+    if (indexed?.forgetSaved) await attachSaved(items, written.kind);
     logger.info('view snapshot written', {
       view: view.name,
       kind: written.kind,
@@ -623,13 +630,8 @@ export function createViewSnapshotter<T>(
       if (file) {
         const header = file.header as unknown as Header;
         const over = await openDelta(header);
-        base = file;
-        delta = over;
         if (header.id) diskBase = { id: header.id, count: file.count };
-        indexed.attach((key) => readThrough(file, over, key), undefined, {
-          range: (from, to) => rangeThrough(file, over, from, to),
-          note: ((over ?? file).header as unknown as Header).note,
-        });
+        attachFiles(file, over);
         from = ((over ?? file).header as unknown as Header).positions;
         items = file.count + (over?.count ?? 0);
       }

@@ -37,6 +37,45 @@ async function states(view: StatusView, ids: string[]) {
   return Promise.all(ids.map(async (id) => (await view.get(id))?.state));
 }
 
+/** One render's events, written apart: its request, then its attempt and success (worker and html named `label`). */
+function oneRender(requestId: string, label: string) {
+  const base = { version: 1 as const, occurredAt: new Date().toISOString(), requestId, tenantId: 'tenant-history' };
+  return {
+    requested: [
+      {
+        ...base,
+        eventId: randomUUID(),
+        type: 'RenderRequested' as const,
+        data: {
+          mode: 'async' as const,
+          source: { kind: 'html' as const, html: `<p>${label}</p>` },
+          output: 'pdf' as const,
+          storage: { kind: 'default' as const },
+        },
+      },
+    ],
+    finished: [
+      { ...base, eventId: randomUUID(), type: 'RenderAttemptStarted' as const, data: { attempt: 1, worker: label } },
+      {
+        ...base,
+        eventId: randomUUID(),
+        type: 'RenderSucceeded' as const,
+        data: {
+          mode: 'async' as const,
+          artifact: {
+            target: { kind: 'default' as const },
+            key: `tenant-history/${requestId}.pdf`,
+            contentType: 'application/pdf',
+            bytes: 99,
+          },
+          executionMs: 5,
+          worker: label,
+        },
+      },
+    ],
+  };
+}
+
 describe('embedded start-up with view snapshots', () => {
   it('replays only the log after the latest snapshot, whatever the history, and a deleted snapshot rebuilds the same view', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'pressroom-snapshots-'));
@@ -83,15 +122,8 @@ describe('embedded start-up with view snapshots', () => {
     const past = await writePastRenders(first.rt.log, first.rt.topics, 200);
     // One render accepted before the snapshot, finished after it.
     const requestId = randomUUID();
-    const base = { version: 1 as const, occurredAt: new Date().toISOString(), requestId, tenantId: 'tenant-history' };
-    await first.rt.log.append(first.rt.topics.requestedAsync, [
-      {
-        ...base,
-        eventId: randomUUID(),
-        type: 'RenderRequested',
-        data: { mode: 'async', source: { kind: 'html', html: '<p>late</p>' }, output: 'pdf', storage: { kind: 'default' } },
-      },
-    ]);
+    const render = oneRender(requestId, 'late');
+    await first.rt.log.append(first.rt.topics.requestedAsync, render.requested);
     await first.rt.close();
     const second = await start(dataDir); // replays everything, snapshots it at the clean stop
     expect((await second.rt.view.get(requestId))?.state).toBe('ONGOING');
@@ -100,20 +132,7 @@ describe('embedded start-up with view snapshots', () => {
     // After the snapshot: the render finishes (a crash follows: no new snapshot)
     const third = await start(dataDir);
     expect(third.replayed()).toEqual({ fromSnapshot: true, replayed: 0 });
-    await third.rt.log.append(third.rt.topics.completed, [
-      { ...base, eventId: randomUUID(), type: 'RenderAttemptStarted', data: { attempt: 1, worker: 'late' } },
-      {
-        ...base,
-        eventId: randomUUID(),
-        type: 'RenderSucceeded',
-        data: {
-          mode: 'async',
-          artifact: { target: { kind: 'default' }, key: `tenant-history/${requestId}.pdf`, contentType: 'application/pdf', bytes: 99 },
-          executionMs: 5,
-          worker: 'late',
-        },
-      },
-    ]);
+    await third.rt.log.append(third.rt.topics.completed, render.finished);
     await third.rt.close();
 
     // Then a start with the snapshot applies the tail to the entry it reads from the snapshot
@@ -143,15 +162,8 @@ describe('embedded start-up with view snapshots', () => {
     // Given 300 finished renders and one still running, applied by the projector
     const past = await writePastRenders(running.rt.log, running.rt.topics, 300);
     const requestId = randomUUID();
-    const base = { version: 1 as const, occurredAt: new Date().toISOString(), requestId, tenantId: 'tenant-history' };
-    await running.rt.log.append(running.rt.topics.requestedAsync, [
-      {
-        ...base,
-        eventId: randomUUID(),
-        type: 'RenderRequested',
-        data: { mode: 'async', source: { kind: 'html', html: '<p>running</p>' }, output: 'pdf', storage: { kind: 'default' } },
-      },
-    ]);
+    const render = oneRender(requestId, 'running');
+    await running.rt.log.append(running.rt.topics.requestedAsync, render.requested);
     await expect
       .poll(() => states(running.rt.view, [...past, requestId]), { timeout: 30_000 })
       .toEqual([...past.map(() => 'SUCCESS'), 'ONGOING']);
@@ -165,20 +177,7 @@ describe('embedded start-up with view snapshots', () => {
 
     // And when the running render finishes and 5 more happen, the next snapshot (a delta) is
     // written from memory that holds only those 6 and the 2 read: not the 300 the first one holds
-    await running.rt.log.append(running.rt.topics.completed, [
-      { ...base, eventId: randomUUID(), type: 'RenderAttemptStarted', data: { attempt: 1, worker: 'w' } },
-      {
-        ...base,
-        eventId: randomUUID(),
-        type: 'RenderSucceeded',
-        data: {
-          mode: 'async',
-          artifact: { target: { kind: 'default' }, key: `tenant-history/${requestId}.pdf`, contentType: 'application/pdf', bytes: 9 },
-          executionMs: 5,
-          worker: 'w',
-        },
-      },
-    ]);
+    await running.rt.log.append(running.rt.topics.completed, render.finished);
     const recent = await writePastRenders(running.rt.log, running.rt.topics, 5);
     await expect
       .poll(() => states(running.rt.view, [requestId, ...recent]), { timeout: 30_000 })
