@@ -8,6 +8,14 @@ export interface SoakSample {
   /** RSS in MB, summed: the service's Node processes (app, renderer host) and Chromium's. */
   serviceRssMb: number;
   chromiumRssMb: number;
+  /** The service's RSS by process (MB): the app's own and the renderer host's (the rest is launchers). */
+  appRssMb: number;
+  hostRssMb: number;
+  /** From the app's /metrics (prom-client's defaults), MB: V8's heap as reserved and as used, and memory
+   *  held outside it by JS objects (Buffers, ArrayBuffers): which of them grows says where RSS goes. */
+  appHeapTotalMb: number;
+  appHeapUsedMb: number;
+  appExternalMb: number;
   /** Open file descriptors (/proc/<pid>/fd), summed over the same processes. */
   serviceFds: number;
   chromiumFds: number;

@@ -123,8 +123,32 @@ function fdCount(pid: number): number {
 
 const isChromium = (p: Proc) => /chrom|headless/i.test(p.comm);
 
+function cmdline(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+  } catch {
+    return ''; // gone meanwhile
+  }
+}
+const isRendererHost = (p: Proc) => p.comm === 'node' && cmdline(p.pid).includes('renderer-host');
+// Under the test support's AppProcess the app runs behind tsx's launcher (also a `node` with the entry in
+// its arguments): the launcher is left out, so that the figure is the app's own.
+const isApp = (p: Proc) => {
+  const args = cmdline(p.pid);
+  return p.comm === 'node' && args.includes('apps/standalone/src/main.ts') && !args.includes('.bin/tsx');
+};
+
 function usage(root: number) {
-  const u = { serviceRssMb: 0, chromiumRssMb: 0, serviceFds: 0, chromiumFds: 0, serviceProcesses: 0, chromiumProcesses: 0 };
+  const u = {
+    serviceRssMb: 0,
+    chromiumRssMb: 0,
+    appRssMb: 0,
+    hostRssMb: 0,
+    serviceFds: 0,
+    chromiumFds: 0,
+    serviceProcesses: 0,
+    chromiumProcesses: 0,
+  };
   for (const p of tree(root)) {
     if (isChromium(p)) {
       u.chromiumRssMb += p.rssKb / 1024;
@@ -134,6 +158,8 @@ function usage(root: number) {
       u.serviceRssMb += p.rssKb / 1024;
       u.serviceFds += fdCount(p.pid);
       u.serviceProcesses++;
+      if (isRendererHost(p)) u.hostRssMb += p.rssKb / 1024;
+      else if (isApp(p)) u.appRssMb += p.rssKb / 1024;
     }
   }
   return u;
@@ -178,7 +204,8 @@ async function renderOnce(): Promise<'ok' | 'fallback'> {
   return 'ok';
 }
 
-let lastScrape = { pagesReplaced: 0, hostRestarts: 0, renderFailures: 0 };
+let lastScrape = { pagesReplaced: 0, hostRestarts: 0, renderFailures: 0, appHeapTotalMb: 0, appHeapUsedMb: 0, appExternalMb: 0 };
+const MB = 1024 * 1024;
 let scrapesMissed = 0;
 /** The service's counters; when /metrics does not answer, the last ones read (and the miss is counted). */
 async function scrape(): Promise<typeof lastScrape> {
@@ -190,6 +217,9 @@ async function scrape(): Promise<typeof lastScrape> {
       pagesReplaced: metricValue(text, 'pressroom_page_pool_replacements_total'),
       hostRestarts: metricValue(text, 'pressroom_page_pool_restarts_total'),
       renderFailures: metricValue(text, 'pressroom_renders_total', { outcome: 'failure' }),
+      appHeapTotalMb: metricValue(text, 'nodejs_heap_size_total_bytes') / MB,
+      appHeapUsedMb: metricValue(text, 'nodejs_heap_size_used_bytes') / MB,
+      appExternalMb: metricValue(text, 'nodejs_external_memory_bytes') / MB,
     };
   } catch (err) {
     scrapesMissed++;
@@ -242,11 +272,11 @@ try {
   };
   samples = [await takeSample()];
   const header =
-    't s | ok | failed | 202 | service RSS MB | Chromium RSS MB | service fds | Chromium fds | procs (svc/chr) | pages replaced | host restarts';
+    't s | ok | failed | 202 | service RSS MB | app, host RSS MB | app heap total/used, external MB | Chromium RSS MB | service fds | Chromium fds | procs (svc/chr) | pages replaced | host restarts';
   console.log(header);
   const print = (s: SoakSample) =>
     console.log(
-      `${s.t} | ${s.ok} | ${s.failed} | ${s.fallbacks} | ${s.serviceRssMb.toFixed(0)} | ${s.chromiumRssMb.toFixed(0)} | ${s.serviceFds} | ${s.chromiumFds} | ${s.serviceProcesses}/${s.chromiumProcesses} | ${s.pagesReplaced} | ${s.hostRestarts}`,
+      `${s.t} | ${s.ok} | ${s.failed} | ${s.fallbacks} | ${s.serviceRssMb.toFixed(0)} | ${s.appRssMb.toFixed(0)}, ${s.hostRssMb.toFixed(0)} | ${s.appHeapTotalMb.toFixed(0)}/${s.appHeapUsedMb.toFixed(0)}, ${s.appExternalMb.toFixed(0)} | ${s.chromiumRssMb.toFixed(0)} | ${s.serviceFds} | ${s.chromiumFds} | ${s.serviceProcesses}/${s.chromiumProcesses} | ${s.pagesReplaced} | ${s.hostRestarts}`,
     );
   print(samples[0]!);
 
@@ -300,6 +330,9 @@ try {
 
 // ---- the report ------------------------------------------------------------------------------
 
+const TABLE_HEADER =
+  '| t s | ok | failed | 202 | service RSS MB | app, renderer host RSS MB | app V8 heap total/used, external MB | Chromium RSS MB | service fds | Chromium fds | processes (service/Chromium) | pages replaced | host restarts |';
+
 const results = verdicts(samples, failures, SETTLE_S);
 const suspects = recycleSuspects(failures, samples);
 const last = samples.at(-1)!;
@@ -320,7 +353,7 @@ const lines = [
     `Service counters during the load: ${last.pagesReplaced - samples[0]!.pagesReplaced} pages replaced, ${last.hostRestarts - samples[0]!.hostRestarts} renderer host restarts, ` +
     `${last.renderFailures - samples[0]!.renderFailures} renders failed (pressroom_renders_total)` +
     (scrapesMissed ? `; /metrics did not answer ${scrapesMissed} times (those samples repeat the last counters)` : '') +
-    '. "service" is every process under the app but Chromium: the tsx launcher, the app, the renderer host (Node) and tsx\'s esbuild helpers.',
+    '. "service" is every process under the app but Chromium: the app and the renderer host (Node; under Node 20 also the tsx launcher and its esbuild helpers).',
   '',
   '| target | verdict | figures |',
   '| --- | --- | --- |',
@@ -334,26 +367,16 @@ const lines = [
         '',
       ]
     : []),
-  '| t s | ok | failed | 202 | service RSS MB | Chromium RSS MB | service fds | Chromium fds | processes (service/Chromium) | pages replaced | host restarts |',
-  '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+  TABLE_HEADER,
+  '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ...samples.map(
     (s) =>
-      `| ${s.t} | ${s.ok} | ${s.failed} | ${s.fallbacks} | ${s.serviceRssMb.toFixed(0)} | ${s.chromiumRssMb.toFixed(0)} | ${s.serviceFds} | ${s.chromiumFds} | ${s.serviceProcesses}/${s.chromiumProcesses} | ${s.pagesReplaced} | ${s.hostRestarts} |`,
+      `| ${s.t} | ${s.ok} | ${s.failed} | ${s.fallbacks} | ${s.serviceRssMb.toFixed(0)} | ${s.appRssMb.toFixed(0)}, ${s.hostRssMb.toFixed(0)} | ${s.appHeapTotalMb.toFixed(0)}/${s.appHeapUsedMb.toFixed(0)}, ${s.appExternalMb.toFixed(0)} | ${s.chromiumRssMb.toFixed(0)} | ${s.serviceFds} | ${s.chromiumFds} | ${s.serviceProcesses}/${s.chromiumProcesses} | ${s.pagesReplaced} | ${s.hostRestarts} |`,
   ),
   '',
 ];
 const md = lines.join('\n');
-console.log(
-  '\n' +
-    lines
-      .slice(
-        2,
-        lines.indexOf(
-          '| t s | ok | failed | 202 | service RSS MB | Chromium RSS MB | service fds | Chromium fds | processes (service/Chromium) | pages replaced | host restarts |',
-        ),
-      )
-      .join('\n'),
-);
+console.log('\n' + lines.slice(2, lines.indexOf(TABLE_HEADER)).join('\n'));
 if (!flags['no-write']) {
   const dir = new URL('./results/', import.meta.url);
   mkdirSync(dir, { recursive: true });
@@ -375,6 +398,10 @@ if (!flags['no-write']) {
     failureCodes: Object.fromEntries(codes),
     growth: {
       serviceRss: growth(samples, (s) => s.serviceRssMb, SETTLE_S),
+      appRss: growth(samples, (s) => s.appRssMb, SETTLE_S),
+      rendererHostRss: growth(samples, (s) => s.hostRssMb, SETTLE_S),
+      appHeapTotal: growth(samples, (s) => s.appHeapTotalMb, SETTLE_S),
+      appExternal: growth(samples, (s) => s.appExternalMb, SETTLE_S),
       chromiumRss: growth(samples, (s) => s.chromiumRssMb, SETTLE_S),
       serviceFds: growth(samples, (s) => s.serviceFds, SETTLE_S),
       chromiumFds: growth(samples, (s) => s.chromiumFds, SETTLE_S),
