@@ -14,10 +14,15 @@ export function runOps(
   const root = join(import.meta.dirname, '..', '..');
   return new Promise((resolve) => {
     const flags = opts.json === false ? [] : ['--json'];
-    const child = spawn(join(root, 'node_modules', '.bin', 'tsx'), [join(root, 'apps', 'ops', 'src', 'main.ts'), ...flags, ...args], {
-      cwd: root,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
-    });
+    // As `npm run ops` runs it (scripts/run-ts.mjs): no tsx where Node strips types itself.
+    const child = spawn(
+      process.execPath,
+      [join(root, 'scripts', 'run-ts.mjs'), join(root, 'apps', 'ops', 'src', 'main.ts'), ...flags, ...args],
+      {
+        cwd: root,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
+      },
+    );
     child.stdin.end(opts.input ?? '');
     let stdout = '';
     let stderr = '';

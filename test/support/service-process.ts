@@ -5,7 +5,11 @@ import { join } from 'node:path';
 import { waitFor } from '@pressroom/testing';
 
 const root = join(import.meta.dirname, '..', '..');
-const tsx = join(root, 'node_modules', '.bin', 'tsx');
+// How `npm start` runs an app (scripts/run-ts.mjs): where Node strips types itself the sources run
+// as they are, with no transpiler, loader thread or source-mapped stacks in the process; elsewhere
+// (Node 20) under tsx's loader, registered in the same process. Tests and benchmarks measure what
+// ships, not tsx (which cost the service CPU and memory that production does not pay).
+const runTs = join(root, 'scripts', 'run-ts.mjs');
 
 /**
  * Plans whose rate and in-flight quotas never bind: load, fault and ledger tests send and poll
@@ -43,7 +47,7 @@ export class AppProcess {
     this.port = port;
   }
 
-  /** The process id of the app's launcher (tsx); the app and its Chromium run under it. */
+  /** The process id of the app (the leader of its process group: its renderer host and Chromium run under it). */
   get pid(): number {
     const pid = this.#child?.pid;
     if (pid === undefined) throw new Error(`${this.app} is not started`);
@@ -58,11 +62,11 @@ export class AppProcess {
   async start(opts: { until?: 'readyz' | 'healthz' } = {}): Promise<this> {
     this.output.length = 0;
     this.stdout.length = 0;
-    const child = spawn(tsx, [...this.nodeArgs, join(root, 'apps', this.app, 'src', 'main.ts')], {
+    const child = spawn(process.execPath, [...this.nodeArgs, runTs, join(root, 'apps', this.app, 'src', 'main.ts')], {
       cwd: root,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...UNLIMITED_PLANS, ...this.env, PORT: String(this.port) },
       stdio: ['ignore', 'pipe', 'pipe'],
-      // Its own process group: tsx runs the app in a child process, and a crash must take both.
+      // Its own process group: a crash (kill()) takes the app and everything it started at once.
       detached: true,
     });
     this.#child = child;
@@ -91,7 +95,7 @@ export class AppProcess {
       this.output.push(...l);
       keep(l);
     });
-    // 'close' fires when every holder of the output pipes (tsx and the app under it) is gone.
+    // 'close' fires when every holder of the output pipes (the app and what it started) is gone.
     this.#exited = new Promise((resolve) => child.once('close', () => resolve()));
     await waitFor(
       async () => {
@@ -109,7 +113,7 @@ export class AppProcess {
   /** Graceful stop (SIGTERM), as an orchestrator would. */
   async stop(): Promise<void> {
     if (!this.#child || this.#child.exitCode !== null) return;
-    this.#child.kill('SIGTERM'); // tsx relays it to the app, which shuts down gracefully
+    this.#child.kill('SIGTERM'); // the app shuts down gracefully
     await Promise.race([this.#exited, new Promise((r) => setTimeout(r, 15_000))]);
     await this.kill(); // whatever is left of the group
   }
