@@ -1,5 +1,12 @@
 import type { Plan, RemovalReason } from '@pressroom/schemas';
-import { expiredRenders, isTerminal, renderOfObjectKey, type RetentionPolicy, type StoredObject } from '@pressroom/domain';
+import {
+  expiredRenders,
+  isTerminal,
+  renderOfObjectKey,
+  tooYoungToExpire,
+  type RetentionPolicy,
+  type StoredObject,
+} from '@pressroom/domain';
 import type { Catalog } from './ports/catalog.ts';
 import type { Clock } from './ports/clock.ts';
 import type { EventLog, TopicNames } from './ports/event-log.ts';
@@ -69,14 +76,17 @@ export function createRenderRemoval(deps: RenderRemovalDeps) {
      */
     async sweep(policy: RetentionPolicy): Promise<number> {
       if (!deps.own.list || Object.keys(policy).length === 0) return 0;
+      const now = deps.clock.now();
+      // Objects of renders surely too young to expire are left out unread, so a sweep's work and
+      // memory follow what may have expired, not everything kept.
       const objects: StoredObject[] = [];
-      for await (const o of deps.own.list('')) objects.push(o);
+      for await (const o of deps.own.list('', (key) => tooYoungToExpire(key, { now, policy }))) objects.push(o);
       const plans = new Map<string, Plan | undefined>();
       for (const o of objects) {
         const render = renderOfObjectKey(o.key);
         if (render && !plans.has(render.tenantId)) plans.set(render.tenantId, (await deps.catalog.getTenant(render.tenantId))?.plan);
       }
-      const expired = expiredRenders(objects, { now: deps.clock.now(), policy, planOf: (t) => plans.get(t) });
+      const expired = expiredRenders(objects, { now, policy, planOf: (t) => plans.get(t) });
       let removed = 0;
       for (const r of expired) {
         // Waiting or rendering: its payload stays until the render has an outcome (then its own

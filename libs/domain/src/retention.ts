@@ -35,6 +35,40 @@ export function isExpired(args: { lastModified: Date; now: Date; retentionMs: nu
   return args.now.getTime() - args.lastModified.getTime() >= args.retentionMs;
 }
 
+/**
+ * When a render id was made, for the ids Pressroom makes (UUIDv7: the first 48 bits are
+ * milliseconds since the epoch); undefined for any other id (a v4 id, an imported one).
+ */
+export function requestIdTime(requestId: string): number | undefined {
+  const match = /^([0-9a-f]{8})-([0-9a-f]{4})-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i.exec(requestId);
+  return match ? parseInt(`${match[1]}${match[2]}`, 16) : undefined;
+}
+
+/**
+ * How far the clocks of the processes that mint render ids and store files may differ: a render's
+ * files are stored after its id was made, give or take that.
+ */
+export const ID_CLOCK_SKEW_MS = 5 * 60_000;
+
+/**
+ * Whether an object of our own storage surely belongs to a render that no retention of `policy`
+ * can have run out for yet, from its key alone: its id was made less than the shortest retention
+ * ago (less the clock skew), and its files were stored after that. The sweep leaves such objects
+ * out before any other work: without this it read (and, on the local disk, stat-ed) every stored
+ * file each minute and held them all in memory, work and memory that grew with everything kept
+ * (with a 30-day retention, a month of renders), which the soak saw as the service's RSS growing.
+ * False when unsure (not a render's key, an id that carries no time, no retention at all): those
+ * are decided on the object's own timestamp, as before.
+ */
+export function tooYoungToExpire(key: string, args: { now: Date; policy: RetentionPolicy }): boolean {
+  const retentions = Object.values(args.policy).filter((ms): ms is number => ms !== undefined);
+  if (retentions.length === 0) return false;
+  const render = renderOfObjectKey(key);
+  const madeAt = render && requestIdTime(render.requestId);
+  if (madeAt === undefined) return false;
+  return args.now.getTime() - madeAt + ID_CLOCK_SKEW_MS < Math.min(...retentions);
+}
+
 /** A render whose files outlived its tenant's plan (expiredRenders). */
 export interface ExpiredRender {
   tenantId: string;

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { expiredRenders, isExpired, parseRetention, renderOfObjectKey, retentionPolicy } from './retention.ts';
+import {
+  ID_CLOCK_SKEW_MS,
+  expiredRenders,
+  isExpired,
+  parseRetention,
+  renderOfObjectKey,
+  requestIdTime,
+  retentionPolicy,
+  tooYoungToExpire,
+} from './retention.ts';
 
 const R1 = '019a9b5e-7c1a-7d3e-9f10-2b4c6d8e0a10';
 const R2 = '019a9b5e-7c1a-7d3e-9f10-2b4c6d8e0a11';
@@ -79,5 +88,45 @@ describe('parseRetention and retentionPolicy', () => {
       standard: 2000,
       high: 90 * 86_400_000,
     });
+  });
+});
+
+describe('tooYoungToExpire (what a sweep leaves out unread)', () => {
+  const DAY = 86_400_000;
+  // A UUIDv7 made at `ms`: its first 48 bits are the time.
+  const idAt = (ms: number) => {
+    const hex = ms.toString(16).padStart(12, '0');
+    return `${hex.slice(0, 8)}-${hex.slice(8)}-7d3e-9f10-2b4c6d8e0a10`;
+  };
+  const now = new Date(Date.UTC(2026, 10, 28, 12));
+
+  it('reads the time of a UUIDv7 id, and none from another kind of id', () => {
+    expect(requestIdTime(idAt(now.getTime()))).toBe(now.getTime());
+    expect(requestIdTime(R1)).toBe(0x019a9b5e7c1a);
+    expect(requestIdTime('3b241101-e2bb-4255-8caf-4136c566a962')).toBeUndefined(); // v4
+    expect(requestIdTime('not-an-id')).toBeUndefined();
+  });
+
+  it('leaves out the files of a render made less than the shortest retention (less the clock skew) ago', () => {
+    const policy = { standard: 30 * DAY, high: 90 * DAY };
+    const young = idAt(now.getTime() - 29 * DAY);
+    expect(tooYoungToExpire(`acme/${young}.pdf`, { now, policy })).toBe(true);
+    expect(tooYoungToExpire(`acme/${young}.request.json`, { now, policy })).toBe(true);
+    expect(tooYoungToExpire(`acme/${young}/part-1.pdf`, { now, policy })).toBe(true);
+    // At the edge the skew keeps it in: its files may have been stored by a clock ahead of the id's.
+    const edge = idAt(now.getTime() - 30 * DAY + ID_CLOCK_SKEW_MS);
+    expect(tooYoungToExpire(`acme/${edge}.pdf`, { now, policy })).toBe(false);
+    expect(tooYoungToExpire(`acme/${idAt(now.getTime() - 31 * DAY)}.pdf`, { now, policy })).toBe(false);
+  });
+
+  it("is never sure when the id carries no time, the key is not a render's, or nothing expires", () => {
+    const policy = { standard: 30 * DAY };
+    expect(tooYoungToExpire('acme/3b241101-e2bb-4255-8caf-4136c566a962.pdf', { now, policy })).toBe(false);
+    expect(tooYoungToExpire('acme/assets/logo.png', { now, policy })).toBe(false);
+    expect(tooYoungToExpire(`acme/${idAt(now.getTime())}.pdf`, { now, policy: {} })).toBe(false);
+  });
+
+  it("a retention shorter than the clock skew leaves nothing out (the tests' seconds-long plans)", () => {
+    expect(tooYoungToExpire(`acme/${idAt(now.getTime())}.pdf`, { now, policy: { standard: 2000 } })).toBe(false);
   });
 });

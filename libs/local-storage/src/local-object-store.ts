@@ -274,7 +274,7 @@ export function createLocalObjectStore(options: LocalObjectStoreOptions): LocalO
       }
     },
 
-    async *list(prefix) {
+    async *list(prefix, skip) {
       // A walk of the objects folder; the file's mtime is when it was stored (put writes it whole).
       const root = join(dir, 'objects');
       const walk = async function* (folder: string, keyPrefix: string): AsyncGenerator<{ key: string; lastModified: Date }> {
@@ -285,7 +285,7 @@ export function createLocalObjectStore(options: LocalObjectStoreOptions): LocalO
         for (const entry of entries) {
           const key = `${keyPrefix}${entry.name}`;
           if (entry.isDirectory()) yield* walk(join(folder, entry.name), `${key}/`);
-          else if (entry.isFile() && key.startsWith(prefix)) {
+          else if (entry.isFile() && key.startsWith(prefix) && !skip?.(key)) {
             const info = await stat(join(folder, entry.name)).catch(() => undefined);
             if (info) yield { key, lastModified: info.mtime };
           }

@@ -134,7 +134,7 @@ export function createS3ObjectStore(options: S3ObjectStoreOptions): S3ObjectStor
       }
     },
 
-    async *list(prefix) {
+    async *list(prefix, skip) {
       let token: string | undefined;
       do {
         let out;
@@ -151,7 +151,7 @@ export function createS3ObjectStore(options: S3ObjectStoreOptions): S3ObjectStor
           throw storageError(`ListObjectsV2 ${bucket}/${prefix}`, error);
         }
         for (const o of out.Contents ?? []) {
-          if (o.Key && o.LastModified) yield { key: o.Key, lastModified: o.LastModified };
+          if (o.Key && o.LastModified && !skip?.(o.Key)) yield { key: o.Key, lastModified: o.LastModified };
         }
         token = out.IsTruncated ? out.NextContinuationToken : undefined;
       } while (token);

@@ -32,7 +32,8 @@ export interface ObjectStore {
   /**
    * Our own storage only (the retention sweeper): every object under `prefix` with the time it
    * was last written, in pages. Never offered for a tenant's S3 connection: we never remove
-   * files from a caller's bucket.
+   * files from a caller's bucket. Keys `skip` answers true for are left out before any further
+   * work on them (the local store's stat of each file).
    */
-  list?(prefix: string): AsyncIterable<{ key: string; lastModified: Date }>;
+  list?(prefix: string, skip?: (key: string) => boolean): AsyncIterable<{ key: string; lastModified: Date }>;
 }
