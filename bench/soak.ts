@@ -130,13 +130,13 @@ function cmdline(pid: number): string {
     return ''; // gone meanwhile
   }
 }
-const isRendererHost = (p: Proc) => p.comm === 'node' && cmdline(p.pid).includes('renderer-host');
-// Under the test support's AppProcess the app runs behind tsx's launcher (also a `node` with the entry in
-// its arguments): the launcher is left out, so that the figure is the app's own.
-const isApp = (p: Proc) => {
+/** Which of the service's Node processes `p` is, from its command line: the app, its renderer host, or neither. */
+function role(p: Proc): 'app' | 'host' | undefined {
+  if (p.comm !== 'node') return undefined;
   const args = cmdline(p.pid);
-  return p.comm === 'node' && args.includes('apps/standalone/src/main.ts') && !args.includes('.bin/tsx');
-};
+  if (args.includes('renderer-host')) return 'host';
+  return args.includes('apps/standalone/src/main.ts') ? 'app' : undefined;
+}
 
 function usage(root: number) {
   const u = {
@@ -158,8 +158,9 @@ function usage(root: number) {
       u.serviceRssMb += p.rssKb / 1024;
       u.serviceFds += fdCount(p.pid);
       u.serviceProcesses++;
-      if (isRendererHost(p)) u.hostRssMb += p.rssKb / 1024;
-      else if (isApp(p)) u.appRssMb += p.rssKb / 1024;
+      const r = role(p);
+      if (r === 'host') u.hostRssMb += p.rssKb / 1024;
+      else if (r === 'app') u.appRssMb += p.rssKb / 1024;
     }
   }
   return u;

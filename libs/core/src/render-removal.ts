@@ -80,7 +80,7 @@ export function createRenderRemoval(deps: RenderRemovalDeps) {
       // Objects of renders surely too young to expire are left out unread, so a sweep's work and
       // memory follow what may have expired, not everything kept.
       const objects: StoredObject[] = [];
-      for await (const o of deps.own.list('', (key) => tooYoungToExpire(key, { now, policy }))) objects.push(o);
+      for await (const o of deps.own.list('', tooYoungToExpire({ now, policy }))) objects.push(o);
       const plans = new Map<string, Plan | undefined>();
       for (const o of objects) {
         const render = renderOfObjectKey(o.key);

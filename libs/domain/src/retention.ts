@@ -51,22 +51,25 @@ export function requestIdTime(requestId: string): number | undefined {
 export const ID_CLOCK_SKEW_MS = 5 * 60_000;
 
 /**
- * Whether an object of our own storage surely belongs to a render that no retention of `policy`
- * can have run out for yet, from its key alone: its id was made less than the shortest retention
+ * Which objects of our own storage surely belong to a render that no retention of `policy` can
+ * have run out for yet, from their keys alone: its id was made less than the shortest retention
  * ago (less the clock skew), and its files were stored after that. The sweep leaves such objects
  * out before any other work: without this it read (and, on the local disk, stat-ed) every stored
  * file each minute and held them all in memory, work and memory that grew with everything kept
  * (with a 30-day retention, a month of renders), which the soak saw as the service's RSS growing.
  * False when unsure (not a render's key, an id that carries no time, no retention at all): those
- * are decided on the object's own timestamp, as before.
+ * are decided on the object's own timestamp, as before. The shortest retention is found once per
+ * sweep, not once per stored file.
  */
-export function tooYoungToExpire(key: string, args: { now: Date; policy: RetentionPolicy }): boolean {
+export function tooYoungToExpire(args: { now: Date; policy: RetentionPolicy }): (key: string) => boolean {
   const retentions = Object.values(args.policy).filter((ms): ms is number => ms !== undefined);
-  if (retentions.length === 0) return false;
-  const render = renderOfObjectKey(key);
-  const madeAt = render && requestIdTime(render.requestId);
-  if (madeAt === undefined) return false;
-  return args.now.getTime() - madeAt + ID_CLOCK_SKEW_MS < Math.min(...retentions);
+  if (retentions.length === 0) return () => false;
+  const youngestExpirable = args.now.getTime() + ID_CLOCK_SKEW_MS - Math.min(...retentions);
+  return (key) => {
+    const render = renderOfObjectKey(key);
+    const madeAt = render && requestIdTime(render.requestId);
+    return madeAt !== undefined && madeAt > youngestExpirable;
+  };
 }
 
 /** A render whose files outlived its tenant's plan (expiredRenders). */

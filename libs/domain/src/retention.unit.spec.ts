@@ -110,23 +110,23 @@ describe('tooYoungToExpire (what a sweep leaves out unread)', () => {
   it('leaves out the files of a render made less than the shortest retention (less the clock skew) ago', () => {
     const policy = { standard: 30 * DAY, high: 90 * DAY };
     const young = idAt(now.getTime() - 29 * DAY);
-    expect(tooYoungToExpire(`acme/${young}.pdf`, { now, policy })).toBe(true);
-    expect(tooYoungToExpire(`acme/${young}.request.json`, { now, policy })).toBe(true);
-    expect(tooYoungToExpire(`acme/${young}/part-1.pdf`, { now, policy })).toBe(true);
+    expect(tooYoungToExpire({ now, policy })(`acme/${young}.pdf`)).toBe(true);
+    expect(tooYoungToExpire({ now, policy })(`acme/${young}.request.json`)).toBe(true);
+    expect(tooYoungToExpire({ now, policy })(`acme/${young}/part-1.pdf`)).toBe(true);
     // At the edge the skew keeps it in: its files may have been stored by a clock ahead of the id's.
     const edge = idAt(now.getTime() - 30 * DAY + ID_CLOCK_SKEW_MS);
-    expect(tooYoungToExpire(`acme/${edge}.pdf`, { now, policy })).toBe(false);
-    expect(tooYoungToExpire(`acme/${idAt(now.getTime() - 31 * DAY)}.pdf`, { now, policy })).toBe(false);
+    expect(tooYoungToExpire({ now, policy })(`acme/${edge}.pdf`)).toBe(false);
+    expect(tooYoungToExpire({ now, policy })(`acme/${idAt(now.getTime() - 31 * DAY)}.pdf`)).toBe(false);
   });
 
   it("is never sure when the id carries no time, the key is not a render's, or nothing expires", () => {
     const policy = { standard: 30 * DAY };
-    expect(tooYoungToExpire('acme/3b241101-e2bb-4255-8caf-4136c566a962.pdf', { now, policy })).toBe(false);
-    expect(tooYoungToExpire('acme/assets/logo.png', { now, policy })).toBe(false);
-    expect(tooYoungToExpire(`acme/${idAt(now.getTime())}.pdf`, { now, policy: {} })).toBe(false);
+    expect(tooYoungToExpire({ now, policy })('acme/3b241101-e2bb-4255-8caf-4136c566a962.pdf')).toBe(false);
+    expect(tooYoungToExpire({ now, policy })('acme/assets/logo.png')).toBe(false);
+    expect(tooYoungToExpire({ now, policy: {} })(`acme/${idAt(now.getTime())}.pdf`)).toBe(false);
   });
 
   it("a retention shorter than the clock skew leaves nothing out (the tests' seconds-long plans)", () => {
-    expect(tooYoungToExpire(`acme/${idAt(now.getTime())}.pdf`, { now, policy: { standard: 2000 } })).toBe(false);
+    expect(tooYoungToExpire({ now, policy: { standard: 2000 } })(`acme/${idAt(now.getTime())}.pdf`)).toBe(false);
   });
 });
