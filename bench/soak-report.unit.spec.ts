@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { growth, metricValue, recycleSuspects, verdicts, type SoakSample } from './soak-report.ts';
+import { floorGrowth, growth, metricValue, recycleSuspects, verdicts, type SoakSample } from './soak-report.ts';
 
 const sample = (t: number, over: Partial<SoakSample> = {}): SoakSample => ({
   t,
@@ -12,6 +12,7 @@ const sample = (t: number, over: Partial<SoakSample> = {}): SoakSample => ({
   appExternalMb: 10,
   serviceFds: 60,
   chromiumFds: 200,
+  serviceSockets: 8,
   serviceProcesses: 3,
   chromiumProcesses: 6,
   ok: t,
@@ -60,6 +61,21 @@ describe('soak report: growth', () => {
     const samples = [sample(0, { serviceFds: 50 }), sample(10, { serviceFds: 52 }), sample(20, { serviceFds: 55 })];
     const g = growth(samples, (s) => s.serviceFds, 10);
     expect([g.first, g.last, g.delta]).toEqual([52, 55, 3]);
+  });
+
+  it('compares the fewest descriptors held in the first steady minute and in the last: a busy sample lifts neither', () => {
+    // Every 10 s for 10 minutes: 60 held, with the callers' connections of the moment on top.
+    const busy = Array.from({ length: 61 }, (_, i) => sample(i * 10, { serviceFds: 60 + ((i * 7) % 5) }));
+    expect(floorGrowth(busy, (s) => s.serviceFds, 120)).toMatchObject({ first: 60, last: 60, delta: 0, peak: 64 });
+    // One descriptor leaked every minute: the floor rises.
+    const leaking = busy.map((s) => ({ ...s, serviceFds: s.serviceFds + Math.floor(s.t / 60) }));
+    const g = floorGrowth(leaking, (s) => s.serviceFds, 120);
+    expect(g.delta).toBeGreaterThanOrEqual(7);
+  });
+
+  it('keeps the two windows apart in a short run', () => {
+    const samples = [sample(0, { serviceFds: 50 }), sample(10, { serviceFds: 52 }), sample(20, { serviceFds: 55 })];
+    expect(floorGrowth(samples, (s) => s.serviceFds, 0)).toMatchObject({ first: 50, last: 55, delta: 5 });
   });
 });
 

@@ -9,6 +9,9 @@
 //   npm run soak -- --env PRESSROOM_RENDER_RECYCLE_AFTER=20   # a setting of the service (repeatable);
 //                                                 # this one makes page recycles frequent
 //   npm run soak -- --label "quiet machine" --no-write
+//   npm run soak -- --service-log /tmp/soak-service.log --env PRESSROOM_LOG_LEVEL=info
+//                                                 # the service's own log lines, written there at the end
+//                                                 # (their `time` against the samples' t: snapshot saves, sweeps)
 //
 // What it does: starts `npm start`'s embedded profile as its own process (as `npm run bench` does,
 // default settings, log level warn), measures its capacity with --capacity-concurrency closed-loop
@@ -23,15 +26,17 @@
 // (pressroom_page_pool_restarts_total: the host and its Chromium started again).
 //
 // At the end it prints and writes bench/results/<time>-soak.md and .json: growth of RSS and fds
-// (median of the last 3 samples against the median of the first 3 samples after --settle seconds),
+// (RSS: median of the last 3 samples against the median of the first 3 samples after --settle
+// seconds; fds: the fewest held in the last minute against the fewest in the first steady minute,
+// since the connections and file writes of the moment lift single samples, while a leak lifts the floor),
 // failures and whether any fell near a page replacement or host restart, with a pass/fail per target
 // (RSS growth < 10 %, no fd growth, no failed render caused by a recycle). Exit status 0 either way
 // unless the run itself broke; the verdicts are in the output.
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, readlinkSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { cpus, loadavg } from 'node:os';
 import { startEmbedded } from '../test/support/embedded-service.ts';
-import { metricValue, verdicts, growth, recycleSuspects, type SoakFailure, type SoakSample } from './soak-report.ts';
+import { metricValue, verdicts, floorGrowth, growth, recycleSuspects, type SoakFailure, type SoakSample } from './soak-report.ts';
 
 const { values: flags } = parseArgs({
   options: {
@@ -46,6 +51,7 @@ const { values: flags } = parseArgs({
     env: { type: 'string', multiple: true, default: [] },
     label: { type: 'string', default: '' },
     'no-write': { type: 'boolean', default: false },
+    'service-log': { type: 'string' },
   },
 });
 
@@ -113,12 +119,23 @@ function tree(root: number): Proc[] {
   return out;
 }
 
-function fdCount(pid: number): number {
+/** Open descriptors of `pid`, and how many of them are sockets. */
+function fdCount(pid: number): { fds: number; sockets: number } {
+  let names: string[];
   try {
-    return readdirSync(`/proc/${pid}/fd`).length;
+    names = readdirSync(`/proc/${pid}/fd`);
   } catch {
-    return 0; // gone meanwhile
+    return { fds: 0, sockets: 0 }; // gone meanwhile
   }
+  let sockets = 0;
+  for (const fd of names) {
+    try {
+      if (readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith('socket:')) sockets++;
+    } catch {
+      // closed meanwhile
+    }
+  }
+  return { fds: names.length, sockets };
 }
 
 const isChromium = (p: Proc) => /chrom|headless/i.test(p.comm);
@@ -146,17 +163,20 @@ function usage(root: number) {
     hostRssMb: 0,
     serviceFds: 0,
     chromiumFds: 0,
+    serviceSockets: 0,
     serviceProcesses: 0,
     chromiumProcesses: 0,
   };
   for (const p of tree(root)) {
     if (isChromium(p)) {
       u.chromiumRssMb += p.rssKb / 1024;
-      u.chromiumFds += fdCount(p.pid);
+      u.chromiumFds += fdCount(p.pid).fds;
       u.chromiumProcesses++;
     } else {
       u.serviceRssMb += p.rssKb / 1024;
-      u.serviceFds += fdCount(p.pid);
+      const held = fdCount(p.pid);
+      u.serviceFds += held.fds;
+      u.serviceSockets += held.sockets;
       u.serviceProcesses++;
       const r = role(p);
       if (r === 'host') u.hostRssMb += p.rssKb / 1024;
@@ -272,12 +292,13 @@ try {
     return { t: Math.round(now()), ...usage(root), ok, failed: failures.length, fallbacks, ...m };
   };
   samples = [await takeSample()];
+  console.log(`t = 0 s at ${new Date().toISOString()} (the service log's times against the samples' t)`);
   const header =
-    't s | ok | failed | 202 | service RSS MB | app, host RSS MB | app heap total/used, external MB | Chromium RSS MB | service fds | Chromium fds | procs (svc/chr) | pages replaced | host restarts';
+    't s | ok | failed | 202 | service RSS MB | app, host RSS MB | app heap total/used, external MB | Chromium RSS MB | service fds (sockets) | Chromium fds | procs (svc/chr) | pages replaced | host restarts';
   console.log(header);
   const print = (s: SoakSample) =>
     console.log(
-      `${s.t} | ${s.ok} | ${s.failed} | ${s.fallbacks} | ${s.serviceRssMb.toFixed(0)} | ${s.appRssMb.toFixed(0)}, ${s.hostRssMb.toFixed(0)} | ${s.appHeapTotalMb.toFixed(0)}/${s.appHeapUsedMb.toFixed(0)}, ${s.appExternalMb.toFixed(0)} | ${s.chromiumRssMb.toFixed(0)} | ${s.serviceFds} | ${s.chromiumFds} | ${s.serviceProcesses}/${s.chromiumProcesses} | ${s.pagesReplaced} | ${s.hostRestarts}`,
+      `${s.t} | ${s.ok} | ${s.failed} | ${s.fallbacks} | ${s.serviceRssMb.toFixed(0)} | ${s.appRssMb.toFixed(0)}, ${s.hostRssMb.toFixed(0)} | ${s.appHeapTotalMb.toFixed(0)}/${s.appHeapUsedMb.toFixed(0)}, ${s.appExternalMb.toFixed(0)} | ${s.chromiumRssMb.toFixed(0)} | ${s.serviceFds} (${s.serviceSockets}) | ${s.chromiumFds} | ${s.serviceProcesses}/${s.chromiumProcesses} | ${s.pagesReplaced} | ${s.hostRestarts}`,
     );
   print(samples[0]!);
 
@@ -327,12 +348,13 @@ try {
   print(samples.at(-1)!);
 } finally {
   await svc.app.stop();
+  if (flags['service-log']) writeFileSync(flags['service-log'], svc.app.output.join('\n') + '\n');
 }
 
 // ---- the report ------------------------------------------------------------------------------
 
 const TABLE_HEADER =
-  '| t s | ok | failed | 202 | service RSS MB | app, renderer host RSS MB | app V8 heap total/used, external MB | Chromium RSS MB | service fds | Chromium fds | processes (service/Chromium) | pages replaced | host restarts |';
+  '| t s | ok | failed | 202 | service RSS MB | app, renderer host RSS MB | app V8 heap total/used, external MB | Chromium RSS MB | service fds (sockets) | Chromium fds | processes (service/Chromium) | pages replaced | host restarts |';
 
 const results = verdicts(samples, failures, SETTLE_S);
 const suspects = recycleSuspects(failures, samples);
@@ -344,7 +366,7 @@ const meta =
   (flags.label ? `, ${flags.label}` : '') +
   `. ${capacityRps !== null ? `Capacity ${capacityRps.toFixed(2)} renders/s (${CAPACITY_CONCURRENCY} closed-loop callers, ${CAPACITY_S} s); ` : ''}` +
   `rate ${rate.toFixed(2)} renders/s${capacityRps !== null ? ` (${Math.round(LOAD * 100)} % of it)` : ' (--rate)'}, open loop, for ${MINUTES} min; ` +
-  `samples every ${SAMPLE_S} s; growth = median of the last 3 samples against the median of the first 3 from ${SETTLE_S} s on.`;
+  `samples every ${SAMPLE_S} s; RSS growth = median of the last 3 samples against the median of the first 3 from ${SETTLE_S} s on; fd growth = the fewest held in the last minute against the fewest in the first minute from ${SETTLE_S} s on (sockets, in brackets: the callers' connections among them).`;
 const lines = [
   '# Soak',
   '',
@@ -372,7 +394,7 @@ const lines = [
   '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ...samples.map(
     (s) =>
-      `| ${s.t} | ${s.ok} | ${s.failed} | ${s.fallbacks} | ${s.serviceRssMb.toFixed(0)} | ${s.appRssMb.toFixed(0)}, ${s.hostRssMb.toFixed(0)} | ${s.appHeapTotalMb.toFixed(0)}/${s.appHeapUsedMb.toFixed(0)}, ${s.appExternalMb.toFixed(0)} | ${s.chromiumRssMb.toFixed(0)} | ${s.serviceFds} | ${s.chromiumFds} | ${s.serviceProcesses}/${s.chromiumProcesses} | ${s.pagesReplaced} | ${s.hostRestarts} |`,
+      `| ${s.t} | ${s.ok} | ${s.failed} | ${s.fallbacks} | ${s.serviceRssMb.toFixed(0)} | ${s.appRssMb.toFixed(0)}, ${s.hostRssMb.toFixed(0)} | ${s.appHeapTotalMb.toFixed(0)}/${s.appHeapUsedMb.toFixed(0)}, ${s.appExternalMb.toFixed(0)} | ${s.chromiumRssMb.toFixed(0)} | ${s.serviceFds} (${s.serviceSockets}) | ${s.chromiumFds} | ${s.serviceProcesses}/${s.chromiumProcesses} | ${s.pagesReplaced} | ${s.hostRestarts} |`,
   ),
   '',
 ];
@@ -404,8 +426,9 @@ if (!flags['no-write']) {
       appHeapTotal: growth(samples, (s) => s.appHeapTotalMb, SETTLE_S),
       appExternal: growth(samples, (s) => s.appExternalMb, SETTLE_S),
       chromiumRss: growth(samples, (s) => s.chromiumRssMb, SETTLE_S),
-      serviceFds: growth(samples, (s) => s.serviceFds, SETTLE_S),
-      chromiumFds: growth(samples, (s) => s.chromiumFds, SETTLE_S),
+      serviceFds: floorGrowth(samples, (s) => s.serviceFds, SETTLE_S),
+      serviceSockets: floorGrowth(samples, (s) => s.serviceSockets, SETTLE_S),
+      chromiumFds: floorGrowth(samples, (s) => s.chromiumFds, SETTLE_S),
     },
     verdicts: results,
     samples,
