@@ -119,8 +119,8 @@ function tree(root: number): Proc[] {
   return out;
 }
 
-/** Open descriptors of `pid`, and how many of them are sockets. */
-function fdCount(pid: number): { fds: number; sockets: number } {
+/** Open descriptors of `pid`, and (with `countSockets`: a readlink per descriptor) how many of them are sockets. */
+function fdCount(pid: number, countSockets: boolean): { fds: number; sockets: number } {
   let names: string[];
   try {
     names = readdirSync(`/proc/${pid}/fd`);
@@ -128,7 +128,7 @@ function fdCount(pid: number): { fds: number; sockets: number } {
     return { fds: 0, sockets: 0 }; // gone meanwhile
   }
   let sockets = 0;
-  for (const fd of names) {
+  for (const fd of countSockets ? names : []) {
     try {
       if (readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith('socket:')) sockets++;
     } catch {
@@ -170,11 +170,11 @@ function usage(root: number) {
   for (const p of tree(root)) {
     if (isChromium(p)) {
       u.chromiumRssMb += p.rssKb / 1024;
-      u.chromiumFds += fdCount(p.pid).fds;
+      u.chromiumFds += fdCount(p.pid, false).fds;
       u.chromiumProcesses++;
     } else {
       u.serviceRssMb += p.rssKb / 1024;
-      const held = fdCount(p.pid);
+      const held = fdCount(p.pid, true);
       u.serviceFds += held.fds;
       u.serviceSockets += held.sockets;
       u.serviceProcesses++;

@@ -17,7 +17,7 @@ async function start(env: Record<string, string>, nodeArgs: string[] = []) {
   await writeFile(
     entry,
     `const seen: Record<string, string | undefined> = {};
-for (const name of ['MALLOC_ARENA_MAX', 'MALLOC_MMAP_THRESHOLD_', 'MALLOC_TRIM_THRESHOLD_']) seen[name] = process.env[name];
+for (const name of ${JSON.stringify(Object.keys(TUNING))}) seen[name] = process.env[name];
 console.log(JSON.stringify({ pid: process.pid, argv: process.argv.slice(1), execArgv: process.execArgv, seen }));
 `,
   );
@@ -37,7 +37,7 @@ console.log(JSON.stringify({ pid: process.pid, argv: process.argv.slice(1), exec
   };
 }
 
-const UNSET = { MALLOC_ARENA_MAX: undefined, MALLOC_MMAP_THRESHOLD_: undefined, MALLOC_TRIM_THRESHOLD_: undefined };
+const UNSET = Object.fromEntries(Object.keys(TUNING).map((name) => [name, undefined]));
 
 describe('run-ts.mjs: the apps start with memory settings that collect garbage before it piles up and give freed memory back', () => {
   it("sets V8's heap growing factor and glibc's allocator in the same process (same pid), the entry and its arguments as given", async () => {
