@@ -8,7 +8,8 @@
 //   +cdp             a second DevTools session with Page.enable (warm-page.ts watches navigations with it)
 //   +media           emulateMedia({media:'print'}) before every job (fitPage)
 //   +settle          the readiness wait: lazy images, document.fonts.ready, every image's decode()
-//   +pdf options     the service's page.pdf options (bodyPdfOptions of the default page setup)
+//   +service print   the service's print: Page.printToPDF answered inline, with every parameter of
+//                    the default page setup (print-pdf.ts), instead of page.pdf's stream
 //   +fresh           the reset: about:blank navigation, window.name, template runtime evaluated
 //   +fresh+media     the reset, then emulateMedia again (the media is lost at the navigation)
 //   renderer         createPlaywrightRenderer (the service's renderer in this process, no sandbox),
@@ -25,7 +26,8 @@
 //                                                         # 80 ms print around it (less noise for small steps):
 //     setContent                 setContent of the invoice on the same document (what every job does)
 //     setContent+media|settle|fresh|fresh-runtime   that, then the step (fresh-runtime: without the runtime eval)
-//     pdf / pdf service options  page.pdf of the loaded invoice, the ceiling's options / the service's
+//     pdf / pdf service / pdf service, stream   the loaded invoice printed: page.pdf with the ceiling's
+//                                options / the service's print (inline) / page.pdf with the service's setup (stream)
 //   npx tsx bench/chromium-steps.bench.ts --also-disable BackForwardCache,X  # adds `ceiling [off]` and
 //                                                         # `+fresh [off]` on a second browser with these
 //                                                         # Chromium features disabled too
@@ -37,7 +39,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import type { Renderer, RenderJob } from '@pressroom/core';
 import { chromiumArgs, resolveChromiumPath, A4_VIEWPORT, createPlaywrightRenderer, createSupervisedRenderer } from '@pressroom/renderer';
-import { chromium, type BrowserContext, type Page } from 'playwright';
+import { chromium, type BrowserContext, type CDPSession, type Page } from 'playwright';
 import { chromiumTicks } from './chromium-ticks.ts';
 
 const { values: flags } = parseArgs({
@@ -58,7 +60,8 @@ const PAGES = Number(flags.pages ?? Math.max(2, CONCURRENCY));
 const only = flags.only ? new Set(flags.only.split(',')) : undefined;
 const html = readFileSync(new URL('../test/fixtures/invoice/invoice.html', import.meta.url), 'utf8');
 const { pageRuntimeScript } = await import('../libs/renderer/src/eta-bundle.ts');
-const { bodyPdfOptions, resolvePageSetup } = await import('../libs/renderer/src/page-setup.ts');
+const { resolvePageSetup } = await import('../libs/renderer/src/page-setup.ts');
+const { printPdf } = await import('../libs/renderer/src/print-pdf.ts');
 const { settleFontsAndImages } = await import('../libs/renderer/src/readiness.ts');
 const runtime = await pageRuntimeScript();
 const executablePath = resolveChromiumPath();
@@ -82,9 +85,11 @@ interface Opts {
   freshMedia?: boolean;
 }
 
-const servicePdf = bodyPdfOptions(resolvePageSetup());
+const serviceSetup = resolvePageSetup();
+// The service's default setup as page.pdf options (A4, no margins, backgrounds, CSS @page wins).
+const serviceStream = { format: 'A4', printBackground: true, preferCSSPageSize: true };
 
-async function stepPage(o: Opts): Promise<{ context: BrowserContext; page: Page }> {
+async function stepPage(o: Opts): Promise<{ context: BrowserContext; page: Page; cdp?: CDPSession }> {
   const context = await (o.other && other ? other : browser).newContext({
     viewport: A4_VIEWPORT,
     deviceScaleFactor: 1,
@@ -92,21 +97,22 @@ async function stepPage(o: Opts): Promise<{ context: BrowserContext; page: Page 
   });
   if (o.guard) await context.route('**/*', (route) => route.abort());
   const page = await context.newPage();
-  if (o.cdp) {
-    const cdp = await context.newCDPSession(page);
+  const cdp = o.cdp || o.pdfOptions ? await context.newCDPSession(page) : undefined;
+  if (o.cdp && cdp) {
     cdp.on('Page.frameNavigated', () => {});
     await cdp.send('Page.enable');
   }
   await page.emulateMedia({ media: 'print' });
-  return { context, page };
+  return { context, page, ...(cdp ? { cdp } : {}) };
 }
 
-function stepJob(page: Page, o: Opts): () => Promise<void> {
+function stepJob({ page, cdp }: { page: Page; cdp?: CDPSession }, o: Opts): () => Promise<void> {
   return async () => {
     if (o.media) await page.emulateMedia({ media: 'print' });
     await page.setContent(html);
     if (o.settle) await settleFontsAndImages(page);
-    await page.pdf(o.pdfOptions ? servicePdf : { format: 'A4', printBackground: true });
+    if (o.pdfOptions && cdp) await printPdf(cdp, serviceSetup);
+    else await page.pdf({ format: 'A4', printBackground: true });
     if (o.fresh) {
       await page.goto('about:blank');
       await page.evaluate((s) => {
@@ -123,7 +129,7 @@ const variants: Variant[] = [];
 async function stepVariant(name: string, o: Opts) {
   if (only && !only.has(name) && !(o.other && only.has(name.replace(' [off]', '')))) return;
   const jobs: (() => Promise<void>)[] = [];
-  for (let i = 0; i < CONCURRENCY; i++) jobs.push(stepJob((await stepPage(o)).page, o));
+  for (let i = 0; i < CONCURRENCY; i++) jobs.push(stepJob(await stepPage(o), o));
   variants.push({ name, jobs, ms: [], ticks: 0, seconds: 0 });
 }
 async function rendererVariant(name: string, make: () => Promise<Renderer>) {
@@ -173,9 +179,20 @@ if (flags.alone) {
   await aloneVariant('pdf', async (page) => {
     await page.pdf({ format: 'A4', printBackground: true });
   });
-  await aloneVariant('pdf service options', async (page) => {
-    await page.pdf(servicePdf);
+  await aloneVariant('pdf service', async (page) => {
+    await printPdf(await cdpOf(page), serviceSetup);
   });
+  await aloneVariant('pdf service, stream', async (page) => {
+    await page.pdf(serviceStream);
+  });
+}
+const sessions = new Map<Page, CDPSession>();
+async function cdpOf(page: Page): Promise<CDPSession> {
+  const known = sessions.get(page);
+  if (known) return known;
+  const made = await page.context().newCDPSession(page);
+  sessions.set(page, made);
+  return made;
 }
 async function aloneVariant(name: string, step: (page: Page) => Promise<void>) {
   const { page } = await stepPage({ guard: true, cdp: true });
@@ -188,7 +205,7 @@ if (!flags.alone) await stepVariant('+guard', { guard: true });
 if (!flags.alone) await stepVariant('+cdp', { cdp: true });
 if (!flags.alone) await stepVariant('+media', { media: true });
 if (!flags.alone) await stepVariant('+settle', { settle: true });
-if (!flags.alone) await stepVariant('+pdf options', { pdfOptions: true });
+if (!flags.alone) await stepVariant('+service print', { pdfOptions: true });
 if (!flags.alone) await stepVariant('+fresh', { fresh: true });
 if (!flags.alone) await stepVariant('+fresh+media', { fresh: true, freshMedia: true });
 if (other) await stepVariant('ceiling [off]', { other: true });

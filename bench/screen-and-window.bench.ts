@@ -32,8 +32,8 @@ const PER = Number(flags.per);
 const html = readFileSync(new URL('../test/fixtures/invoice/invoice.html', import.meta.url), 'utf8');
 const { paintNothingOnScreen, A4_VIEWPORT } = await import('../libs/renderer/src/warm-page.ts');
 const { settleFontsAndImages } = await import('../libs/renderer/src/readiness.ts');
-const { bodyPdfOptions, resolvePageSetup } = await import('../libs/renderer/src/page-setup.ts');
-const pdfOptions = bodyPdfOptions(resolvePageSetup(undefined, { header: false, footer: false }));
+// The default page setup as Playwright options (every variant prints alike; what differs is the screen).
+const pdfOptions = { format: 'A4', printBackground: true, preferCSSPageSize: true };
 const browser = await chromium.launch({ executablePath: resolveChromiumPath(), args: chromiumArgs() });
 
 interface Variant {

@@ -138,20 +138,48 @@ export function lengthToPx(length: string): number {
   return Number(m[1]) * PX_PER[unit];
 }
 
-/** What page.pdf() gets for the body (Playwright's PDF options; numbers are CSS px). */
-export function bodyPdfOptions(setup: PageSetup) {
+/** Chromium's Page.printToPDF parameters (DevTools protocol): lengths in inches. */
+export interface PrintToPdfParams {
+  paperWidth: number;
+  paperHeight: number;
+  marginTop: number;
+  marginRight: number;
+  marginBottom: number;
+  marginLeft: number;
+  landscape: false;
+  displayHeaderFooter: false;
+  scale: number;
+  printBackground: boolean;
+  preferCSSPageSize: boolean;
+  pageRanges: string;
+  generateTaggedPDF: boolean;
+  generateDocumentOutline: boolean;
+}
+
+/**
+ * What Chromium is asked to print for the body: the parameters Playwright's page.pdf sends,
+ * every one of them given (Chromium's own defaults differ: it would make a tagged PDF, a
+ * costlier print, when not told otherwise). Lengths are CSS lengths converted to inches with
+ * CSS's factors (lengthToPx), the ones the header and footer bands are laid out with.
+ */
+export function bodyPrintParams(setup: PageSetup): PrintToPdfParams {
+  const inches = (length: string) => lengthToPx(length) / PX_PER.in;
   return {
-    width: setup.paper.width,
-    height: setup.paper.height,
+    paperWidth: setup.paper.width / PX_PER.in,
+    paperHeight: setup.paper.height / PX_PER.in,
+    marginTop: inches(setup.margin.top),
+    marginRight: inches(setup.margin.right),
+    marginBottom: inches(setup.margin.bottom),
+    marginLeft: inches(setup.margin.left),
     landscape: false,
-    margin: setup.margin,
+    displayHeaderFooter: false,
     scale: setup.scale,
     printBackground: setup.printBackground,
     preferCSSPageSize: setup.preferCSSPageSize,
+    pageRanges: setup.pageRanges,
     // Chromium builds the outline from the structure tree, so an outline needs a tagged PDF.
-    ...(setup.outline ? { outline: true } : {}),
-    ...(setup.tagged || setup.outline ? { tagged: true } : {}),
-    ...(setup.pageRanges ? { pageRanges: setup.pageRanges } : {}),
+    generateTaggedPDF: setup.tagged || setup.outline,
+    generateDocumentOutline: setup.outline,
   };
 }
 

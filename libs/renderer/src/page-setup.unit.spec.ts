@@ -1,6 +1,6 @@
 import { RenderFailure } from '@pressroom/core';
 import { describe, expect, it } from 'vitest';
-import { bodyPdfOptions, DEFAULT_BAND, lengthToPx, resolvePageSetup, viewportFor } from './page-setup.ts';
+import { bodyPrintParams, DEFAULT_BAND, lengthToPx, resolvePageSetup, viewportFor } from './page-setup.ts';
 
 const MM = 96 / 25.4;
 
@@ -41,7 +41,7 @@ describe('resolvePageSetup', () => {
   it('turns Letter landscape into an 11 x 8.5 in sheet', () => {
     const setup = resolvePageSetup({ format: 'Letter', landscape: true });
     expect(setup.paper).toEqual({ width: 1056, height: 816 });
-    expect(bodyPdfOptions(setup)).toMatchObject({ width: 1056, height: 816, landscape: false });
+    expect(bodyPrintParams(setup)).toMatchObject({ paperWidth: 11, paperHeight: 8.5, landscape: false });
   });
 
   it('lets width and height replace the format, side by side', () => {
@@ -96,8 +96,35 @@ describe('resolvePageSetup', () => {
   it('clamps a scale outside what Chromium accepts and passes page ranges through', () => {
     expect(resolvePageSetup({ scale: 5 }).scale).toBe(2);
     expect(resolvePageSetup({ scale: 0.01 }).scale).toBe(0.1);
-    expect(bodyPdfOptions(resolvePageSetup({ pageRanges: ' 1-2, 4 ' }))).toMatchObject({ pageRanges: '1-2, 4' });
-    expect(bodyPdfOptions(resolvePageSetup())).not.toHaveProperty('pageRanges');
+    expect(bodyPrintParams(resolvePageSetup({ pageRanges: ' 1-2, 4 ' }))).toMatchObject({ pageRanges: '1-2, 4' });
+    expect(bodyPrintParams(resolvePageSetup())).toMatchObject({ pageRanges: '' });
+  });
+
+  it('asks Chromium for every print parameter, lengths in inches, an untagged PDF unless asked', () => {
+    // Chromium's own defaults differ (a tagged PDF, Letter, 1 cm margins): nothing is left to them.
+    expect(bodyPrintParams(resolvePageSetup())).toEqual({
+      paperWidth: 210 / 25.4,
+      paperHeight: 297 / 25.4,
+      marginTop: 0,
+      marginRight: 0,
+      marginBottom: 0,
+      marginLeft: 0,
+      landscape: false,
+      displayHeaderFooter: false,
+      scale: 1,
+      printBackground: true,
+      preferCSSPageSize: true,
+      pageRanges: '',
+      generateTaggedPDF: false,
+      generateDocumentOutline: false,
+    });
+    const margins = bodyPrintParams(resolvePageSetup({ margin: { top: '1in', right: '2.54cm', bottom: '25.4mm', left: '48px' } }));
+    expect(margins.marginTop).toBe(1);
+    expect(margins.marginRight).toBeCloseTo(1, 12);
+    expect(margins.marginBottom).toBeCloseTo(1, 12);
+    expect(margins.marginLeft).toBe(0.5);
+    expect(bodyPrintParams(resolvePageSetup({ outline: true }))).toMatchObject({ generateTaggedPDF: true, generateDocumentOutline: true });
+    expect(bodyPrintParams(resolvePageSetup({ tagged: true }))).toMatchObject({ generateTaggedPDF: true, generateDocumentOutline: false });
   });
 });
 

@@ -21,6 +21,7 @@ import { resolvePageSetup, viewportFor } from './page-setup.ts';
 import { capturePng, type PngEncoding } from './png-capture.ts';
 import { checkPngPixels } from './png-limit.ts';
 import { classifyRenderFailure, NAVIGATION_REFUSED_MESSAGE } from './render-failure.ts';
+import { printPdf } from './print-pdf.ts';
 import { renderOnPage } from './render-on-page.ts';
 import { isScriptFree } from './script-free.ts';
 import {
@@ -223,6 +224,8 @@ export async function createPlaywrightRenderer(options: PlaywrightRendererOption
       contentSize: () => contentSize(wp),
       freshDocument: () => freshDocumentDuringJob(wp),
       capturePng: (size) => capturePng(wp.cdp, size, viewportFor(setup), pngEncoding),
+      printPdf: (s) => printPdf(wp.cdp, s),
+      scriptRuns: !scriptFree,
     });
     const output = await Promise.race([rendering, left]);
     if (stopWatchingNavigation(wp)) throw new RenderFailure('NAVIGATION_REFUSED', NAVIGATION_REFUSED_MESSAGE);

@@ -32,6 +32,23 @@ export async function waitUntilReady(page: Page, ready: ReadySignal | undefined,
   await settleFontsAndImages(page);
 }
 
+/**
+ * Markup through which a document can load an image or a web font: an `<img>` (document.images),
+ * an `@font-face` rule, or a style sheet of its own (`<link>`, `@import`) that may hold one.
+ */
+const LOADS_IMAGES_OR_FONTS = /<\s*img\b|@font-face|@import|<\s*link\b/i;
+
+/**
+ * Whether a loaded document may still have web fonts or images to wait for (settleFontsAndImages).
+ * Without script (the script-free path: Chromium runs none of the document's) the document is its
+ * markup, so markup with no image and no font of its own has nothing to wait for, and the wait, a
+ * round trip to the page of ~1.6 ms per render of the invoice (issue 13), is skipped. With
+ * script, anything may be added after load: always waited for.
+ */
+export function mayHaveFontsOrImages(html: string, scriptRuns: boolean): boolean {
+  return scriptRuns || LOADS_IMAGES_OR_FONTS.test(html);
+}
+
 /** Loads lazy images, then waits for document.fonts.ready and every image's decode(). */
 export async function settleFontsAndImages(page: Page): Promise<void> {
   await page.evaluate(async () => {

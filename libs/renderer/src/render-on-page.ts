@@ -4,11 +4,11 @@ import type { Page } from 'playwright';
 import { stampHeaderFooter, type HeaderFooterSources } from './header-footer.ts';
 import { RUNTIME_GLOBAL, type CompiledTemplateResult, type PageRuntime } from './in-page/runtime-contract.ts';
 import { compiledTemplates, compiledTemplateKey } from './compiled-templates.ts';
-import { bodyPdfOptions, viewportFor, type PageSetup } from './page-setup.ts';
+import { viewportFor, type PageSetup } from './page-setup.ts';
 import { applyPdfInfo, hasPdfInfo, savePdf } from './pdf-info.ts';
 import { stopAnimations } from './png-capture.ts';
 import { checkPngPages, checkPngPixels } from './png-limit.ts';
-import { loadStateFor, waitUntilReady } from './readiness.ts';
+import { loadStateFor, mayHaveFontsOrImages, waitUntilReady } from './readiness.ts';
 
 export interface PageRenderContext {
   /** The job's page setup (resolvePageSetup); the page already has its viewport and media. */
@@ -26,6 +26,10 @@ export interface PageRenderContext {
   freshDocument: () => Promise<void>;
   /** A PNG of the whole document, whose laid-out size is given (capturePng, in the operator's encoding). */
   capturePng: (size: { width: number; height: number }) => Promise<Uint8Array>;
+  /** The document printed with the page setup's body parameters (printPdf). */
+  printPdf: (setup: PageSetup) => Promise<Uint8Array>;
+  /** Whether the document's own script runs (false: the script-free path, Chromium runs none of it). */
+  scriptRuns: boolean;
 }
 
 /**
@@ -53,7 +57,8 @@ export async function renderOnPage(page: Page, job: RenderJob, ctx: PageRenderCo
         )
       : source.html;
   await page.setContent(html, { waitUntil: loadStateFor(job.ready), timeout: Math.max(1, ctx.remainingMs()) });
-  await waitUntilReady(page, job.ready, () => ctx.remainingMs());
+  // A script-free job has no readiness signal (isScriptFree): the wait is for fonts and images only.
+  if (mayHaveFontsOrImages(html, ctx.scriptRuns)) await waitUntilReady(page, job.ready, () => ctx.remainingMs());
   // A debug render also answers the document as printed (the template's output, after its scripts).
   const printedHtml = job.debug ? await page.content() : undefined;
   const withHtml = (out: RenderOutput): RenderOutput => (printedHtml !== undefined ? { ...out, html: printedHtml } : out);
@@ -77,7 +82,7 @@ export async function renderOnPage(page: Page, job: RenderJob, ctx: PageRenderCo
   const fontFaces = stamping ? await collectFontFaces(page) : [];
   const printed = chromium ? await page.evaluate(() => ({ title: document.title, url: location.href })) : undefined;
   let pdf: Uint8Array = checkSize(
-    ctx.setup.omitBackground ? await withTransparentBackground(page, () => printBody(page, ctx.setup)) : await printBody(page, ctx.setup),
+    ctx.setup.omitBackground ? await withTransparentBackground(page, () => printBody(ctx)) : await printBody(ctx),
     ctx.maxOutputBytes,
   );
   if (!stamping && !hasPdfInfo(job.pdfMetadata)) return withHtml({ bytes: pdf, contentType: 'application/pdf' });
@@ -142,9 +147,10 @@ async function evaluateTemplate(page: Page, content: string, data: Record<string
  * refuses ranges that run backwards or start at 0); that is the request's fault, not the page's,
  * so it is a TEMPLATE_ERROR naming the range, in our words.
  */
-async function printBody(page: Page, setup: PageSetup): Promise<Uint8Array> {
+async function printBody(ctx: PageRenderContext): Promise<Uint8Array> {
+  const setup = ctx.setup;
   try {
-    return await page.pdf(bodyPdfOptions(setup));
+    return await ctx.printPdf(setup);
   } catch (err) {
     const first = err instanceof Error ? (err.message.split('\n')[0] ?? '') : '';
     if (setup.pageRanges && /Page range/i.test(first)) {

@@ -1,9 +1,9 @@
 import { RenderFailure } from '@pressroom/core';
 import { describe, expect, it } from 'vitest';
 import { suiteRenderer } from './test-support/suite-renderer.ts';
-import { memoryAssets } from './test-support/assets.ts';
+import { memoryAssets, NARROW_FONT } from './test-support/assets.ts';
 import { htmlSource, templateSource } from './test-support/fixtures.ts';
-import { pdfPageGray, pdfText } from './test-support/poppler.ts';
+import { pdfFonts, pdfPageGray, pdfText } from './test-support/poppler.ts';
 
 // A render prints when the page is ready: fonts loaded, images decoded, and the template's own
 // signal (selector, expression, network idle), all within the render's time limit.
@@ -94,6 +94,30 @@ describe('Playwright renderer readiness', () => {
     // Then the image was fetched and is printed (a black pixel stretched over the top of the page)
     expect(assets.asked).toBe(1);
     expect((await pdfPageGray(out.bytes, 1)).at(0.5, 0.2)).toBeLessThan(50);
+  });
+
+  it('prints a script-free document in its slow web font', async () => {
+    // Given raw HTML with no script whose @font-face is an asset served after a delay
+    const assets = {
+      asked: [] as string[],
+      async get(name: string) {
+        this.asked.push(name);
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        return name === 'Brand.ttf' ? { bytes: NARROW_FONT.bytes, contentType: 'font/ttf' } : undefined;
+      },
+    };
+    const html =
+      '<style>@font-face { font-family: Brand; src: url(https://assets.pressroom.invalid/Brand.ttf) format("truetype") }' +
+      ' p { font-family: Brand, serif }</style><p>Set in the slow brand font</p>';
+
+    // When it renders
+    const out = await renderer().render({ source: htmlSource(html), output: 'pdf', assets, timeoutMs: 15_000 });
+
+    // Then the text is printed in the brand font, embedded, not in the fallback
+    expect(assets.asked).toEqual(['Brand.ttf']);
+    const fonts = await pdfFonts(out.bytes);
+    expect(fonts.map((f) => f.name).join(' ')).toContain(`+${NARROW_FONT.pdfName}`);
+    expect(await pdfText(out.bytes)).toContain('Set in the slow brand font');
   });
 
   it('fails with RENDER_TIMEOUT naming the condition when the signal never comes, then renders the next job', async () => {
