@@ -34,6 +34,7 @@ import {
   stopWatchingNavigation,
   warmPageLifecycle,
   watchNavigation,
+  writeScriptFreeDocument,
   type WarmPage,
 } from './warm-page.ts';
 
@@ -226,6 +227,7 @@ export async function createPlaywrightRenderer(options: PlaywrightRendererOption
       capturePng: (size) => capturePng(wp.cdp, size, viewportFor(setup), pngEncoding),
       printPdf: (s) => printPdf(wp.cdp, s),
       scriptRuns: !scriptFree,
+      writeScriptFree: (html) => writeScriptFreeDocument(wp, html),
     });
     const output = await Promise.race([rendering, left]);
     if (stopWatchingNavigation(wp)) throw new RenderFailure('NAVIGATION_REFUSED', NAVIGATION_REFUSED_MESSAGE);

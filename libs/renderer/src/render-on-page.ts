@@ -30,6 +30,8 @@ export interface PageRenderContext {
   printPdf: (setup: PageSetup) => Promise<Uint8Array>;
   /** Whether the document's own script runs (false: the script-free path, Chromium runs none of it). */
   scriptRuns: boolean;
+  /** Writes the document of a script-free job and waits for its load (writeScriptFreeDocument). */
+  writeScriptFree: (html: string) => Promise<void>;
 }
 
 /**
@@ -56,7 +58,9 @@ export async function renderOnPage(page: Page, job: RenderJob, ctx: PageRenderCo
           job.tenantId !== undefined ? compiledTemplateKey(job.tenantId, source) : undefined,
         )
       : source.html;
-  await page.setContent(html, { waitUntil: loadStateFor(job.ready), timeout: Math.max(1, ctx.remainingMs()) });
+  const waitUntil = loadStateFor(job.ready);
+  if (!ctx.scriptRuns && waitUntil === 'load') await ctx.writeScriptFree(html);
+  else await page.setContent(html, { waitUntil, timeout: Math.max(1, ctx.remainingMs()) });
   // A script-free job has no readiness signal (isScriptFree): the wait is for fonts and images only.
   if (mayHaveFontsOrImages(html, ctx.scriptRuns)) await waitUntilReady(page, job.ready, () => ctx.remainingMs());
   // A debug render also answers the document as printed (the template's output, after its scripts).

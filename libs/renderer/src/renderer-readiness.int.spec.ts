@@ -141,6 +141,24 @@ describe('Playwright renderer readiness', () => {
     ).toContain('next');
   });
 
+  it('fails a script-free document whose image never arrives with RENDER_TIMEOUT, then renders the next job', async () => {
+    // Given raw HTML with no script whose image is an asset that never answers
+    const assets = { get: () => new Promise<undefined>(() => {}) };
+    const html = '<p>waiting</p><img src="https://assets.pressroom.invalid/never.png">';
+
+    // When it renders with a 1.5 s limit
+    const failure = await renderer()
+      .render({ source: htmlSource(html), output: 'pdf', assets, timeoutMs: 1_500 })
+      .catch((e: unknown) => e);
+
+    // Then it times out, and the next job on the renderer prints
+    expect(failure).toBeInstanceOf(RenderFailure);
+    expect(failure).toMatchObject({ code: 'RENDER_TIMEOUT' });
+    expect(
+      await pdfText((await renderer().render({ source: htmlSource('<p>after the stuck one</p>'), output: 'pdf', timeoutMs: 15_000 })).bytes),
+    ).toContain('after the stuck one');
+  });
+
   it('refuses a selector or expression that does not parse with TEMPLATE_ERROR', async () => {
     // Given signals that cannot be parsed
     const source = htmlSource('<p>x</p>');
