@@ -155,7 +155,9 @@ describe('Playwright renderer readiness', () => {
     expect(failure).toBeInstanceOf(RenderFailure);
     expect(failure).toMatchObject({ code: 'RENDER_TIMEOUT' });
     expect(
-      await pdfText((await renderer().render({ source: htmlSource('<p>after the stuck one</p>'), output: 'pdf', timeoutMs: 15_000 })).bytes),
+      await pdfText(
+        (await renderer().render({ source: htmlSource('<p>after the stuck one</p>'), output: 'pdf', timeoutMs: 15_000 })).bytes,
+      ),
     ).toContain('after the stuck one');
   });
 
