@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import Router from '@koa/router';
 import { PressroomError } from '@pressroom/domain';
 import { decodeKeyPath } from './object-key.ts';
@@ -36,10 +37,10 @@ export function localFilesRoute(store: LocalObjectStore): Router {
     ctx.set('Content-Disposition', contentDisposition(file.fileName));
     ctx.set('X-Content-Type-Options', 'nosniff');
     if (ctx.method === 'HEAD') {
-      file.stream.destroy(); // Koa sends no body for HEAD and would never read it
+      if (file.body instanceof Readable) file.body.destroy(); // Koa sends no body for HEAD and would never read it
       return;
     }
-    ctx.body = file.stream; // Koa destroys it (closing the file) when the response ends
+    ctx.body = file.body; // a stream: Koa destroys it (closing the file) when the response ends
   });
   return router;
 }

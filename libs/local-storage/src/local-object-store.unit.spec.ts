@@ -1,12 +1,14 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
+import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLocalObjectStore, type LocalObjectStore, type SignedFile } from './local-object-store.ts';
 import { unsafeKeyReason } from './object-key.ts';
 
-async function readAll(stream: Readable): Promise<Buffer> {
+async function readAll(stream: Buffer | Readable): Promise<Buffer> {
+  if (stream instanceof Buffer) return stream;
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);
@@ -46,6 +48,23 @@ describe('LocalObjectStore', () => {
     expect(url).toMatch(/^https:\/\/files\.example\.test\/v1\/files\/acme\/%C3%A4%20b\.pdf\?expires=1893459600&signature=[0-9a-f]{64}$/);
   });
 
+  it('serves a small file as its bytes and a large one as a stream of them', async () => {
+    const small = randomBytes(200 * 1024);
+    const large = randomBytes(300 * 1024);
+    await store.put('acme/small.pdf', small, 'application/pdf');
+    await store.put('acme/large.pdf', large, 'application/pdf');
+    for (const [name, bytes, streamed] of [
+      ['acme/small.pdf', small, false],
+      ['acme/large.pdf', large, true],
+    ] as const) {
+      const { expires, signature } = linkParts(await store.signedGetUrl(name, 60));
+      const file = (await store.openSignedFile(name, expires, signature)) as SignedFile;
+      expect(file.body instanceof Readable).toBe(streamed);
+      expect(file.size).toBe(bytes.byteLength);
+      expect((await readAll(file.body)).equals(bytes)).toBe(true);
+    }
+  });
+
   it('opens a file while the link is valid, and refuses it from its expiry second on', async () => {
     await store.put(key, new Uint8Array([1, 2, 3]), 'application/pdf');
     const { expires, signature } = linkParts(await store.signedGetUrl(key, 10));
@@ -57,7 +76,7 @@ describe('LocalObjectStore', () => {
       fileName: '0190a8f2-0000-7000-8000-000000000001.pdf',
       maxAgeSeconds: 0,
     });
-    expect([...(await readAll(file.stream))]).toEqual([1, 2, 3]);
+    expect([...(await readAll(file.body))]).toEqual([1, 2, 3]);
     now = Number(expires) * 1000;
     expect(await store.openSignedFile(key, expires, signature)).toBe('forbidden');
   });
