@@ -111,7 +111,12 @@ export function createLocalObjectStore(options: LocalObjectStoreOptions): LocalO
     }
   };
 
-  const writeAtomically = async (path: string, bytes: Uint8Array | string) => {
+  /**
+   * Writes the bytes to a new file under tmp/ and syncs them; `install` then renames it into
+   * place (or removes it when the write is abandoned). Split so that put can prepare the
+   * object's metadata while the bytes are written, and still install the metadata first.
+   */
+  const writeTemp = async (bytes: Uint8Array | string) => {
     const tmp = join(dir, 'tmp', randomBytes(12).toString('hex'));
     try {
       const handle = await openCreating(tmp);
@@ -121,11 +126,25 @@ export function createLocalObjectStore(options: LocalObjectStoreOptions): LocalO
       } finally {
         await handle.close();
       }
-      await renameCreating(tmp, path);
     } catch (error) {
       await rm(tmp, { force: true });
       throw error;
     }
+    return {
+      install: async (path: string) => {
+        try {
+          await renameCreating(tmp, path);
+        } catch (error) {
+          await rm(tmp, { force: true });
+          throw error;
+        }
+      },
+      discard: () => rm(tmp, { force: true }),
+    };
+  };
+
+  const writeAtomically = async (path: string, bytes: Uint8Array | string) => {
+    await (await writeTemp(bytes)).install(path);
   };
 
   return {
@@ -135,9 +154,27 @@ export function createLocalObjectStore(options: LocalObjectStoreOptions): LocalO
         // The type the name implies needs no metadata file (contentTypeOf falls back to it): a
         // render's file and a stored payload cost one synced write, not two. A metadata file an
         // earlier put of the key left goes first, so the new object never shows its type.
-        if (impliedContentType(key) === contentType) await unlinkIfPresent(metaPath(key));
-        else await writeAtomically(metaPath(key), JSON.stringify({ contentType }));
-        await writeAtomically(objectPath(key), bytes);
+        // Both go on while the bytes are written (~0.3 ms of each put saved, issue 13); the
+        // object is renamed into place only after, so the order readers see is unchanged.
+        const meta =
+          impliedContentType(key) === contentType
+            ? unlinkIfPresent(metaPath(key))
+            : writeAtomically(metaPath(key), JSON.stringify({ contentType }));
+        meta.catch(() => {}); // awaited below
+        let written: Awaited<ReturnType<typeof writeTemp>>;
+        try {
+          written = await writeTemp(bytes);
+        } catch (error) {
+          await meta.catch(() => {});
+          throw error;
+        }
+        try {
+          await meta;
+        } catch (error) {
+          await written.discard();
+          throw error;
+        }
+        await written.install(objectPath(key));
       } catch (error) {
         throw new PressroomError('DEPENDENCY_UNAVAILABLE', `Could not store ${key} on the local disk.`, { retryable: true, cause: error });
       }
