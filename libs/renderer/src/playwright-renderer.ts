@@ -34,7 +34,7 @@ import {
   stopWatchingNavigation,
   warmPageLifecycle,
   watchNavigation,
-  writeScriptFreeDocument,
+  writeDocument,
   type WarmPage,
 } from './warm-page.ts';
 
@@ -227,7 +227,7 @@ export async function createPlaywrightRenderer(options: PlaywrightRendererOption
       capturePng: (size) => capturePng(wp.cdp, size, viewportFor(setup), pngEncoding),
       printPdf: (s) => printPdf(wp.cdp, s),
       scriptRuns: !scriptFree,
-      writeScriptFree: (html) => writeScriptFreeDocument(wp, html),
+      writeDocument: (html) => writeDocument(wp, html),
     });
     const output = await Promise.race([rendering, left]);
     if (stopWatchingNavigation(wp)) throw new RenderFailure('NAVIGATION_REFUSED', NAVIGATION_REFUSED_MESSAGE);

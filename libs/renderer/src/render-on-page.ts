@@ -30,8 +30,8 @@ export interface PageRenderContext {
   printPdf: (setup: PageSetup) => Promise<Uint8Array>;
   /** Whether the document's own script runs (false: the script-free path, Chromium runs none of it). */
   scriptRuns: boolean;
-  /** Writes the document of a script-free job and waits for its load (writeScriptFreeDocument). */
-  writeScriptFree: (html: string) => Promise<void>;
+  /** Writes the job's document over the page's and waits for its load (writeDocument). */
+  writeDocument: (html: string) => Promise<void>;
 }
 
 /**
@@ -59,7 +59,7 @@ export async function renderOnPage(page: Page, job: RenderJob, ctx: PageRenderCo
         )
       : source.html;
   const waitUntil = loadStateFor(job.ready);
-  if (!ctx.scriptRuns && waitUntil === 'load') await ctx.writeScriptFree(html);
+  if (waitUntil === 'load') await ctx.writeDocument(html);
   else await page.setContent(html, { waitUntil, timeout: Math.max(1, ctx.remainingMs()) });
   // A script-free job has no readiness signal (isScriptFree): the wait is for fonts and images only.
   if (mayHaveFontsOrImages(html, ctx.scriptRuns)) await waitUntilReady(page, job.ready, () => ctx.remainingMs());

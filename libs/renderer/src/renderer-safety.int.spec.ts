@@ -237,6 +237,23 @@ describe('Playwright renderer safety', () => {
     expect(text).not.toMatch(/root:|nologin|\/bin\/(ba)?sh/);
   });
 
+  it("prints a document whose scripts take apart the page's own document and event APIs", async () => {
+    // Given a template and raw HTML that break what writing a document and waiting for its load
+    // use in the page's world, before (the template's code) and while (a script) it is written
+    const sabotage =
+      'Document.prototype.open = Document.prototype.write = Document.prototype.close = function () {};' +
+      ' EventTarget.prototype.addEventListener = function () {};' +
+      " Object.defineProperty(document, 'readyState', { get: () => 'loading' });";
+    const template = templateSource(`<% ${sabotage} %><p>Template printed anyway</p>`, {});
+    const html = htmlSource(`<script>${sabotage}</script><p>HTML printed anyway</p>`);
+
+    // When both render, Then each prints its own text, within its time limit
+    const fromTemplate = await renderer.render({ source: template, output: 'pdf', timeoutMs: 10_000 });
+    expect(await pdfText(fromTemplate.bytes)).toContain('Template printed anyway');
+    const fromHtml = await renderer.render({ source: html, output: 'pdf', timeoutMs: 10_000 });
+    expect(await pdfText(fromHtml.bytes)).toContain('HTML printed anyway');
+  });
+
   it('rejects a broken template with TEMPLATE_ERROR and where it broke', async () => {
     // Given a template with a runtime error on line 3, and one with an unclosed tag
     const runtime = templateSource('<p>a</p>\n<p>b</p>\n<%= it.missing.deep %>\n', {});

@@ -26,6 +26,8 @@ export interface WarmPage {
   media: 'print' | 'screen';
   /** The page's DevTools session, for what Playwright has no API for (clearing an origin's storage). */
   cdp: CDPSession;
+  /** The main frame's DevTools id (the same for every document the page holds). */
+  frameId: string;
   /** Origins the network guard answered with content since the last reset: their storage is cleared. */
   origins: Set<string>;
   /**
@@ -94,6 +96,7 @@ async function openWarmPage(deps: WarmPageDeps): Promise<WarmPage> {
     });
     const page = await context.newPage();
     const cdp = await context.newCDPSession(page);
+    const { frameTree } = await cdp.send('Page.getFrameTree');
     const wp: WarmPage = {
       browser,
       context,
@@ -102,6 +105,7 @@ async function openWarmPage(deps: WarmPageDeps): Promise<WarmPage> {
       assets: undefined,
       media: 'print',
       cdp,
+      frameId: frameTree.frame.id,
       origins: new Set(),
       navigation: { watching: false, left: false },
       scriptsOff: false,
@@ -157,23 +161,31 @@ async function emptyDocument(wp: WarmPage): Promise<void> {
   await wp.cdp.send('Runtime.evaluate', { expression: 'document.open(); document.close();' });
 }
 
+/** The isolated world a document is written from when the page runs script (see writeDocument). */
+const WRITER_WORLD = 'pressroom-writer';
+
 /**
- * Writes a script-free job's document over the page's and waits for its load event, in one
- * DevTools round trip: what page.setContent does (document.open, write, close; then "load"),
- * without Playwright's machinery around it (its utility world, a tagged console message, the
- * lifecycle wait): 0.7–1.9 ms per render of the invoice and the host's CPU for that call (issue
- * 13). Only on a page running no script of its documents (scriptsOff): the window's document,
- * Promise and addEventListener are then the browser's own, never a tenant's. A document that
- * never loads is ended by the job's deadline (the page is then replaced, not reset).
+ * Writes a job's document over the page's and waits for its load event: what page.setContent
+ * does (document.open, write, close; then "load"), without Playwright's machinery around it (its
+ * utility world, a tagged console message, the lifecycle wait): ~8 ms of the 14 its setContent
+ * took per render of the invoice, and the host's CPU for that call (issue 13). The code doing
+ * it never meets a tenant's: on a page running no script (scriptsOff) the window's document,
+ * Promise and addEventListener are the browser's own, and on one running script (where a
+ * template has already run in the main world) it runs in an isolated world made for this
+ * document, whose globals and DOM wrappers the page's scripts cannot reach. A document that never
+ * loads is ended by the job's deadline (the page is then replaced, not reset).
  */
-export async function writeScriptFreeDocument(wp: WarmPage, html: string): Promise<void> {
-  if (!wp.scriptsOff) throw new Error('a script-free document is written only on a page that runs no script');
+export async function writeDocument(wp: WarmPage, html: string): Promise<void> {
+  const contextId = wp.scriptsOff
+    ? undefined
+    : (await wp.cdp.send('Page.createIsolatedWorld', { frameId: wp.frameId, worldName: WRITER_WORLD })).executionContextId;
   const { exceptionDetails } = await wp.cdp.send('Runtime.evaluate', {
     expression:
       `document.open(); document.write(${JSON.stringify(html)}); document.close();\n` +
       `document.readyState === 'complete' || new Promise((loaded) => addEventListener('load', () => loaded(true), { once: true }))`,
     awaitPromise: true,
     returnByValue: true,
+    ...(contextId !== undefined ? { contextId } : {}),
   });
   if (exceptionDetails) throw new Error(`writing the document failed: ${exceptionDetails.exception?.description ?? exceptionDetails.text}`);
 }
