@@ -26,6 +26,7 @@ import { renderOnPage } from './render-on-page.ts';
 import { isScriptFree } from './script-free.ts';
 import {
   contentSize,
+  evaluateInPage,
   fitPage,
   freshDocumentDuringJob,
   holdAfterJob,
@@ -227,7 +228,8 @@ export async function createPlaywrightRenderer(options: PlaywrightRendererOption
       capturePng: (size) => capturePng(wp.cdp, size, viewportFor(setup), pngEncoding),
       printPdf: (s) => printPdf(wp.cdp, s),
       scriptRuns: !scriptFree,
-      writeDocument: (html) => writeDocument(wp, html),
+      writeDocument: (html, opts) => writeDocument(wp, html, opts),
+      evaluate: (expression) => evaluateInPage(wp, expression),
     });
     const output = await Promise.race([rendering, left]);
     if (stopWatchingNavigation(wp)) throw new RenderFailure('NAVIGATION_REFUSED', NAVIGATION_REFUSED_MESSAGE);

@@ -18,14 +18,13 @@ export function loadStateFor(ready: ReadySignal | undefined): 'load' | 'networki
 }
 
 /**
- * Waits until the loaded page is ready to print, within `remainingMs()`: web fonts loaded and
- * images decoded; then the optional signal (a CSS selector that matches, then a JavaScript
- * expression that is truthy); then fonts and images again, for what the signalling script added.
+ * After the document is loaded and its fonts and images settled (writeDocument, or setContent
+ * and settleFontsAndImages): the optional signal, a CSS selector that matches, then a JavaScript
+ * expression that is truthy; then fonts and images again, for what the signalling script added.
  * A condition not met in time fails with RENDER_TIMEOUT naming it; a selector or expression that
  * cannot even be parsed fails with TEMPLATE_ERROR.
  */
-export async function waitUntilReady(page: Page, ready: ReadySignal | undefined, remainingMs: () => number): Promise<void> {
-  await settleFontsAndImages(page);
+export async function waitForSignal(page: Page, ready: ReadySignal | undefined, remainingMs: () => number): Promise<void> {
   if (!ready?.selector && !ready?.expression) return;
   if (ready.selector) await waitForSelector(page, ready.selector, remainingMs);
   if (ready.expression) await waitForExpression(page, ready.expression, remainingMs);
@@ -49,14 +48,18 @@ export function mayHaveFontsOrImages(html: string, scriptRuns: boolean): boolean
   return scriptRuns || LOADS_IMAGES_OR_FONTS.test(html);
 }
 
-/** Loads lazy images, then waits for document.fonts.ready and every image's decode(). */
+/**
+ * Loads lazy images (outside the viewport they would not load before printing), then waits for
+ * document.fonts.ready and every image's decode(): as page source, for writeDocument's round trip.
+ */
+export const SETTLE_FONTS_AND_IMAGES = `
+  for (const img of Array.from(document.images)) if (img.loading === 'lazy') img.loading = 'eager';
+  await document.fonts.ready;
+  await Promise.all(Array.from(document.images, (img) => img.decode().catch(() => undefined)));`;
+
+/** SETTLE_FONTS_AND_IMAGES in the page's own world (for a document setContent loaded, and the bands). */
 export async function settleFontsAndImages(page: Page): Promise<void> {
-  await page.evaluate(async () => {
-    // Lazy images outside the viewport would not load before printing; load them now.
-    for (const img of Array.from(document.images)) if (img.loading === 'lazy') img.loading = 'eager';
-    await document.fonts.ready;
-    await Promise.all(Array.from(document.images, (img) => img.decode().catch(() => undefined)));
-  });
+  await page.evaluate(`(async () => {${SETTLE_FONTS_AND_IMAGES}\n})()`);
 }
 
 async function waitForSelector(page: Page, selector: string, remainingMs: () => number): Promise<void> {

@@ -61,17 +61,24 @@ export function classifyRenderFailure(err: unknown, facts: FailureFacts): Render
   }
   if (err instanceof PoolClosedError) return new RenderFailure('RENDER_ERROR', 'The renderer is closed.', { cause: err });
   const thrownInPage = facts.pageGone ? null : PAGE_SCRIPT_ERROR.exec(message.split('\n')[0] ?? '');
-  if (thrownInPage?.[1]) {
-    return new RenderFailure(
-      'TEMPLATE_ERROR',
-      `The page's own scripts broke the render: they changed something the page needs to be printed, and it failed with ${truncate(thrownInPage[1])}`,
-      { cause: err },
-    );
-  }
+  if (thrownInPage?.[1]) return pageScriptFailure(thrownInPage[1], err);
   if (facts.pageGone) {
     return new RenderFailure('RENDER_ERROR', 'The browser page stopped during the render (it crashed or was closed).', { cause: err });
   }
   return new RenderFailure('RENDER_ERROR', 'The renderer failed unexpectedly.', { cause: err });
+}
+
+/**
+ * The failure for an exception our own code in the page met because the page's scripts changed
+ * what it uses (a prototype, a global, the document): the tenant's doing, so TEMPLATE_ERROR.
+ * `thrown` is the exception as the page described it (its first line is kept).
+ */
+export function pageScriptFailure(thrown: string, cause?: unknown): RenderFailure {
+  return new RenderFailure(
+    'TEMPLATE_ERROR',
+    `The page's own scripts broke the render: they changed something the page needs to be printed, and it failed with ${truncate(thrown.split('\n')[0] ?? '')}`,
+    cause !== undefined ? { cause } : {},
+  );
 }
 
 function truncate(text: string): string {

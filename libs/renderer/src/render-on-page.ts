@@ -2,13 +2,13 @@ import { RenderFailure, type RenderJob, type RenderOutput } from '@pressroom/cor
 import { pdfLib } from './pdf-lib.ts';
 import type { Page } from 'playwright';
 import { stampHeaderFooter, type HeaderFooterSources } from './header-footer.ts';
-import { RUNTIME_GLOBAL, type CompiledTemplateResult, type PageRuntime } from './in-page/runtime-contract.ts';
+import { RUNTIME_GLOBAL, type CompiledTemplateResult } from './in-page/runtime-contract.ts';
 import { compiledTemplates, compiledTemplateKey } from './compiled-templates.ts';
 import { viewportFor, type PageSetup } from './page-setup.ts';
 import { applyPdfInfo, hasPdfInfo, savePdf } from './pdf-info.ts';
 import { stopAnimations } from './png-capture.ts';
 import { checkPngPages, checkPngPixels } from './png-limit.ts';
-import { loadStateFor, mayHaveFontsOrImages, waitUntilReady } from './readiness.ts';
+import { loadStateFor, mayHaveFontsOrImages, settleFontsAndImages, waitForSignal } from './readiness.ts';
 
 export interface PageRenderContext {
   /** The job's page setup (resolvePageSetup); the page already has its viewport and media. */
@@ -30,8 +30,10 @@ export interface PageRenderContext {
   printPdf: (setup: PageSetup) => Promise<Uint8Array>;
   /** Whether the document's own script runs (false: the script-free path, Chromium runs none of it). */
   scriptRuns: boolean;
-  /** Writes the job's document over the page's and waits for its load (writeDocument). */
-  writeDocument: (html: string) => Promise<void>;
+  /** Writes the job's document over the page's and waits for its load, and with `settle` its fonts and images (writeDocument). */
+  writeDocument: (html: string, opts: { settle: boolean }) => Promise<void>;
+  /** Our expression's value in the page's main world, where the template runtime is (evaluateInPage). */
+  evaluate: <T>(expression: string) => Promise<T>;
 }
 
 /**
@@ -52,17 +54,21 @@ export async function renderOnPage(page: Page, job: RenderJob, ctx: PageRenderCo
   const html =
     source.kind === 'template'
       ? await evaluateTemplate(
-          page,
+          ctx,
           source.content,
           source.data,
           job.tenantId !== undefined ? compiledTemplateKey(job.tenantId, source) : undefined,
         )
       : source.html;
   const waitUntil = loadStateFor(job.ready);
-  if (waitUntil === 'load') await ctx.writeDocument(html);
-  else await page.setContent(html, { waitUntil, timeout: Math.max(1, ctx.remainingMs()) });
-  // A script-free job has no readiness signal (isScriptFree): the wait is for fonts and images only.
-  if (mayHaveFontsOrImages(html, ctx.scriptRuns)) await waitUntilReady(page, job.ready, () => ctx.remainingMs());
+  const settle = mayHaveFontsOrImages(html, ctx.scriptRuns);
+  if (waitUntil === 'load') {
+    await ctx.writeDocument(html, { settle });
+  } else {
+    await page.setContent(html, { waitUntil, timeout: Math.max(1, ctx.remainingMs()) });
+    if (settle) await settleFontsAndImages(page);
+  }
+  await waitForSignal(page, job.ready, () => ctx.remainingMs());
   // A debug render also answers the document as printed (the template's output, after its scripts).
   const printedHtml = job.debug ? await page.content() : undefined;
   const withHtml = (out: RenderOutput): RenderOutput => (printedHtml !== undefined ? { ...out, html: printedHtml } : out);
@@ -135,11 +141,21 @@ async function withTransparentBackground<T>(page: Page, print: () => Promise<T>)
  * body Eta compiled for it in an earlier page is reused (compiledTemplates): the page skips the
  * parse; the compiling and running stay in the page, as before.
  */
-async function evaluateTemplate(page: Page, content: string, data: Record<string, unknown>, key: string | undefined): Promise<string> {
+async function evaluateTemplate(
+  ctx: PageRenderContext,
+  content: string,
+  data: Record<string, unknown>,
+  key: string | undefined,
+): Promise<string> {
   const compiled = key !== undefined ? compiledTemplates.get(key) : undefined;
-  const result = await page.evaluate<CompiledTemplateResult, [string, string, Record<string, unknown>, string | null]>(
-    ([name, tpl, it, body]) => (globalThis as unknown as Record<string, PageRuntime>)[name]!.renderCompiled(tpl, it, body ?? undefined),
-    [RUNTIME_GLOBAL, content, data, compiled ?? null],
+  // One round trip, the arguments as literals: the data crosses as JSON text and is parsed in the
+  // page (JSON.parse, as the request's body was: a "__proto__" key stays a key), the rest as JSON
+  // strings. The window is fresh (a template job never writes over another's), its globals ours.
+  const literal = (value: unknown) => JSON.stringify(value);
+  const result = await ctx.evaluate<CompiledTemplateResult>(
+    `globalThis[${literal(RUNTIME_GLOBAL)}].renderCompiled(${literal(content)}, JSON.parse(${literal(JSON.stringify(data))}), ${
+      compiled !== undefined ? literal(compiled) : 'undefined'
+    })`,
   );
   if (!result.ok) throw new RenderFailure('TEMPLATE_ERROR', result.message);
   if (key !== undefined && result.compiled !== undefined) compiledTemplates.set(key, result.compiled);

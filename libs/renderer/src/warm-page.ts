@@ -6,6 +6,8 @@ import { withDeadline } from './deadline.ts';
 import { guardNetwork, type AllowedFetchOptions } from './network-guard.ts';
 import type { NetworkPolicy } from './network-policy.ts';
 import type { PageLifecycle } from './page-pool.ts';
+import { SETTLE_FONTS_AND_IMAGES } from './readiness.ts';
+import { pageScriptFailure } from './render-failure.ts';
 import { viewportFor, type PageSetup } from './page-setup.ts';
 
 /** An A4 sheet at 96 dpi: PNG output is laid out at the width of the printed page. */
@@ -175,19 +177,38 @@ const WRITER_WORLD = 'pressroom-writer';
  * document, whose globals and DOM wrappers the page's scripts cannot reach. A document that never
  * loads is ended by the job's deadline (the page is then replaced, not reset).
  */
-export async function writeDocument(wp: WarmPage, html: string): Promise<void> {
+export async function writeDocument(wp: WarmPage, html: string, opts: { settle: boolean }): Promise<void> {
   const contextId = wp.scriptsOff
     ? undefined
     : (await wp.cdp.send('Page.createIsolatedWorld', { frameId: wp.frameId, worldName: WRITER_WORLD })).executionContextId;
   const { exceptionDetails } = await wp.cdp.send('Runtime.evaluate', {
     expression:
       `document.open(); document.write(${JSON.stringify(html)}); document.close();\n` +
-      `document.readyState === 'complete' || new Promise((loaded) => addEventListener('load', () => loaded(true), { once: true }))`,
+      `(async () => {\n` +
+      `  if (document.readyState !== 'complete') await new Promise((loaded) => addEventListener('load', () => loaded(), { once: true }));\n` +
+      // Fonts and images in the same round trip, when the document may have any (mayHaveFontsOrImages).
+      (opts.settle ? SETTLE_FONTS_AND_IMAGES : '') +
+      `\n  return true;\n})()`,
     awaitPromise: true,
     returnByValue: true,
     ...(contextId !== undefined ? { contextId } : {}),
   });
-  if (exceptionDetails) throw new Error(`writing the document failed: ${exceptionDetails.exception?.description ?? exceptionDetails.text}`);
+  if (!exceptionDetails) return;
+  const thrown = exceptionDetails.exception?.description ?? exceptionDetails.text;
+  // In the isolated world only the DOM is the page's: what throws there, its scripts made throw.
+  if (contextId !== undefined) throw pageScriptFailure(thrown);
+  throw new Error(`writing the document failed: ${thrown}`);
+}
+
+/**
+ * Evaluates our own expression in the page's main world (the template runtime lives there) and
+ * answers its value, in one DevTools round trip. An exception that escapes it was thrown by what
+ * the page's scripts changed (the world held only the runtime before the job).
+ */
+export async function evaluateInPage<T>(wp: WarmPage, expression: string): Promise<T> {
+  const { result, exceptionDetails } = await wp.cdp.send('Runtime.evaluate', { expression, awaitPromise: true, returnByValue: true });
+  if (exceptionDetails) throw pageScriptFailure(exceptionDetails.exception?.description ?? exceptionDetails.text);
+  return result.value as T;
 }
 
 /** A fresh document with the template runtime, script on, storage cleared: what every scripted job starts from. */
