@@ -35,7 +35,7 @@ import {
   stopWatchingNavigation,
   warmPageLifecycle,
   watchNavigation,
-  writeDocument,
+  writeScriptFreeDocument,
   type WarmPage,
 } from './warm-page.ts';
 
@@ -228,7 +228,7 @@ export async function createPlaywrightRenderer(options: PlaywrightRendererOption
       capturePng: (size) => capturePng(wp.cdp, size, viewportFor(setup), pngEncoding),
       printPdf: (s) => printPdf(wp.cdp, s),
       scriptRuns: !scriptFree,
-      writeDocument: (html, opts) => writeDocument(wp, html, opts),
+      writeScriptFree: (html, opts) => writeScriptFreeDocument(wp, html, opts),
       evaluate: (expression) => evaluateInPage(wp, expression),
     });
     const output = await Promise.race([rendering, left]);

@@ -30,8 +30,8 @@ export interface PageRenderContext {
   printPdf: (setup: PageSetup) => Promise<Uint8Array>;
   /** Whether the document's own script runs (false: the script-free path, Chromium runs none of it). */
   scriptRuns: boolean;
-  /** Writes the job's document over the page's and waits for its load, and with `settle` its fonts and images (writeDocument). */
-  writeDocument: (html: string, opts: { settle: boolean }) => Promise<void>;
+  /** Writes a script-free job's document and waits for its load, and with `settle` its fonts and images (writeScriptFreeDocument). */
+  writeScriptFree: (html: string, opts: { settle: boolean }) => Promise<void>;
   /** Our expression's value in the page's main world, where the template runtime is (evaluateInPage). */
   evaluate: <T>(expression: string) => Promise<T>;
 }
@@ -62,8 +62,8 @@ export async function renderOnPage(page: Page, job: RenderJob, ctx: PageRenderCo
       : source.html;
   const waitUntil = loadStateFor(job.ready);
   const settle = mayHaveFontsOrImages(html, ctx.scriptRuns);
-  if (waitUntil === 'load') {
-    await ctx.writeDocument(html, { settle });
+  if (!ctx.scriptRuns && waitUntil === 'load') {
+    await ctx.writeScriptFree(html, { settle });
   } else {
     await page.setContent(html, { waitUntil, timeout: Math.max(1, ctx.remainingMs()) });
     if (settle) await settleFontsAndImages(page);

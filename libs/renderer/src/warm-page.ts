@@ -28,8 +28,6 @@ export interface WarmPage {
   media: 'print' | 'screen';
   /** The page's DevTools session, for what Playwright has no API for (clearing an origin's storage). */
   cdp: CDPSession;
-  /** The main frame's DevTools id (the same for every document the page holds). */
-  frameId: string;
   /** Origins the network guard answered with content since the last reset: their storage is cleared. */
   origins: Set<string>;
   /**
@@ -98,7 +96,6 @@ async function openWarmPage(deps: WarmPageDeps): Promise<WarmPage> {
     });
     const page = await context.newPage();
     const cdp = await context.newCDPSession(page);
-    const { frameTree } = await cdp.send('Page.getFrameTree');
     const wp: WarmPage = {
       browser,
       context,
@@ -107,15 +104,14 @@ async function openWarmPage(deps: WarmPageDeps): Promise<WarmPage> {
       assets: undefined,
       media: 'print',
       cdp,
-      frameId: frameTree.frame.id,
       origins: new Set(),
       navigation: { watching: false, left: false },
       scriptsOff: false,
       fetched: false,
       holding: false,
     };
-    // Page.frameNavigated is sent for a new document only (not for setContent's document.open
-    // nor for a change of the hash), so it is exactly "the page left the job's document".
+    // Page.frameNavigated is sent for a new document only (not for a document.open nor for a
+    // change of the hash), so it is exactly "the page left the job's document".
     cdp.on('Page.frameNavigated', (event) => {
       if (event.frame.parentId !== undefined || !wp.navigation.watching) return;
       wp.navigation.left = true;
@@ -163,41 +159,31 @@ async function emptyDocument(wp: WarmPage): Promise<void> {
   await wp.cdp.send('Runtime.evaluate', { expression: 'document.open(); document.close();' });
 }
 
-/** The isolated world a document is written from when the page runs script (see writeDocument). */
-const WRITER_WORLD = 'pressroom-writer';
-
 /**
- * Writes a job's document over the page's and waits for its load event: what page.setContent
- * does (document.open, write, close; then "load"), without Playwright's machinery around it (its
- * utility world, a tagged console message, the lifecycle wait): ~8 ms of the 14 its setContent
- * took per render of the invoice, and the host's CPU for that call (issue 13). The code doing
- * it never meets a tenant's: on a page running no script (scriptsOff) the window's document,
- * Promise and addEventListener are the browser's own, and on one running script (where a
- * template has already run in the main world) it runs in an isolated world made for this
- * document, whose globals and DOM wrappers the page's scripts cannot reach. A document that never
- * loads is ended by the job's deadline (the page is then replaced, not reset).
+ * Writes a script-free job's document over the page's and waits for its load event, and with
+ * `settle` for its web fonts and images, in one DevTools round trip: what page.setContent and the
+ * readiness wait did in three (setContent's utility world, tagged console message and lifecycle
+ * wait, then a second evaluation): ~8 ms of the 14 its setContent took per render of the invoice,
+ * and the host's CPU for those calls (issue 13). Only on a page running no script of its documents
+ * (scriptsOff): the window's document, Promise and addEventListener are then the browser's own,
+ * never a tenant's, and the document has no frame to wait for (isScriptFree refuses any markup
+ * that makes one). A document running script keeps setContent, whose load waits for its frames
+ * too (this document's load does not wait for a srcdoc frame). A document that never loads is
+ * ended by the job's deadline (the page is then replaced, not reset).
  */
-export async function writeDocument(wp: WarmPage, html: string, opts: { settle: boolean }): Promise<void> {
-  const contextId = wp.scriptsOff
-    ? undefined
-    : (await wp.cdp.send('Page.createIsolatedWorld', { frameId: wp.frameId, worldName: WRITER_WORLD })).executionContextId;
+export async function writeScriptFreeDocument(wp: WarmPage, html: string, opts: { settle: boolean }): Promise<void> {
+  if (!wp.scriptsOff) throw new Error('a document is written raw only on a page that runs no script');
   const { exceptionDetails } = await wp.cdp.send('Runtime.evaluate', {
     expression:
       `document.open(); document.write(${JSON.stringify(html)}); document.close();\n` +
       `(async () => {\n` +
       `  if (document.readyState !== 'complete') await new Promise((loaded) => addEventListener('load', () => loaded(), { once: true }));\n` +
-      // Fonts and images in the same round trip, when the document may have any (mayHaveFontsOrImages).
       (opts.settle ? SETTLE_FONTS_AND_IMAGES : '') +
       `\n  return true;\n})()`,
     awaitPromise: true,
     returnByValue: true,
-    ...(contextId !== undefined ? { contextId } : {}),
   });
-  if (!exceptionDetails) return;
-  const thrown = exceptionDetails.exception?.description ?? exceptionDetails.text;
-  // In the isolated world only the DOM is the page's: what throws there, its scripts made throw.
-  if (contextId !== undefined) throw pageScriptFailure(thrown);
-  throw new Error(`writing the document failed: ${thrown}`);
+  if (exceptionDetails) throw new Error(`writing the document failed: ${exceptionDetails.exception?.description ?? exceptionDetails.text}`);
 }
 
 /**
@@ -225,7 +211,7 @@ async function freshStart(wp: WarmPage): Promise<void> {
  * anything in the window: after it the page skips the fresh document (the about:blank
  * navigation, a new window: about a sixth of Chromium's CPU per job) and keeps its window, the
  * document emptied (resetPage), until the next job, which then
- * - if script-free too, writes its document over it (setContent's document.open): no script of
+ * - if script-free too, writes its document over it (writeScriptFreeDocument's document.open): no script of
  *   either ever runs, and neither used the network (a fetch could leave a response in the
  *   document's caches for the next one's same URL, so a job that fetched anything gets the full
  *   reset instead of holding);
