@@ -41,3 +41,35 @@ export function distributedBenchEnv(args: {
     ...args.extra,
   };
 }
+
+/**
+ * Removes a run's bucket with everything in it, once its apps have stopped. The environment's
+ * S3Proxy keeps objects in memory (infra/s3-up.sh), so the files of runs left behind add up
+ * until it runs out of heap (seen here: OutOfMemoryError and 400s after a session of runs).
+ */
+export async function removeRunBucket(env: Record<string, string>): Promise<void> {
+  const { S3Client, ListObjectsV2Command, DeleteObjectsCommand, DeleteBucketCommand } = await import('@aws-sdk/client-s3');
+  const Bucket = env.PRESSROOM_S3_BUCKET;
+  if (!Bucket) return;
+  const s3 = new S3Client({
+    region: env.S3_REGION ?? 'us-east-1',
+    ...(env.S3_ENDPOINT ? { endpoint: env.S3_ENDPOINT } : {}),
+    forcePathStyle: true,
+    credentials: { accessKeyId: env.S3_ACCESS_KEY_ID ?? '', secretAccessKey: env.S3_SECRET_ACCESS_KEY ?? '' },
+  });
+  try {
+    for (let token: string | undefined; ;) {
+      const page = await s3.send(new ListObjectsV2Command({ Bucket, ...(token ? { ContinuationToken: token } : {}) }));
+      const keys = (page.Contents ?? []).flatMap((o) => (o.Key ? [{ Key: o.Key }] : []));
+      if (keys.length > 0) await s3.send(new DeleteObjectsCommand({ Bucket, Delete: { Objects: keys, Quiet: true } }));
+      if (!page.IsTruncated) break;
+      token = page.NextContinuationToken;
+    }
+    await s3.send(new DeleteBucketCommand({ Bucket }));
+  } catch (err) {
+    const name = (err as { name?: string }).name;
+    if (name !== 'NoSuchBucket') console.warn(`could not remove the run's bucket ${Bucket}: ${String(err)}`);
+  } finally {
+    s3.destroy();
+  }
+}

@@ -33,7 +33,7 @@ import { cpus } from 'node:os';
 import { chromiumArgs, resolveChromiumPath, A4_VIEWPORT } from '@pressroom/renderer';
 import { chromium, type Page } from 'playwright';
 import { startEmbedded } from '../test/support/embedded-service.ts';
-import { distributedBenchEnv } from './distributed-env.ts';
+import { distributedBenchEnv, removeRunBucket } from './distributed-env.ts';
 import { envFlags } from './env-flags.ts';
 
 const { values: flags } = parseArgs({
@@ -627,6 +627,7 @@ async function startDistributed(workers: number) {
     for (let i = 0; i < workers; i++) await start('render-worker');
   } catch (err) {
     await Promise.all(apps.map((a) => a.stop()));
+    await removeRunBucket(env);
     throw err;
   }
   const pids = apps.map((a) => a.pid);
@@ -643,7 +644,7 @@ async function startDistributed(workers: number) {
     /** Renders each render worker did so far (its /metrics), in start order. */
     rendersPerWorker: () =>
       Promise.all(workerUrls.map(async (url) => metricSum(await (await fetch(`${url}/metrics`)).text(), 'pressroom_renders_total'))),
-    stop: () => Promise.all(apps.map((a) => a.stop())).then(() => undefined),
+    stop: () => Promise.all(apps.map((a) => a.stop())).then(() => removeRunBucket(env)),
   };
 }
 

@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { positiveInt } from './positive-int.ts';
 import { quantile } from './quantile.ts';
-import { distributedBenchEnv } from './distributed-env.ts';
+import { distributedBenchEnv, removeRunBucket } from './distributed-env.ts';
 import { envFlags } from './env-flags.ts';
 import { startEmbedded } from '../test/support/embedded-service.ts';
 import { AppProcess, freePort, type AppName } from '../test/support/service-process.ts';
@@ -55,7 +55,7 @@ async function distributed(): Promise<Service> {
     apps.push(app);
     await app.start();
   };
-  const stop = () => Promise.all(apps.map((a) => a.stop()));
+  const stop = () => Promise.all(apps.map((a) => a.stop())).then(() => removeRunBucket(env));
   try {
     await start('ingress', ingressPort);
     await Promise.all([start('status-projector'), start('webhook-dispatcher'), start('render-worker')]);
