@@ -18,7 +18,7 @@ export function loadStateFor(ready: ReadySignal | undefined): 'load' | 'networki
 }
 
 /**
- * After the document is loaded and its fonts and images settled (writeDocument, or setContent
+ * After the document is loaded and its fonts and images settled (writeScriptFreeDocument, or setContent
  * and settleFontsAndImages): the optional signal, a CSS selector that matches, then a JavaScript
  * expression that is truthy; then fonts and images again, for what the signalling script added.
  * A condition not met in time fails with RENDER_TIMEOUT naming it; a selector or expression that
@@ -50,7 +50,7 @@ export function mayHaveFontsOrImages(html: string, scriptRuns: boolean): boolean
 
 /**
  * Loads lazy images (outside the viewport they would not load before printing), then waits for
- * document.fonts.ready and every image's decode(): as page source, for writeDocument's round trip.
+ * document.fonts.ready and every image's decode(): as page source, for writeScriptFreeDocument's round trip.
  */
 export const SETTLE_FONTS_AND_IMAGES = `
   for (const img of Array.from(document.images)) if (img.loading === 'lazy') img.loading = 'eager';
