@@ -48,9 +48,9 @@ export function createMetrics() {
   let rendererSource: (() => RendererStats) | undefined;
   const chromium = new ProcessTreeUsage();
 
+  monitorEventLoopDelay(registry);
   const metrics = {
     registry,
-    eventLoopDelay: monitorEventLoopDelay(registry),
     httpRequestSeconds: new Histogram({
       name: 'pressroom_http_request_duration_seconds',
       help: 'HTTP request latency by route and status.',
