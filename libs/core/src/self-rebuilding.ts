@@ -1,3 +1,4 @@
+import type { BuiltMarker } from './ports/built-marker.ts';
 import type { EventLog, LogRecord, TopicNames } from './ports/event-log.ts';
 import { silentLogger, type Logger } from './ports/logger.ts';
 
@@ -18,16 +19,15 @@ export interface ViewRebuildDeps {
   logger?: Logger;
 }
 
-/** What the pattern needs of a view: its marker. */
-export interface BuiltMarker {
-  isBuilt(): Promise<boolean>;
-  markBuilt(): Promise<void>;
-}
+/** Replays in a row whose store lost its data before the end, before the rebuild gives up. */
+const MAX_REPLAYS = 3;
 
 /**
  * Replays `topics` into a view (`visit` applies what concerns it), then runs `finish` (work that
  * needs the whole replay, e.g. scheduling what is still due), marks the view built and logs
- * `<name> rebuilt from the log`. Resolves with the records visited.
+ * `<name> rebuilt from the log`. Resolves with the records visited. A view whose store notes its
+ * replays (BuiltMarker.startBuild) is marked built only if the store kept the note to the end;
+ * otherwise it lost its data meanwhile, and the replay runs again.
  */
 export async function replayView(
   view: BuiltMarker,
@@ -39,11 +39,21 @@ export async function replayView(
     finish?: () => Promise<Record<string, unknown>>;
   },
 ): Promise<number> {
-  const events = await deps.log.readAll(spec.topics, spec.visit);
-  const more = spec.finish ? await spec.finish() : {};
-  await view.markBuilt();
-  (deps.logger ?? silentLogger).info(`${spec.name} rebuilt from the log`, { events, ...more });
-  return events;
+  const logger = deps.logger ?? silentLogger;
+  for (let replay = 1; ; replay++) {
+    const build = view.markBuiltAfter ? await view.startBuild?.() : undefined;
+    const events = await deps.log.readAll(spec.topics, spec.visit);
+    const more = spec.finish ? await spec.finish() : {};
+    let marked = true;
+    if (build !== undefined && view.markBuiltAfter) marked = await view.markBuiltAfter(build);
+    else await view.markBuilt();
+    if (marked) {
+      logger.info(`${spec.name} rebuilt from the log`, { events, ...more, ...(replay > 1 ? { replays: replay } : {}) });
+      return events;
+    }
+    if (replay >= MAX_REPLAYS) throw new Error(`${spec.name}: its store lost its data during ${replay} replays in a row`);
+    logger.warn(`${spec.name} lost its data while it was rebuilt from the log; replaying again`, { replay, events });
+  }
 }
 
 /**

@@ -20,7 +20,7 @@ const ms = (v: number) => Math.round(v * 1e6);
 describe('event-loop delay', () => {
   it('counts the ticks at or under a bound exactly, for any spread of values', () => {
     let seed = 7;
-    const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
     for (let trial = 0; trial < 200; trial++) {
       const n = 1 + Math.floor(random() * 400);
       const values = Array.from({ length: n }, () => ms(10 + (random() < 0.05 ? random() * 3000 : random() * 5)));

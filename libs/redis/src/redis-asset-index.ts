@@ -3,6 +3,7 @@ import { silentLogger, type AssetIndex, type AssetRecord, type Logger } from '@p
 import { connectRedis, disconnectRedis } from './connect.ts';
 import { redisGuard } from './guard.ts';
 import { escapeGlob, unlinkByPrefix } from './unlink-by-prefix.ts';
+import { redisBuiltMarker } from './built-marker.ts';
 
 const guard = redisGuard('asset index');
 
@@ -56,12 +57,7 @@ export function createRedisAssetIndex(options: { url: string; keyPrefix: string;
     async clear() {
       await guard(unlinkByPrefix(redis, p));
     },
-    async isBuilt() {
-      return (await guard(redis.exists(builtKey))) === 1;
-    },
-    async markBuilt() {
-      await guard(redis.set(builtKey, new Date().toISOString()));
-    },
+    ...redisBuiltMarker(redis, builtKey, guard),
     async close() {
       await disconnectRedis(redis);
     },

@@ -1,5 +1,6 @@
 import { silentLogger, type DocumentCollection, type DocumentKey, type DocumentStore, type Logger, type Versioned } from '@pressroom/core';
 import type { Pipeline, Redis } from 'ioredis';
+import { redisBuiltMarker } from './built-marker.ts';
 import { connectRedis, disconnectRedis } from './connect.ts';
 import { redisGuard } from './guard.ts';
 import { unlinkByPrefix } from './unlink-by-prefix.ts';
@@ -54,12 +55,16 @@ return 1
  * the layout of the views did not change when they moved onto this port. A marker is a string
  * key holding when it was set.
  */
-export function createRedisDocumentStore(options: RedisDocumentStoreOptions): DocumentStore {
+/** A Redis document store: it can lose its data, so it notes the replays that mark it built. */
+export type RedisDocumentStore = DocumentStore & Required<Pick<DocumentStore, 'startMarking' | 'markIfNoted'>>;
+
+export function createRedisDocumentStore(options: RedisDocumentStoreOptions): RedisDocumentStore {
   const logger = options.logger ?? silentLogger;
   const guard = redisGuard(options.name);
   const prefix = options.keyPrefix;
   const redis = options.client ?? connectRedis({ url: options.url, name: `pressroom-${options.connection}@${prefix}`, logger });
   redis.defineCommand('pressroomDocumentCas', { numberOfKeys: 1, lua: COMPARE_AND_SET });
+  const marker = (name: string) => redisBuiltMarker(redis, prefix + name, guard);
   const cas = (...args: string[]) =>
     (redis as unknown as { pressroomDocumentCas(...args: string[]): Promise<number> }).pressroomDocumentCas(...args);
 
@@ -122,12 +127,10 @@ export function createRedisDocumentStore(options: RedisDocumentStoreOptions): Do
         },
       };
     },
-    async isMarked(name) {
-      return (await guard(redis.exists(prefix + name))) === 1;
-    },
-    async mark(name) {
-      await guard(redis.set(prefix + name, new Date().toISOString()));
-    },
+    isMarked: (name) => marker(name).isBuilt(),
+    mark: (name) => marker(name).markBuilt(),
+    startMarking: (name) => marker(name).startBuild(),
+    markIfNoted: (name, note) => marker(name).markBuiltAfter(note),
     async clear(namePrefix) {
       await guard(unlinkByPrefix(redis, prefix + namePrefix));
     },

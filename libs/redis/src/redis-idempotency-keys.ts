@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { silentLogger, type ClaimResult, type IdempotencyClaim, type IdempotencyKeys, type Logger } from '@pressroom/core';
 import { connectRedis, disconnectRedis } from './connect.ts';
 import { redisGuard } from './guard.ts';
+import { redisBuiltMarker } from './built-marker.ts';
 
 const guard = redisGuard('idempotency keys');
 
@@ -85,12 +86,7 @@ export function createRedisIdempotencyKeys(options: RedisIdempotencyKeysOptions)
       const accepted: IdempotencyClaim = { ...claim, state: 'accepted' };
       await guard(redis.set(keyOf(tenantId, key), JSON.stringify(accepted), 'PX', Math.ceil(ttlMs), 'NX'));
     },
-    async isBuilt() {
-      return (await guard(redis.exists(builtKey))) === 1;
-    },
-    async markBuilt() {
-      await guard(redis.set(builtKey, new Date().toISOString()));
-    },
+    ...redisBuiltMarker(redis, builtKey, guard),
     get(tenantId, key) {
       return read(keyOf(tenantId, key));
     },

@@ -1,5 +1,14 @@
 import { PressroomError, isTerminal, statusProjection } from '@pressroom/domain';
-import { STATUS_BUILT_MARKER, STATUS_DOCUMENTS, project, projectMany, silentLogger, type Logger, type StatusView } from '@pressroom/core';
+import {
+  STATUS_BUILT_MARKER,
+  STATUS_DOCUMENTS,
+  documentBuiltMarker,
+  project,
+  projectMany,
+  silentLogger,
+  type Logger,
+  type StatusView,
+} from '@pressroom/core';
 import type { PressroomEvent, StatusViewEntry } from '@pressroom/schemas';
 import { connectRedis, disconnectRedis } from './connect.ts';
 import { createRedisDocumentStore } from './redis-document-store.ts';
@@ -129,12 +138,7 @@ export function createRedisStatusView(options: RedisStatusViewOptions): StatusVi
       return waiting;
     },
 
-    async isBuilt() {
-      return store.isMarked(STATUS_BUILT_MARKER);
-    },
-    async markBuilt() {
-      await store.mark(STATUS_BUILT_MARKER);
-    },
+    ...documentBuiltMarker(store, STATUS_BUILT_MARKER),
     async clear() {
       await store.clear(STATUS_DOCUMENTS.name);
     },

@@ -1,3 +1,4 @@
+import type { BuiltMarker } from './built-marker.ts';
 import type { AssetEvent } from '@pressroom/schemas';
 
 export type { AssetRecord } from '@pressroom/domain';
@@ -12,7 +13,7 @@ import type { AssetRecord } from '@pressroom/domain';
  * than the last one applied to its name, and a deletion is remembered), safe from several
  * processes; the built marker lives exactly as long as the data.
  */
-export interface AssetIndex {
+export interface AssetIndex extends BuiltMarker {
   apply(event: AssetEvent): Promise<void>;
   get(tenantId: string, name: string): Promise<AssetRecord | undefined>;
   list(tenantId: string): Promise<AssetRecord[]>;

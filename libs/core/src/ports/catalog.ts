@@ -1,3 +1,4 @@
+import type { BuiltMarker } from './built-marker.ts';
 import type { CatalogEvent } from '@pressroom/schemas';
 import type { ApiKeyRecord, S3Connection, Tenant, WebhookSecrets } from '@pressroom/domain';
 import type { DocumentCollectionSpec } from './document-store.ts';
@@ -18,7 +19,7 @@ export type { Plan } from '@pressroom/schemas';
  * - `isBuilt` is true only after `markBuilt` and until the view's storage loses its data
  *   (a Redis FLUSHALL or a restart without persistence): readers rebuild then.
  */
-export interface Catalog {
+export interface Catalog extends BuiltMarker {
   apply(event: CatalogEvent): Promise<void>;
   getTenant(tenantId: string): Promise<Tenant | undefined>;
   findApiKey(keyHash: string): Promise<ApiKeyRecord | undefined>;

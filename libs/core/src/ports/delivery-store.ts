@@ -1,3 +1,4 @@
+import type { BuiltMarker } from './built-marker.ts';
 import type { DeliveryRecord } from '@pressroom/domain';
 import type { PressroomEvent } from '@pressroom/schemas';
 import type { DocumentCollectionSpec } from './document-store.ts';
@@ -47,7 +48,7 @@ export interface DeliverySchedule {
  *   caller only and leases it (moves it `leaseMs` ahead), so an attempt whose process dies is
  *   due again when the lease ends; the caller then `schedule`s the next attempt or `unschedule`s.
  */
-export interface DeliveryStore {
+export interface DeliveryStore extends BuiltMarker {
   apply(event: PressroomEvent): Promise<void>;
   get(requestId: string): Promise<DeliveryRecord | undefined>;
   /** Requests of a tenant whose completion happened in [fromMs, toMs), oldest first. */

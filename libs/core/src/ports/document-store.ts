@@ -60,6 +60,13 @@ export interface DocumentStore {
   /** Markers (a view's "built"): they live exactly as long as the documents beside them. */
   isMarked(name: string): Promise<boolean>;
   mark(name: string): Promise<void>;
+  /**
+   * For a store that can lose its data (Redis): notes, beside the documents, that a replay marking
+   * `name` starts, and answers the note's id; `markIfNoted` then sets the marker only if that note
+   * is still there, in one atomic step (see BuiltMarker.startBuild).
+   */
+  startMarking?(name: string): Promise<string>;
+  markIfNoted?(name: string, note: string): Promise<boolean>;
   /** Removes every document and marker whose name starts with `prefix` (a view's, before a rebuild). */
   clear(prefix: string): Promise<void>;
   ping(): Promise<void>;

@@ -1,3 +1,4 @@
+import type { BuiltMarker } from './built-marker.ts';
 /**
  * What an Idempotency-Key of a render request remembers: the attempt holding it, and whether
  * the log took that attempt.
@@ -25,7 +26,7 @@ export type ClaimResult = { won: true } | { won: false; existing: IdempotencyCla
  * - `accept` turns the holder's pending claim into an accepted one living `ttlMs` (the window);
  *   `release` frees the key, only if `requestId` still holds it. Neither touches another holder's claim.
  */
-export interface IdempotencyKeys {
+export interface IdempotencyKeys extends BuiltMarker {
   claim(tenantId: string, key: string, attempt: { requestId: string; fingerprint: string }, pendingTtlMs: number): Promise<ClaimResult>;
   /** False when the claim was no longer this attempt's (expired and taken by another). */
   /** `fingerprint` is the attempt's, for a claim the store lost meanwhile (it is recreated accepted). */

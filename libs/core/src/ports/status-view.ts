@@ -1,3 +1,4 @@
+import type { BuiltMarker } from './built-marker.ts';
 import type { PressroomEvent, StatusViewEntry } from '@pressroom/schemas';
 import type { DocumentCollectionSpec } from './document-store.ts';
 
@@ -19,7 +20,7 @@ export const STATUS_BUILT_MARKER = 'status:~built';
  * - when an entry becomes terminal, every `waitForTerminal` on it, in any process sharing
  *   the view, is woken by a notification, never by polling.
  */
-export interface StatusView {
+export interface StatusView extends BuiltMarker {
   apply(event: PressroomEvent): Promise<StatusViewEntry | undefined>;
   get(requestId: string): Promise<StatusViewEntry | undefined>;
   /**

@@ -1,3 +1,4 @@
+import type { BuiltMarker } from './built-marker.ts';
 import type { TemplateEvent } from '@pressroom/schemas';
 import type { TemplateHead, TemplateVersionRecord } from '@pressroom/domain';
 import type { DocumentCollectionSpec } from './document-store.ts';
@@ -23,7 +24,7 @@ export const TEMPLATES_BUILT_MARKER = 'templates:built';
  * - reads are scoped by tenant: another tenant's template is simply absent;
  * - a deleted template is absent from `get`, `list`, `version` and `versions`.
  */
-export interface TemplateView {
+export interface TemplateView extends BuiltMarker {
   apply(event: TemplateEvent): Promise<void>;
   /** The head of a live template. */
   head(tenantId: string, templateId: string): Promise<TemplateHead | undefined>;

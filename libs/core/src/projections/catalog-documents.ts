@@ -28,6 +28,7 @@ import {
 } from '../ports/catalog.ts';
 import type { DocumentStore } from '../ports/document-store.ts';
 import { project } from './project.ts';
+import { documentBuiltMarker } from './document-markers.ts';
 
 /**
  * The catalog view over any document store: `apply` runs the catalog projections
@@ -118,8 +119,7 @@ export function catalogOn(store: DocumentStore, opts: { copies: boolean }): Cata
     },
     getWebhookSecrets: async (tenantId) => out((await webhookSecrets.get(tenantId))?.doc),
     streamVersion: async (tenantId) => (await versions.get(tenantId))?.doc ?? 0,
-    isBuilt: () => store.isMarked(CATALOG_BUILT_MARKER),
-    markBuilt: () => store.mark(CATALOG_BUILT_MARKER),
+    ...documentBuiltMarker(store, CATALOG_BUILT_MARKER),
     clear: () => store.clear(CATALOG_DOCUMENTS),
     ping: () => store.ping(),
     close: () => store.close(),

@@ -19,6 +19,7 @@ import {
   type DeliveryStore,
 } from '../ports/delivery-store.ts';
 import { project } from './project.ts';
+import { documentBuiltMarker } from './document-markers.ts';
 
 /**
  * The deliveries view over any document store and schedule: `apply` runs the delivery
@@ -75,8 +76,7 @@ export function deliveryStoreOn(
     async clear() {
       await Promise.all([store.clear(DELIVERY_DOCUMENTS), schedule.clear()]);
     },
-    isBuilt: () => store.isMarked(DELIVERIES_BUILT_MARKER),
-    markBuilt: () => store.mark(DELIVERIES_BUILT_MARKER),
+    ...documentBuiltMarker(store, DELIVERIES_BUILT_MARKER),
     ping: () => store.ping(),
     close: () => store.close(),
   };

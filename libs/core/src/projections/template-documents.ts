@@ -15,6 +15,7 @@ import {
   type TemplateView,
 } from '../ports/template-view.ts';
 import { project } from './project.ts';
+import { documentBuiltMarker } from './document-markers.ts';
 
 /**
  * The template view over any document store: `apply` runs the two template projections (the
@@ -55,8 +56,7 @@ export function templateViewOn(store: DocumentStore, opts: { copies: boolean }):
       const all = (await heads.list(tenantId)).filter((h) => !h.deleted);
       return out(all.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.templateId.localeCompare(b.templateId)));
     },
-    isBuilt: () => store.isMarked(TEMPLATES_BUILT_MARKER),
-    markBuilt: () => store.mark(TEMPLATES_BUILT_MARKER),
+    ...documentBuiltMarker(store, TEMPLATES_BUILT_MARKER),
     clear: () => store.clear(TEMPLATE_DOCUMENTS),
     ping: () => store.ping(),
     close: () => store.close(),
