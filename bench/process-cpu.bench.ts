@@ -14,6 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { AppProcess, freePort, type AppName } from '../test/support/service-process.ts';
 import { distributedBenchEnv, removeRunBucket } from './distributed-env.ts';
+import { procStat } from './chromium-ticks.ts';
 import { envFlags } from './env-flags.ts';
 import { positiveInt } from './positive-int.ts';
 
@@ -48,20 +49,24 @@ function kindOf(cmdline: string, comm: string): string {
   return `other: ${comm}`;
 }
 
+/** A process's command line, its arguments joined by spaces; undefined when it is gone. */
+function commandLine(pid: string): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+  } catch {
+    return undefined;
+  }
+}
+
 /** CPU ticks (user + system, with reaped children) of every process, by pid, with its kind. */
 function snapshot(): Map<number, { kind: string; ticks: number }> {
   const out = new Map<number, { kind: string; ticks: number }>();
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const cmdline = readFileSync(`/proc/${name}/cmdline`, 'utf8').replaceAll('\0', ' ');
-      out.set(Number(name), { kind: kindOf(cmdline, comm), ticks: Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]) });
-    } catch {
-      /* gone */
-    }
+    const stat = procStat(Number(name));
+    if (!stat) continue;
+    const cmdline = commandLine(name);
+    if (cmdline !== undefined) out.set(Number(name), { kind: kindOf(cmdline, stat.comm), ticks: stat.ticks });
   }
   return out;
 }
