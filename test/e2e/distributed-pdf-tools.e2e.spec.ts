@@ -49,7 +49,9 @@ describe('distributed profile: async merge-pdfs with a webhook, inputs uploaded 
     const res = await env.api.post('/v1/tools/merge-pdfs', { urls, async: true, webhook: hook.url('/merged'), finalFilename: 'both.pdf' });
     expect(res.status).toBe(200);
     const requestId = res.json.requestId as string;
-    const call = await hook.waitForCall('/merged');
+    // Shorter than the test's own limit, so a webhook that never comes fails naming what it waited
+    // for (a clean-clone CI once timed the whole test out here, the step unknown; not seen again).
+    const call = await hook.waitForCall('/merged', 45_000);
     expect(call.body).toMatchObject({ requestId, status: 'SUCCESS', result: { status: 'SUCCESS', fileName: 'both.pdf' } });
     const file = await download((call.body as { result: { url: string } }).result.url);
     expect(file.status).toBe(200);
@@ -70,5 +72,5 @@ describe('distributed profile: async merge-pdfs with a webhook, inputs uploaded 
       source: { kind: 'pdf-tool', operation: { tool: 'merge-pdfs' } },
       tool: { name: 'merge-pdfs', fileName: 'both.pdf', expiresIn: 3600 },
     });
-  });
+  }, 90_000);
 });
