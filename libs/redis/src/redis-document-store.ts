@@ -48,6 +48,9 @@ if ARGV[6] ~= '' then redis.call('PUBLISH', ARGV[6], ARGV[7]) end
 return 1
 `;
 
+/** A Redis document store: it can lose its data, so it notes the replays that mark it built. */
+export type RedisDocumentStore = DocumentStore & Required<Pick<DocumentStore, 'startMarking' | 'markIfNoted'>>;
+
 /**
  * The distributed profile's documents. Layout, under `<prefix><collection name>`: a plain key is
  * a string holding the document's JSON; a group is a hash, one field per id (so `list` is one
@@ -55,9 +58,6 @@ return 1
  * the layout of the views did not change when they moved onto this port. A marker is a string
  * key holding when it was set.
  */
-/** A Redis document store: it can lose its data, so it notes the replays that mark it built. */
-export type RedisDocumentStore = DocumentStore & Required<Pick<DocumentStore, 'startMarking' | 'markIfNoted'>>;
-
 export function createRedisDocumentStore(options: RedisDocumentStoreOptions): RedisDocumentStore {
   const logger = options.logger ?? silentLogger;
   const guard = redisGuard(options.name);
