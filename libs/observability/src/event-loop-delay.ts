@@ -30,12 +30,10 @@ export type TickHistogram = Pick<IntervalHistogram, 'count' | 'min' | 'max' | 'm
 export function monitorEventLoopDelay(registry: Registry): void {
   const ticks = nativeEventLoopDelay({ resolution: TICK_MS });
   ticks.enable();
+  const described = { name: NAME, help: HELP, type: 'histogram' as const, aggregator: 'sum' as const };
   const metric = {
-    name: NAME,
-    help: HELP,
-    type: 'histogram' as const,
-    aggregator: 'sum' as const,
-    get: async () => ({ name: NAME, help: HELP, type: 'histogram' as const, aggregator: 'sum' as const, values: eventLoopBuckets(ticks) }),
+    ...described,
+    get: async () => ({ ...described, values: eventLoopBuckets(ticks) }),
     reset: () => {},
   };
   registry.registerMetric(metric as unknown as Histogram);

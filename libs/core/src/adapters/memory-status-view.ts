@@ -1,6 +1,7 @@
 import { isTerminal, statusProjection } from '@pressroom/domain';
 import type { PressroomEvent, StatusViewEntry } from '@pressroom/schemas';
 import { STATUS_BUILT_MARKER, STATUS_DOCUMENTS, type StatusView } from '../ports/status-view.ts';
+import { documentBuiltMarker } from '../projections/document-markers.ts';
 import { project, projectMany } from '../projections/project.ts';
 import { createMemoryDocumentStore, type MemoryDocumentStore } from './memory-document-store.ts';
 
@@ -115,8 +116,7 @@ export function createMemoryStatusView(store: MemoryDocumentStore = createMemory
       readsWait = (readsWaitFor ?? Promise.resolve()).catch(() => undefined);
     },
 
-    isBuilt: () => store.isMarked(STATUS_BUILT_MARKER),
-    markBuilt: () => store.mark(STATUS_BUILT_MARKER),
+    ...documentBuiltMarker(store, STATUS_BUILT_MARKER),
     async clear() {
       base = undefined;
       await store.clear(STATUS_DOCUMENTS.name);
