@@ -3,12 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LogEvent, RenderRequested, StatusViewEntry } from '@pressroom/schemas';
-import { DEFAULT_DOOR_LIMITS, evolveStatus, isWithdrawn, logUnavailable, type PressroomError } from '@pressroom/domain';
+import { AppendNeverSent, DEFAULT_DOOR_LIMITS, evolveStatus, isWithdrawn, logUnavailable, type PressroomError } from '@pressroom/domain';
 import {
   createEventFactory,
   createFileEventLog,
   createMemoryIdempotencyKeys,
   createMemoryStatusView,
+  createStoredPayloads,
   silentLogger,
   systemClock,
   topicNames,
@@ -18,6 +19,7 @@ import {
   type EventLog,
   type Tenant,
 } from '@pressroom/core';
+import { createLocalObjectStore } from '@pressroom/local-storage';
 import { createRenderRequests } from './render-requests.ts';
 import type { SchemaChecker } from './schema-validation/schema-checker.ts';
 import type { Templates } from './templates.ts';
@@ -39,6 +41,7 @@ function succeededFor(event: EventFactory, requested: RenderRequested): LogEvent
 }
 
 const ACCEPT_TIMEOUT_MS = 300;
+const tenant = { tenantId: 't1', plan: 'standard' } as Tenant;
 
 /**
  * Issue 8 item 3, the gap the README once left open: the log writes a request before the
@@ -116,7 +119,6 @@ describe('ingress: a request written in time whose acknowledgement was lost, the
     return { dir, real, view, withdrawals, requests, readLog, faults, close: () => (withdrawals.close(), real.close()) };
   }
 
-  const tenant = { tenantId: 't1', plan: 'standard' } as Tenant;
   const html = (text: string) => ({ kind: 'html' as const, body: { html: `<p>${text}</p>` } });
   const idsOf = (events: LogEvent[], type: string) =>
     events.filter((e) => e.type === type).map((e) => ('requestId' in e ? e.requestId : ''));
@@ -199,5 +201,75 @@ describe('ingress: a request written in time whose acknowledgement was lost, the
     expect(idsOf(events, 'RenderSucceeded')).toEqual([]); // at most one render: here none
     expect(idsOf(events, 'RenderWithdrawn')).toContain(requestId);
     await t.close();
+  });
+});
+
+/**
+ * A log the ingress cannot reach at all (a broker that refuses connections): the adapter holds an
+ * append until its own bound (acceptTimeoutMs from the append's start), then says it never sent
+ * it. When storing the payload used part of the request's time first, the ingress's deadline
+ * comes before the adapter's word; it must still answer 503 (nothing taken), not 504. Seen in
+ * the distributed e2e under load: the payload's put took longer than the grace the ingress gave
+ * the adapter past its own deadline.
+ */
+describe('ingress: the log never took the request, and storing its payload used part of its time', () => {
+  const topics = topicNames('unreachable');
+  const dirs: string[] = [];
+  afterEach(async () => {
+    await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+  });
+
+  it('answers 503 LOG_UNAVAILABLE and writes nothing to the log', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'pressroom-unreachable-'));
+    dirs.push(dir);
+    const real = await createFileEventLog({ dir: join(dir, 'log') });
+    const unreachable: EventLog = Object.assign(Object.create(real) as EventLog, {
+      append: async () => {
+        await new Promise((r) => setTimeout(r, ACCEPT_TIMEOUT_MS));
+        throw logUnavailable(new AppendNeverSent(`append not sent within ${ACCEPT_TIMEOUT_MS} ms`));
+      },
+    });
+    const files = createLocalObjectStore({ dir: join(dir, 'files'), signingSecret: 's', publicBaseUrl: 'http://127.0.0.1' });
+    // The put takes most of the request's time (a slow disk, a loaded S3)
+    const slowPut = Object.assign(Object.create(files) as typeof files, {
+      put: async (key: string, bytes: Uint8Array, contentType: string) => {
+        await new Promise((r) => setTimeout(r, ACCEPT_TIMEOUT_MS));
+        await files.put(key, bytes, contentType);
+      },
+    });
+    const event = createEventFactory({ clock: systemClock, ids: uuidV7Ids });
+    const view = createMemoryStatusView();
+    const withdrawals = createWithdrawals({ log: unreachable, view, topics, event, logger: silentLogger });
+    const requests = createRenderRequests({
+      log: unreachable,
+      view,
+      topics,
+      event,
+      ids: uuidV7Ids,
+      clock: systemClock,
+      logger: silentLogger,
+      withdrawals,
+      payloads: createStoredPayloads({ own: slowPut }),
+      idempotency: createMemoryIdempotencyKeys(systemClock),
+      acceptTimeoutMs: ACCEPT_TIMEOUT_MS,
+      idempotencyTtlMs: 60_000,
+      limits: DEFAULT_DOOR_LIMITS,
+      allowPrivateWebhooks: true,
+      catalog: {} as Catalog,
+      templates: {} as Templates,
+      schemas: {} as SchemaChecker,
+    });
+
+    const answer = await requests.submit(tenant, 'async', { kind: 'html', body: { html: '<p>never taken</p>' } }).catch((e: unknown) => e);
+
+    expect(answer).toMatchObject({ code: 'LOG_UNAVAILABLE' });
+    const events: LogEvent[] = [];
+    await real.readAll(
+      Object.values(topics).filter((t) => t !== topics.prefix),
+      (r) => void events.push(r.event),
+    );
+    expect(events).toEqual([]);
+    withdrawals.close();
+    await real.close();
   });
 });

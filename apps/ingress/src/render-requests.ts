@@ -91,7 +91,11 @@ export interface Submitted {
 /** A pending key outlives its holder's append by this much (then a dead holder's key is free again). */
 const PENDING_KEY_MARGIN_MS = 5_000;
 const KEY_POLL_MS = 100;
-/** After the ingress's own deadline, how long the log adapter may take to say "never sent" (its deadline is the same instant). */
+/**
+ * How long past its own bound (acceptTimeoutMs from the append's start) the log adapter may take
+ * to say "never sent". The adapter's bound starts when the append does, not at `acceptBy`: work
+ * before the append (admission, the payload's put) may have used part of the request's time.
+ */
 const NEVER_SENT_GRACE_MS = 250;
 
 /**
@@ -363,13 +367,14 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
     }
     // Taken before the send: the outcome of any of these requests lies past it.
     const floor = deps.withdrawals.floor();
+    const adapterBound = deps.clock.now().getTime() + deps.acceptTimeoutMs;
     const appended = deps.log.append(topic, requests);
     let outcomes: Array<RenderSucceeded | RenderFailed> = [];
     try {
       await settledBy(appended, acceptBy);
     } catch (err) {
       const refusal = err instanceof PressroomError ? err : logUnavailable(err);
-      if (appendNeverSent(err) || (await neverSent(appended))) {
+      if (appendNeverSent(err) || (await neverSent(appended, adapterBound))) {
         await admitted?.release();
         throw refusal;
       }
@@ -396,16 +401,24 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
     return requests;
   }
 
-  /** The ingress's deadline passed first: a moment for the adapter to say whether it never sent the append. */
-  async function neverSent(appended: Promise<unknown>): Promise<boolean> {
-    const settled = await Promise.race([
-      appended.then(
-        () => false,
-        (e: unknown) => appendNeverSent(e),
-      ),
-      new Promise<false>((r) => setTimeout(() => r(false), NEVER_SENT_GRACE_MS)),
-    ]);
-    return settled;
+  /**
+   * The ingress's deadline passed first: until the adapter's own bound (`adapterBound`) and a
+   * moment more, for the adapter to say whether it never sent the append.
+   */
+  async function neverSent(appended: Promise<unknown>, adapterBound: number): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const wait = Math.max(0, adapterBound - deps.clock.now().getTime()) + NEVER_SENT_GRACE_MS;
+    try {
+      return await Promise.race([
+        appended.then(
+          () => false,
+          (e: unknown) => appendNeverSent(e),
+        ),
+        new Promise<false>((r) => (timer = setTimeout(() => r(false), wait))),
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /**
