@@ -41,11 +41,10 @@ export interface KafkaEventLogOptions {
   heartbeatIntervalMs?: number;
   /**
    * Least time between two offset commits of one consumer-group member. Default 0: a commit as
-   * each handled record ends (joined to the one running). 1 000 ms cut the machine's CPU per
-   * distributed render by 8-11 % (a commit per record is a request and a write to
-   * __consumer_offsets per group), but the clean-clone CI then failed distributed-redis-loss once
-   * (two status reads 404 after a Redis restart) and the cause is not understood yet: not the
-   * default until it is. Stopping commits at once whatever it is.
+   * each handled record ends (joined to the one running). The runtime sets 1 000 ms
+   * (PRESSROOM_KAFKA_COMMIT_INTERVAL_MS): a commit per record is a request and a write to
+   * __consumer_offsets per group, 8-11 % of the machine's CPU per distributed render. Stopping
+   * commits at once whatever it is.
    */
   commitIntervalMs?: number;
   /** Topics created (if missing) before the factory resolves. Others are created on first use. */

@@ -448,6 +448,7 @@ function distributedOpeners(
         partitions: config.kafkaPartitions,
         sessionTimeoutMs: config.kafkaSessionTimeoutMs,
         appendTimeoutMs: config.kafkaAppendTimeoutMs,
+        commitIntervalMs: config.kafkaCommitIntervalMs,
         client: config.kafkaClient,
         logger,
       }),

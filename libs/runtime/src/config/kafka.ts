@@ -17,6 +17,11 @@ export const kafkaSlice = slice({
       10000,
       100,
     ),
+    PRESSROOM_KAFKA_COMMIT_INTERVAL_MS: Int(
+      'Least time between two offset commits of one consumer-group member (render worker, status projector, webhook dispatcher). 0 commits as each record is handled. A crash hands at most this much of handled records to the next member again; every consumer tolerates that (at-least-once, idempotent applies).',
+      1000,
+      0,
+    ),
     PRESSROOM_ACCEPT_CLOCK_SKEW_MS: Int(
       'Clock difference tolerated between the ingress and the Kafka brokers when the render worker decides a request was written after the ingress refused it.',
       2000,
@@ -40,6 +45,7 @@ export const kafkaSlice = slice({
       kafkaPartitions: Number(c.PRESSROOM_KAFKA_PARTITIONS),
       kafkaSessionTimeoutMs: Number(c.PRESSROOM_KAFKA_SESSION_TIMEOUT_MS),
       kafkaAppendTimeoutMs: Number(c.PRESSROOM_KAFKA_APPEND_TIMEOUT_MS),
+      kafkaCommitIntervalMs: Number(c.PRESSROOM_KAFKA_COMMIT_INTERVAL_MS),
       kafkaClient: c.PRESSROOM_KAFKA_CLIENT,
       /** See PRESSROOM_ACCEPT_CLOCK_SKEW_MS. */
       acceptClockSkewMs: Number(c.PRESSROOM_ACCEPT_CLOCK_SKEW_MS),
