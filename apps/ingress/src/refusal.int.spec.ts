@@ -43,6 +43,27 @@ function succeededFor(event: EventFactory, requested: RenderRequested): LogEvent
 const ACCEPT_TIMEOUT_MS = 300;
 const tenant = { tenantId: 't1', plan: 'standard' } as Tenant;
 
+/** The ingress's render requests on `log`, with the spec's deadline and in-memory keys. */
+function renderRequestsOn(
+  parts: Pick<Parameters<typeof createRenderRequests>[0], 'log' | 'view' | 'topics' | 'event' | 'withdrawals' | 'payloads'>,
+) {
+  return createRenderRequests({
+    ...parts,
+    ids: uuidV7Ids,
+    clock: systemClock,
+    logger: silentLogger,
+    idempotency: createMemoryIdempotencyKeys(systemClock),
+    acceptTimeoutMs: ACCEPT_TIMEOUT_MS,
+    idempotencyTtlMs: 60_000,
+    limits: DEFAULT_DOOR_LIMITS,
+    allowPrivateWebhooks: true,
+    // An HTML render with no S3 bucket and no data reads no catalog, template or data schema.
+    catalog: {} as Catalog,
+    templates: {} as Templates,
+    schemas: {} as SchemaChecker,
+  });
+}
+
 /**
  * Issue 8 item 3, the gap the README once left open: the log writes a request before the
  * ingress's deadline but its acknowledgement never reaches the ingress (a broker dying after the
@@ -92,25 +113,7 @@ describe('ingress: a request written in time whose acknowledgement was lost, the
     const log = faulty(real, event, faults);
     const view = createMemoryStatusView();
     const withdrawals = createWithdrawals({ log, view, topics, event, logger: silentLogger });
-    const requests = createRenderRequests({
-      log,
-      view,
-      topics,
-      event,
-      ids: uuidV7Ids,
-      clock: systemClock,
-      logger: silentLogger,
-      withdrawals,
-      idempotency: createMemoryIdempotencyKeys(systemClock),
-      acceptTimeoutMs: ACCEPT_TIMEOUT_MS,
-      idempotencyTtlMs: 60_000,
-      limits: DEFAULT_DOOR_LIMITS,
-      allowPrivateWebhooks: true,
-      // An HTML render with no S3 bucket and no data reads no catalog, template or data schema.
-      catalog: {} as Catalog,
-      templates: {} as Templates,
-      schemas: {} as SchemaChecker,
-    });
+    const requests = renderRequestsOn({ log, view, topics, event, withdrawals });
     const readLog = async () => {
       const events: LogEvent[] = [];
       await real.readAll([topics.requestedSync, topics.requestedAsync, topics.completed], (r) => void events.push(r.event));
@@ -240,24 +243,13 @@ describe('ingress: the log never took the request, and storing its payload used 
     const event = createEventFactory({ clock: systemClock, ids: uuidV7Ids });
     const view = createMemoryStatusView();
     const withdrawals = createWithdrawals({ log: unreachable, view, topics, event, logger: silentLogger });
-    const requests = createRenderRequests({
+    const requests = renderRequestsOn({
       log: unreachable,
       view,
       topics,
       event,
-      ids: uuidV7Ids,
-      clock: systemClock,
-      logger: silentLogger,
       withdrawals,
       payloads: createStoredPayloads({ own: slowPut }),
-      idempotency: createMemoryIdempotencyKeys(systemClock),
-      acceptTimeoutMs: ACCEPT_TIMEOUT_MS,
-      idempotencyTtlMs: 60_000,
-      limits: DEFAULT_DOOR_LIMITS,
-      allowPrivateWebhooks: true,
-      catalog: {} as Catalog,
-      templates: {} as Templates,
-      schemas: {} as SchemaChecker,
     });
 
     const answer = await requests.submit(tenant, 'async', { kind: 'html', body: { html: '<p>never taken</p>' } }).catch((e: unknown) => e);
