@@ -33,6 +33,7 @@ import {
   type TopicNames,
 } from '@pressroom/core';
 import { checkWebhookTarget } from '@pressroom/webhooks';
+import { withTimeout } from '@pressroom/observability';
 
 import { variablesOf, type Templates } from './templates.ts';
 import {
@@ -406,19 +407,12 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
    * moment more, for the adapter to say whether it never sent the append.
    */
   async function neverSent(appended: Promise<unknown>, adapterBound: number): Promise<boolean> {
-    let timer: NodeJS.Timeout | undefined;
     const wait = Math.max(0, adapterBound - deps.clock.now().getTime()) + NEVER_SENT_GRACE_MS;
-    try {
-      return await Promise.race([
-        appended.then(
-          () => false,
-          (e: unknown) => appendNeverSent(e),
-        ),
-        new Promise<false>((r) => (timer = setTimeout(() => r(false), wait))),
-      ]);
-    } finally {
-      clearTimeout(timer);
-    }
+    const said = appended.then(
+      () => false,
+      (e: unknown) => appendNeverSent(e),
+    );
+    return withTimeout(said, wait).catch(() => false); // silent past the wait: maybe sent
   }
 
   /**
