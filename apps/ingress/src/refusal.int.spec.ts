@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LogEvent, RenderRequested, StatusViewEntry } from '@pressroom/schemas';
-import { AppendNeverSent, DEFAULT_DOOR_LIMITS, evolveStatus, isWithdrawn, logUnavailable, type PressroomError } from '@pressroom/domain';
+import { AppendNeverSent, DEFAULT_DOOR_LIMITS, evolveStatus, isWithdrawn, logUnavailable, PressroomError } from '@pressroom/domain';
 import {
   createEventFactory,
   createFileEventLog,
@@ -17,6 +17,7 @@ import {
   type Catalog,
   type EventFactory,
   type EventLog,
+  type StatusView,
   type Tenant,
 } from '@pressroom/core';
 import { createLocalObjectStore } from '@pressroom/local-storage';
@@ -263,5 +264,84 @@ describe('ingress: the log never took the request, and storing its payload used 
     expect(events).toEqual([]);
     withdrawals.close();
     await real.close();
+  });
+});
+
+/**
+ * The status view is away (Redis restarting) when the log takes a request: the request is
+ * accepted all the same. Seen in the Redis-loss e2e with Redis away for three seconds: the
+ * ingress answered 503 for requests whose append the log had taken (they rendered, and their
+ * webhooks came). A 503 means "not taken"; an answer must not depend on the view once the log
+ * has the request.
+ */
+describe('ingress: the log took the request while the status view was away', () => {
+  const topics = topicNames('view-away');
+  const dirs: string[] = [];
+  afterEach(async () => {
+    await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+  });
+
+  async function setUp() {
+    const dir = await mkdtemp(join(tmpdir(), 'pressroom-view-away-'));
+    dirs.push(dir);
+    const log = await createFileEventLog({ dir });
+    const event = createEventFactory({ clock: systemClock, ids: uuidV7Ids });
+    const real = createMemoryStatusView();
+    const state = { away: false };
+    // Every read and write fails while away, as the Redis adapter's do (DEPENDENCY_UNAVAILABLE, retryable)
+    const unavailable = () => new PressroomError('DEPENDENCY_UNAVAILABLE', 'The status view (Redis) is unavailable.', { retryable: true });
+    const guarded =
+      <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
+      async (...args: A): Promise<R> => {
+        if (state.away) throw unavailable();
+        return call(...args);
+      };
+    const view: StatusView = Object.assign(Object.create(real) as StatusView, {
+      apply: guarded((e: LogEvent) => real.apply(e as Parameters<StatusView['apply']>[0])),
+      get: guarded((id: string) => real.get(id)),
+      waitForTerminal: guarded((id: string, ms: number) => real.waitForTerminal(id, ms)),
+    });
+    const withdrawals = createWithdrawals({ log, view, topics, event, logger: silentLogger });
+    const requests = renderRequestsOn({ log, view, topics, event, withdrawals });
+    const requestedOnLog = async () => {
+      const events: LogEvent[] = [];
+      await log.readAll([topics.requestedSync, topics.requestedAsync], (r) => void events.push(r.event));
+      return events.filter((e): e is RenderRequested => e.type === 'RenderRequested');
+    };
+    return { log, event, real, state, requests, requestedOnLog, close: () => (withdrawals.close(), log.close()) };
+  }
+
+  it('accepts an async request the log took, answers its status from the ingress until the view has it, then writes it there', async () => {
+    const t = await setUp();
+    t.state.away = true;
+    // When the view is away as the log takes the request
+    const answer = await t.requests.submit(tenant, 'async', { kind: 'html', body: { html: '<p>taken</p>' } });
+    // Then the caller gets it as accepted, and the log has it
+    expect((await t.requestedOnLog()).map((r) => r.requestId)).toEqual([answer.requestId]);
+    // ... its status, while the view is away, is "not now" (never a 404)
+    await expect(t.requests.status(tenant, answer.requestId)).rejects.toMatchObject({ code: 'DEPENDENCY_UNAVAILABLE' });
+    // ... and once the view is back, the request is known: ONGOING, then written to the view itself
+    t.state.away = false;
+    expect((await t.requests.status(tenant, answer.requestId))?.state).toBe('ONGOING');
+    await waitFor(async () => (await t.real.get(answer.requestId))?.state === 'ONGOING', {
+      timeoutMs: 10_000,
+      description: 'the entry written to the view',
+    });
+    await t.close();
+  });
+
+  it('a sync request waits through the outage for its result instead of failing', async () => {
+    const t = await setUp();
+    t.state.away = true;
+    const answer = await t.requests.submit(tenant, 'sync', { kind: 'html', body: { html: '<p>sync</p>' } });
+    const waiting = t.requests.waitForTerminal(answer.requestId, 10_000);
+    // When the view comes back and the status projector writes the worker's outcome
+    await new Promise((r) => setTimeout(r, 400));
+    t.state.away = false;
+    const [requested] = await t.requestedOnLog();
+    await t.real.apply(succeededFor(t.event, requested!) as Parameters<StatusView['apply']>[0]);
+    // Then the wait answers the result
+    expect((await waiting)?.state).toBe('SUCCESS');
+    await t.close();
   });
 });

@@ -20,6 +20,7 @@ import {
   planForbids,
 } from '@pressroom/domain';
 import {
+  consumeRetryDelayMs,
   type Catalog,
   type Clock,
   type EventFactory,
@@ -52,6 +53,7 @@ import type { SchemaChecker } from './schema-validation/schema-checker.ts';
 import type { CompletedFloor, Withdrawals } from './withdrawals.ts';
 import type { Admission } from './admission.ts';
 import { batchPlanRefusal } from './plan-limits.ts';
+import { createAcceptedEntries } from './accepted-entries.ts';
 
 export { UNSAVED_TEMPLATE_ID, type RenderInput } from './request-assembly.ts';
 
@@ -114,6 +116,13 @@ const NEVER_SENT_GRACE_MS = 250;
  * client's retry is a new attempt.
  */
 export function createRenderRequests(deps: RenderRequestsDeps) {
+  const accepted = createAcceptedEntries({ view: deps.view, logger: deps.logger });
+  /** A request's entry: the view's, else one this ingress accepted and the view has not taken yet. */
+  const entryOf = async (requestId: string): Promise<StatusViewEntry | undefined> =>
+    (await deps.view.get(requestId)) ?? accepted.pending(requestId);
+  /** As `entryOf`, for a caller that goes on without the view (an answer it would give anyway). */
+  const entryOrPending = (requestId: string) => entryOf(requestId).catch(() => accepted.pending(requestId));
+
   async function submit(
     tenant: Tenant,
     mode: 'sync' | 'async',
@@ -171,7 +180,7 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
           // Answered 504 before: taken only once the log put its outcome first (the entry is
           // terminal and not withdrawn); withdrawn first: never taken, the key is free; until
           // then 504 again. A pending entry is not enough: its withdrawal may still come first.
-          const entry = await deps.view.get(decision.requestId).catch(() => undefined);
+          const entry = await entryOrPending(decision.requestId);
           if (isWithdrawn(entry)) {
             await deps.idempotency.release(tenant.tenantId, key, decision.requestId).catch(() => {});
             break;
@@ -184,7 +193,7 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
           // The status view knows every request this key answered with 200/202 (the ingress records
           // it before answering). One it does not know was answered 504 and is still undecided:
           // say so again, never start a second one. One withdrawn since: never taken, the key is free.
-          const entry = await deps.view.get(decision.requestId).catch(() => undefined);
+          const entry = await entryOrPending(decision.requestId);
           if (isWithdrawn(entry)) {
             await deps.idempotency.release(tenant.tenantId, key, decision.requestId).catch(() => {});
             break;
@@ -278,7 +287,7 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
       if (verdicts.every((v) => v.kind === 'not-taken')) throw err instanceof PressroomError ? err : logUnavailable(err);
       throw outcomeUnknown(batchRequestId, `/v1/pdf/batch/status/${batchRequestId}`, err);
     }
-    await deps.view.apply(requested);
+    await accepted.record([requested]);
     return { batchRequestId };
   }
 
@@ -287,9 +296,9 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
     tenant: Tenant,
     batchRequestId: string,
   ): Promise<{ batch: StatusViewEntry; items: Array<StatusViewEntry | undefined> } | undefined> {
-    const batch = await deps.view.get(batchRequestId);
+    const batch = await entryOf(batchRequestId);
     if (!batch?.batch || batch.tenantId !== tenant.tenantId) return undefined;
-    const items = batch.batch.results ? [] : await Promise.all(batch.batch.items.map((id) => deps.view.get(id)));
+    const items = batch.batch.results ? [] : await Promise.all(batch.batch.items.map((id) => entryOf(id)));
     return { batch, items };
   }
 
@@ -396,9 +405,9 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
         requestIds: requests.map((r) => r.requestId),
       });
     }
-    // In log order: each request, then (when the log already holds it) its outcome.
-    for (const requested of requests) await deps.view.apply(requested);
-    for (const outcome of outcomes) await deps.view.apply(outcome);
+    // Accepted now, whatever the view says. In log order: each request, then (when the log
+    // already holds it) its outcome.
+    await accepted.record([...requests, ...outcomes]);
     return requests;
   }
 
@@ -491,12 +500,34 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
 
   /** The view entry of a request, or undefined when it was never issued to this tenant. */
   async function status(tenant: Tenant, requestId: string): Promise<StatusViewEntry | undefined> {
-    const entry = await deps.view.get(requestId);
+    const entry = await entryOf(requestId);
     // A withdrawn request (refused with 503) was never issued, as far as the caller knows.
     // A batch's own entry is not a render: its id answers on the batch status endpoint only.
     return entry && entry.tenantId === tenant.tenantId && !isWithdrawn(entry) && !entry.batch ? entry : undefined;
   }
 
-  return { submit, submitBatch, batchStatus, status, waitForTerminal: (id: string, ms: number) => deps.view.waitForTerminal(id, ms) };
+  /**
+   * The entry once terminal, or as it stands after `timeoutMs`. The request was taken, so a view
+   * that cannot be read (Redis away) does not end the wait with an error, which would read as
+   * "not taken": it looks again after a pause until the view answers or the time is up (then the
+   * caller's own fallback: 202 and the status URL for a sync render).
+   */
+  async function waitForTerminal(requestId: string, timeoutMs: number): Promise<StatusViewEntry | undefined> {
+    const deadline = deps.clock.now().getTime() + timeoutMs;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const entry = await deps.view.waitForTerminal(requestId, Math.max(0, deadline - deps.clock.now().getTime()));
+        return entry ?? accepted.pending(requestId);
+      } catch (error) {
+        if (!(error instanceof PressroomError && error.retryable)) throw error;
+        const pause = Math.min(consumeRetryDelayMs(attempt), deadline - deps.clock.now().getTime());
+        if (attempt === 1) deps.logger.warn('the status view cannot be read; waiting for it', { requestId, error: error.message });
+        if (pause <= 0) return accepted.pending(requestId);
+        await new Promise((resolve) => setTimeout(resolve, pause));
+      }
+    }
+  }
+
+  return { submit, submitBatch, batchStatus, status, waitForTerminal };
 }
 export type RenderRequests = ReturnType<typeof createRenderRequests>;
