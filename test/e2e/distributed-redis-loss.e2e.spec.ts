@@ -228,7 +228,7 @@ describe('distributed profile: Redis loses its data under load', () => {
     await redis.start();
     const sync = await syncDuringOutage;
     const syncId = sync.headers.get('x-request-id');
-    // 200 with the file; 202 if the wait ran out; or 503, refused before the log (admission needs
+    // 200 with the file; 202 if the wait ran out; or 503, refused before the log (the API key's lookup needs
     // Redis), which the ledger holds to "nothing ran". Never a 503 for a render that ran.
     expect([200, 202, 503], sync.text).toContain(sync.status);
     submissions.push({ tag: syncTag, status: sync.status, ...(sync.status !== 503 && syncId ? { requestId: syncId } : {}) });
