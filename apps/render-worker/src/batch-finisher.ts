@@ -16,6 +16,9 @@ export interface BatchFinisherDeps {
   mergePdfs: (buffers: readonly Uint8Array[]) => Promise<Uint8Array>;
 }
 
+/** How long the finisher's reads may wait to gather records (ConsumeOptions.gatherMs). */
+export const BATCH_FINISHER_GATHER_MS = 250;
+
 /** The batch a render event concerns, if any (the entry the event leaves in the view says). */
 function batchOf(event: LogEvent, entryBatch: string | undefined): string | undefined {
   if (event.type === 'BatchRequested') return event.requestId;
@@ -39,6 +42,9 @@ export async function startBatchFinisher(deps: BatchFinisherDeps): Promise<Subsc
     group: deps.group ?? `${deps.topics.prefix}.batch-finisher`,
     topics: [deps.topics.requestedSync, deps.topics.requestedAsync, deps.topics.completed],
     concurrency: 8,
+    // It reads every render's events, and a batch is rare: a batch's end may wait this much longer
+    // so that each read brings several records (fewer requests per render on every render's path).
+    gatherMs: BATCH_FINISHER_GATHER_MS,
     handle: async ({ event }) => {
       if (!('requestId' in event)) return;
       if (!['RenderRequested', 'RenderSucceeded', 'RenderFailed', 'RenderWithdrawn', 'BatchRequested'].includes(event.type)) return;

@@ -13,6 +13,9 @@ import type { EventCodec } from './registry-codec.ts';
 import { KAFKA_RETRY } from './kafkajs-settings.ts';
 import { MemberProgress, partitionId, type PartitionProgress } from './partition-progress.ts';
 
+/** What a gathering consumer's fetch waits for (ConsumeOptions.gatherMs): more than its wait ever brings. */
+export const GATHER_MIN_BYTES = 1 << 20;
+
 export interface GroupTimings {
   sessionTimeoutMs: number;
   heartbeatIntervalMs: number;
@@ -59,7 +62,8 @@ export async function startSubscription(deps: SubscriptionDeps, opts: ConsumeOpt
     groupId: opts.group,
     sessionTimeout: timings.sessionTimeoutMs,
     heartbeatInterval: timings.heartbeatIntervalMs,
-    maxWaitTimeInMs: timings.maxWaitTimeMs,
+    // Gathering: the broker answers a fetch when it holds GATHER_MIN_BYTES or the wait is over.
+    ...(opts.gatherMs ? { maxWaitTimeInMs: opts.gatherMs, minBytes: GATHER_MIN_BYTES } : { maxWaitTimeInMs: timings.maxWaitTimeMs }),
     allowAutoTopicCreation: false,
     retry: { ...KAFKA_RETRY, retries: 8, restartOnFailure: async () => true },
   });

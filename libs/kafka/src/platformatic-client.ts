@@ -4,7 +4,7 @@ import { Consumer, Producer, type Message as PlatformaticMessage } from '@platfo
 import type { Message as KafkajsMessage, TopicMessages } from 'kafkajs';
 import { eventKey, type ConsumeContext, type ConsumeOptions, type LogRecord, type Logger, type Subscription } from '@pressroom/core';
 import type { PartitionBase } from './append-queue.ts';
-import type { GroupTimings } from './kafka-subscription.ts';
+import { GATHER_MIN_BYTES, type GroupTimings } from './kafka-subscription.ts';
 import { MemberProgress, partitionId, type PartitionProgress } from './partition-progress.ts';
 import { fetchOffsets, partitionReadRange } from './read-all.ts';
 import type { EventCodec } from './registry-codec.ts';
@@ -63,14 +63,15 @@ function toBuffer(v: KafkajsMessage['key'] | KafkajsMessage['value']): Buffer | 
   return Buffer.isBuffer(v) ? v : Buffer.from(v);
 }
 
-function groupConsumer(deps: PlatformaticDeps, groupId: string) {
+/** A consumer in `groupId`; with `gatherMs`, its fetches wait to gather records (ConsumeOptions.gatherMs). */
+function groupConsumer(deps: PlatformaticDeps, groupId: string, gatherMs?: number) {
   return new Consumer({
     clientId: deps.clientId,
     bootstrapBrokers: deps.brokers,
     groupId,
     sessionTimeout: deps.timings.sessionTimeoutMs,
     heartbeatInterval: deps.timings.heartbeatIntervalMs,
-    maxWaitTime: deps.timings.maxWaitTimeMs,
+    ...(gatherMs ? { maxWaitTime: gatherMs, minBytes: GATHER_MIN_BYTES } : { maxWaitTime: deps.timings.maxWaitTimeMs }),
     autocommit: false,
   });
 }
@@ -176,7 +177,7 @@ export async function platformaticReadPartition(
 export async function startPlatformaticSubscription(deps: PlatformaticDeps, opts: ConsumeOptions): Promise<Subscription> {
   const logger = deps.logger.child({ group: opts.group });
   const concurrency = Math.max(1, opts.concurrency ?? 1);
-  const consumer = groupConsumer(deps, opts.group);
+  const consumer = groupConsumer(deps, opts.group, opts.gatherMs);
   const assigned = () =>
     new Set(
       (consumer.assignments ?? []).flatMap((a: { topic: string; partitions: number[] }) =>

@@ -257,6 +257,39 @@ export function eventLogContract(name: string, makeLog: () => Promise<EventLogUn
       expect(handledAfter).toEqual([2, 3]);
     });
 
+    it('a gathering consumer (gatherMs) still handles every record in order, and commits them', async () => {
+      const first = await open();
+      const suffix = `gather-${short()}`;
+      const group = first.topics(`group.gather-${short()}`);
+      const key = randomUUID();
+      // Given a consumer whose reads may wait to gather records, far fewer bytes than it waits for
+      const handled: number[] = [];
+      const sub = await consume(first.log, {
+        group,
+        topics: [first.topics(suffix)],
+        gatherMs: 200,
+        handle: async (r) => void handled.push(seqOf(r.event)),
+      });
+      // When records come one by one, a moment apart
+      for (const seq of [0, 1, 2, 3, 4]) {
+        await first.log.append(first.topics(suffix), [event(key, seq)]);
+        await pause(30);
+      }
+      // Then each is handled, in order, once (the wait ends a read, whatever it gathered)
+      await waitFor(() => handled.length >= 5, { timeoutMs: waitMs, description: 'five gathered records' });
+      expect(handled).toEqual([0, 1, 2, 3, 4]);
+      // ... and they were committed: the group's next member gets only what came after
+      await sub.stop();
+      await first.log.append(first.topics(suffix), [event(key, 5)]);
+      await first.cleanup();
+      const second = await open();
+      const after: number[] = [];
+      await consume(second.log, { group, topics: [second.topics(suffix)], handle: async (r) => void after.push(seqOf(r.event)) });
+      await waitFor(() => after.length >= 1, { timeoutMs: waitMs, description: 'the record after the stop' });
+      await pause(300);
+      expect(after).toEqual([5]);
+    });
+
     it('handles records past a slow one (out of order), and commits only up to the lowest unfinished', async () => {
       const first = await open();
       const suffix = `ahead-${short()}`;

@@ -76,6 +76,13 @@ export interface ConsumeOptions {
   /** Records handled at once by this member (across partitions). Default 1. */
   concurrency?: number;
   /**
+   * For a consumer whose latency matters less than its cost (the batch finisher): the log may
+   * hold a read up to this long to gather more records, so one request brings several and their
+   * commits go together. Default: a read answers as soon as one record is there. Adapters without
+   * a network (the embedded log) ignore it.
+   */
+  gatherMs?: number;
+  /**
    * Must not throw for bad records: turn failures into events. A rejection is treated as a
    * crash of this member: the record is not committed and will be handled again (at-least-once).
    */
