@@ -92,6 +92,45 @@ function completion() {
 }
 
 /**
+ * When a readAll is complete: every partition with records reached its mark (the high watermark
+ * taken before the read), counting only batches known to be visited.
+ */
+export class ReadAllProgress {
+  readonly #marks: ReadonlyMap<string, bigint>;
+  readonly #remaining: Set<string>;
+
+  constructor(marks: ReadonlyMap<string, bigint>) {
+    this.#marks = marks;
+    this.#remaining = new Set(marks.keys());
+  }
+
+  /**
+   * eachBatch went through a batch to its end, or stopped at the mark: the partition is read
+   * through `lastOffset` (kafkajs's, control records included). True when the read is complete.
+   */
+  batchTaken(key: string, lastOffset: bigint): boolean {
+    const mark = this.#marks.get(key);
+    if (mark !== undefined && lastOffset >= mark - 1n) this.#remaining.delete(key);
+    return this.complete;
+  }
+
+  /**
+   * kafkajs reported a batch's end. Only a batch it filtered out entirely (control records:
+   * `batchSize` 0, eachBatch never called) moves the partition this way. Any other batch's end is
+   * reported with its last offset even when eachBatch left it early (the runner stopping for a
+   * restart): counting it would end the read with the rest of that batch never visited, a replay
+   * with a hole (a view marked built without some of its records).
+   */
+  batchEnded(key: string, batchSize: number, lastOffset: bigint): boolean {
+    return batchSize === 0 ? this.batchTaken(key, lastOffset) : this.complete;
+  }
+
+  get complete(): boolean {
+    return this.#remaining.size === 0;
+  }
+}
+
+/**
  * Reads every record the topics hold at call time. The high watermark of each partition is
  * taken with the admin client first; a consumer in a fresh throwaway group (kafkajs cannot
  * assign partitions without a group) reads from the beginning, visits records below those
@@ -116,22 +155,15 @@ export async function readAllRecords(
   const withRecords = present.filter((t) => [...marks.keys()].some((k) => k.startsWith(`${t}\u0000`)));
 
   const { groupId, consumer } = throwawayConsumer(deps, 'read-all');
-  const remaining = new Set(marks.keys());
+  const progress = new ReadAllProgress(marks);
   /** Next offset to visit per partition: a restarted consumer re-reads, nothing is visited twice. */
   const next = new Map<string, bigint>();
   let count = 0;
   const done = completion();
   const { finished, finish, fail } = done;
 
-  // Progress comes from batch ends: eachBatch below visits every record of a batch under the
-  // mark before it returns, and kafkajs also reports batches it filters out entirely (control
-  // records) without calling eachBatch.
   consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => {
-    const key = partitionKey(payload.topic, payload.partition);
-    const mark = marks.get(key);
-    if (mark === undefined || BigInt(payload.lastOffset) < mark - 1n) return;
-    remaining.delete(key);
-    if (remaining.size === 0) finish();
+    if (progress.batchEnded(partitionKey(payload.topic, payload.partition), payload.batchSize, BigInt(payload.lastOffset))) finish();
   });
   consumer.on(consumer.events.CRASH, ({ payload }) => {
     if (!payload.restart) fail(payload.error);
@@ -148,6 +180,7 @@ export async function readAllRecords(
         const mark = marks.get(key);
         if (mark === undefined || done.failed()) return;
         for (const message of batch.messages) {
+          // Left early: nothing is concluded from this batch (the restarted runner fetches it again).
           if (!payload.isRunning() || payload.isStale() || done.failed()) return;
           const offset = BigInt(message.offset);
           if (offset >= mark) break;
@@ -172,6 +205,8 @@ export async function readAllRecords(
           count += 1;
           await payload.heartbeat();
         }
+        // Every record of the batch under the mark was visited (or had been before).
+        if (progress.batchTaken(key, BigInt(batch.lastOffset()))) finish();
       },
     });
     await finished;
@@ -211,9 +246,13 @@ export async function readPartitionRange(
   consumer.on(consumer.events.CRASH, ({ payload }) => {
     if (!payload.restart) fail(payload.error);
   });
-  // Control records (transaction markers) are filtered out of batches: progress comes from batch ends too.
+  // Control records (transaction markers) are filtered out of batches: a batch of only those tells
+  // its progress by its end alone. Only such a batch, and only one that starts where the read is
+  // (not one fetched from the topic's end before the seek took effect): any other batch's end is
+  // reported even when eachBatch left it early, and would end the read before `through`.
   consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => {
-    if (payload.topic === topic && payload.partition === range.partition && BigInt(payload.lastOffset) >= through) finish();
+    if (payload.topic !== topic || payload.partition !== range.partition || payload.batchSize !== 0) return;
+    if (payload.firstOffset !== null && BigInt(payload.firstOffset) <= next && BigInt(payload.lastOffset) >= through) finish();
   });
   try {
     await consumer.connect();
