@@ -23,27 +23,25 @@ function flakyView() {
   return view;
 }
 
-const at = '2026-11-28T12:00:00.000Z';
-const requested = (requestId: string): PressroomEvent =>
+/** An event of request `requestId` (the fields the status fold reads). */
+const eventOf = (type: string, requestId: string, data: Record<string, unknown>): PressroomEvent =>
   ({
-    type: 'RenderRequested',
+    type,
     version: 1,
-    eventId: `e-${requestId}`,
-    occurredAt: at,
+    eventId: `${type}-${requestId}`,
+    occurredAt: '2026-11-28T12:00:00.000Z',
     requestId,
     tenantId: 't_acme',
-    data: { mode: 'async', source: { kind: 'html', html: '<p>x</p>' }, options: {} },
+    data,
   }) as unknown as PressroomEvent;
-const succeeded = (requestId: string): PressroomEvent =>
-  ({
-    type: 'RenderSucceeded',
-    version: 1,
-    eventId: `s-${requestId}`,
-    occurredAt: at,
-    requestId,
-    tenantId: 't_acme',
-    data: { mode: 'async', artifact: { key: `k/${requestId}.pdf`, bytes: 10, contentType: 'application/pdf' }, executionMs: 5 },
-  }) as unknown as PressroomEvent;
+const requested = (requestId: string) =>
+  eventOf('RenderRequested', requestId, { mode: 'async', source: { kind: 'html', html: '<p>x</p>' }, options: {} });
+const succeeded = (requestId: string) =>
+  eventOf('RenderSucceeded', requestId, {
+    mode: 'async',
+    artifact: { key: `k/${requestId}.pdf`, bytes: 10, contentType: 'application/pdf' },
+    executionMs: 5,
+  });
 
 describe('accepted entries: what the ingress writes to the status view once the log took a request', () => {
   let accepted: AcceptedEntries | undefined;
