@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { evolveStatus } from '@pressroom/domain';
 import { consumeRetryDelayMs, type Logger, type StatusView } from '@pressroom/core';
 import type { PressroomEvent, StatusViewEntry } from '@pressroom/schemas';
@@ -41,9 +42,7 @@ export function createAcceptedEntries(deps: {
   /** Per request, in log order, the events the view has not taken (Map order: oldest first). */
   const waiting = new Map<string, PressroomEvent[]>();
   let retrying: Promise<void> | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  let wake: (() => void) | undefined;
-  let closed = false;
+  const closing = new AbortController();
 
   function keep(event: PressroomEvent): void {
     const events = waiting.get(event.requestId);
@@ -74,14 +73,11 @@ export function createAcceptedEntries(deps: {
   /** Until every waiting request is written (or close): a round over all of them after each back-off. */
   async function retryLoop(): Promise<void> {
     let attempt = 1;
-    while (waiting.size > 0 && !closed) {
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-        timer = setTimeout(resolve, retryDelayMs(attempt));
-        // Shutting down never waits for this: the status projector has the same events.
-        timer.unref();
-      });
-      if (closed) return;
+    while (waiting.size > 0 && !closing.signal.aborted) {
+      // Not holding the process (ref: false): shutting down never waits for this, the status
+      // projector has the same events.
+      await sleep(retryDelayMs(attempt), undefined, { signal: closing.signal, ref: false }).catch(() => {});
+      if (closing.signal.aborted) return;
       const written = await writeAll();
       attempt = written ? 1 : attempt + 1;
       if (written) deps.logger.info('the status view took the accepted requests it had refused');
@@ -99,7 +95,7 @@ export function createAcceptedEntries(deps: {
   function startRetrying(): void {
     retrying ??= retryLoop().finally(() => {
       retrying = undefined;
-      if (waiting.size > 0 && !closed) startRetrying();
+      if (waiting.size > 0 && !closing.signal.aborted) startRetrying();
     });
   }
 
@@ -134,9 +130,7 @@ export function createAcceptedEntries(deps: {
     },
 
     close() {
-      closed = true;
-      clearTimeout(timer);
-      wake?.();
+      closing.abort();
     },
   };
 }
