@@ -11,7 +11,7 @@ import { solidPng } from '../support/fixtures.ts';
 import { pdfImages, pdfText } from '../support/pdf-tools.ts';
 
 type Env = Awaited<ReturnType<typeof distributedEnv>>;
-type Answer = { what: string; status: number; body: string };
+type Answer = { what: string; status: number; body: string; at: string; requestId?: string };
 
 /** How long the restarted Redis stays away. */
 const REDIS_AWAY_MS = 3_000;
@@ -77,9 +77,9 @@ describe('distributed profile: Redis loses its data under load', () => {
   function load(run: string) {
     const answers: Answer[] = [];
     let running = true;
-    const record = async (what: string, call: Promise<{ status: number; text: string }>) => {
+    const record = async (what: string, call: Promise<{ status: number; text: string }>, requestId?: string) => {
       const r = await call.catch((e: Error) => ({ status: 0, text: e.message }));
-      answers.push({ what, status: r.status, body: r.text });
+      answers.push({ what, status: r.status, body: r.text, at: new Date().toISOString(), ...(requestId ? { requestId } : {}) });
       return r;
     };
     // Three callers at once, each submitting a render and then reading a status, the template and a list.
@@ -96,7 +96,7 @@ describe('distributed profile: Redis loses its data under load', () => {
         submissions.push({ tag, status: submitted.status, webhookPath, ...(requestId ? { requestId } : {}) });
         if (requestId) accepted.push(requestId);
         await Promise.all([
-          id ? record('status', tenant.get(`/v1/pdf/status/${id}`)) : undefined,
+          id ? record('status', tenant.get(`/v1/pdf/status/${id}`), id) : undefined,
           record('template', tenant.get(`/v1/templates/${templateId}`)),
           record('default key', env.api.get('/v1/templates')),
         ]);
@@ -113,6 +113,26 @@ describe('distributed profile: Redis loses its data under load', () => {
   }
 
   const refusedOrUnknown = (answers: Answer[]) => answers.filter((a) => a.status === 401 || a.status === 404);
+
+  /**
+   * No answer refused a valid key or called an accepted request unknown. When one did, what the log
+   * holds for each such request is written out first (when each event happened against when the
+   * answer came), so a failure in CI tells which view lost what.
+   */
+  async function expectNoneRefusedOrUnknown(answers: Answer[]) {
+    const wrong = refusedOrUnknown(answers);
+    if (wrong.length) {
+      const events = await readEvents().catch(() => [] as LogEvent[]);
+      for (const a of wrong) {
+        const own = events.filter((e) => 'requestId' in e && e.requestId === a.requestId);
+        process.stdout.write(
+          `redis-loss e2e: ${a.what} answered ${a.status} at ${a.at}${a.requestId ? ` for ${a.requestId}` : ''}: ${a.body.slice(0, 200)}; ` +
+            `its events: ${JSON.stringify(own.map((e) => [e.type, e.occurredAt]))}\n`,
+        );
+      }
+    }
+    expect(wrong).toEqual([]);
+  }
   /** Anything but a success or an honest "not now" (503 with nothing taken) is a defect. */
   const neitherOkNorUnavailable = (answers: Answer[]) => answers.filter((a) => a.status !== 200 && a.status !== 503);
 
@@ -168,7 +188,7 @@ describe('distributed profile: Redis loses its data under load', () => {
     const flushedAt = running.answers.length;
     await waitFor(() => running.answers.length >= flushedAt + 200, { timeoutMs: 120_000, description: '200 answers after the flush' });
     await running.stop();
-    expect(refusedOrUnknown(running.answers)).toEqual([]);
+    await expectNoneRefusedOrUnknown(running.answers);
     expect(neitherOkNorUnavailable(running.answers)).toEqual([]);
     process.stdout.write(
       `redis-loss e2e: FLUSHALL after ${flushedAt} answers, ${running.answers.length} in all, ${accepted.length} accepted\n`,
@@ -240,7 +260,7 @@ describe('distributed profile: Redis loses its data under load', () => {
       `redis-loss e2e: restart after ${restartedAt} answers, ${running.answers.length} in all, ` +
         `${running.answers.filter((a) => a.status === 503).length} answered 503; the sync render across it answered ${sync.status}\n`,
     );
-    expect(refusedOrUnknown(running.answers)).toEqual([]);
+    await expectNoneRefusedOrUnknown(running.answers);
     expect(neitherOkNorUnavailable(running.answers)).toEqual([]);
     expect((await tenant.get(`/v1/templates/${templateId}`)).status).toBe(200);
     await checkSecretAndWebhooks('/after-restart');

@@ -40,12 +40,11 @@ export interface KafkaEventLogOptions {
   /** Consumer heartbeat interval. Default a tenth of the session timeout, at most 3 000 ms. */
   heartbeatIntervalMs?: number;
   /**
-   * Least time between two offset commits of one consumer-group member. Default 0: a commit as
-   * each handled record ends (joined to the one running). 1 000 ms (PRESSROOM_KAFKA_COMMIT_INTERVAL_MS)
-   * cuts the machine's CPU per distributed render (a commit per record is a request and a write to
-   * __consumer_offsets per group), but distributed-redis-loss failed with it twice in clean-clone
-   * CI (a status read 404 after a Redis restart; sessions 10 and 16) and never without it: not the
-   * default until the cause is found. Stopping commits at once whatever it is.
+   * Least time between two offset commits of one consumer-group member. Default 0 here: a commit
+   * as each handled record ends (joined to the one running); the runtime sets 1 000 ms
+   * (PRESSROOM_KAFKA_COMMIT_INTERVAL_MS): a commit per record is a request and a write to
+   * __consumer_offsets per group, about a fifth of the machine's CPU per distributed render at
+   * concurrency 1 (README, Performance). Stopping commits at once whatever it is.
    */
   commitIntervalMs?: number;
   /** Topics created (if missing) before the factory resolves. Others are created on first use. */

