@@ -541,4 +541,33 @@ describe('distributed profile against real Kafka, Schema Registry, Redis, S3 and
     });
     expect((await env.api.get(`/v1/pdf/status/${requestId}`)).json.error.code).toBe('DELETED');
   });
+  it('a stored payload waits in Redis for its worker, which takes it (read once, then gone) and renders from it', async () => {
+    const redis = new Redis(inject('REDIS_URL'));
+    const copyKey = (requestId: string) => `${env.env.PRESSROOM_REDIS_PREFIX}payload-copy:default/${requestId}.payload.json`;
+    try {
+      // Given no render worker running: the request waits on its lane, its payload in our bucket and copied in Redis
+      await Promise.all(workers.map((w) => w.stop()));
+      const res = await env.api.post('/v1/html-to-pdf/async', { html: '<p>rendered from its copy</p>', webhook: receiver.url('/d-copy') });
+      expect(res.status, res.text).toBe(200);
+      const requestId = res.json.requestId as string;
+      await waitFor(async () => (await redis.exists(copyKey(requestId))) === 1, { timeoutMs: 5_000, description: 'the copy' });
+      expect((await listKeys(inject('S3_ENDPOINT'), env.env.PRESSROOM_S3_BUCKET!)).filter((k) => k.includes(requestId))).toEqual([
+        `default/${requestId}.payload.json`,
+      ]);
+      // A queued render cannot be deleted yet: nothing removed
+      expect((await env.api.del(`/v1/pdf/${requestId}`)).status).toBe(409);
+      expect(await redis.exists(copyKey(requestId))).toBe(1);
+      // When a worker starts, it renders the request and the copy is gone (taken, not left to expire)
+      workers = [await env.start('render-worker')];
+      const call = await receiver.waitForCall('/d-copy', 60_000);
+      expect(call.body).toMatchObject({ requestId, renderStatus: 'SUCCESS' });
+      expect(await pdfText((await download((call.body as { signedUrl: string }).signedUrl)).bytes)).toContain('rendered from its copy');
+      expect(await redis.exists(copyKey(requestId))).toBe(0);
+      // The object stays the record until the render's files go: DELETE removes it with the file
+      expect((await env.api.del(`/v1/pdf/${requestId}`)).status).toBe(204);
+      expect((await listKeys(inject('S3_ENDPOINT'), env.env.PRESSROOM_S3_BUCKET!)).filter((k) => k.includes(requestId))).toEqual([]);
+    } finally {
+      redis.disconnect();
+    }
+  });
 });

@@ -45,7 +45,7 @@ import { adminWebhookRoutes, webhookRoutes } from './routes/webhook-routes.ts';
 import { historyRoutes } from './routes/history-routes.ts';
 import { removalRoutes } from './routes/removal-routes.ts';
 import { adminUsageRoutes, usageRoutes } from './routes/usage-routes.ts';
-import { createRenderRemoval, createStoredPayloads, createUsageLedger, type PayloadHandoff } from '@pressroom/core';
+import { createRenderRemoval, createStoredPayloads, createUsageLedger, type PayloadCopies, type PayloadHandoff } from '@pressroom/core';
 import { openApiDocument } from './openapi.ts';
 import { adminApiRoutes, apiRoutes, openRoutes, type ApiOperationId, type OpenOperationId } from './api-routes.ts';
 import { buildRouter, type Handlers } from './http/route-table.ts';
@@ -60,6 +60,8 @@ export interface IngressDeps {
   storage: ArtifactStorage;
   /** Stored payloads handed to the render worker of this process (standalone): see PayloadHandoff. */
   payloadHandoff?: PayloadHandoff;
+  /** Copies of stored payloads for the render workers (distributed): see PayloadCopies. */
+  payloadCopies?: PayloadCopies;
   secrets: SecretBox;
   topics: TopicNames;
   ids: Ids;
@@ -186,7 +188,13 @@ export function buildIngressApp(deps: IngressDeps): Koa {
     idempotencyTtlMs: deps.settings.idempotencyTtlMs,
     ...(plans ? { plans } : {}),
     ...((deps.settings.payloads ?? 'store') === 'store'
-      ? { payloads: createStoredPayloads({ own: deps.storage.own, ...(deps.payloadHandoff ? { handoff: deps.payloadHandoff } : {}) }) }
+      ? {
+          payloads: createStoredPayloads({
+            own: deps.storage.own,
+            ...(deps.payloadHandoff ? { handoff: deps.payloadHandoff } : {}),
+            ...(deps.payloadCopies ? { copies: deps.payloadCopies } : {}),
+          }),
+        }
       : {}),
     ...(deps.quotas && plans && deps.settings.admission
       ? { admission: createAdmission({ ...deps, inFlight: deps.quotas.inFlight, plans, admission: deps.settings.admission }) }

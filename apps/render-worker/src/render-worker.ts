@@ -40,6 +40,7 @@ import {
   type PdfToolkit,
   type RenderCacheIndex,
   type ToolInputs,
+  type PayloadCopies,
   type PayloadHandoff,
   type StoredPayloads,
 } from '@pressroom/core';
@@ -106,6 +107,8 @@ export interface RenderWorkerDeps {
   renderCache?: RenderCacheDeps;
   /** Payloads the ingress of this process stored (standalone): taken from memory, not read back. */
   payloadHandoff?: PayloadHandoff;
+  /** Copies of the payloads the ingresses stored (distributed): taken beside the status read, not read back from S3. */
+  payloadCopies?: PayloadCopies;
 }
 
 export interface RenderCacheDeps {
@@ -129,7 +132,11 @@ export async function startRenderWorker(deps: RenderWorkerDeps): Promise<Subscri
   const group = deps.group ?? `${deps.topics.prefix}.renderer`;
   const worker = deps.workerId ?? `${hostname()}:${process.pid}`;
   const slots = new RenderSlots(deps.concurrency, deps.asyncYield);
-  const payloads = createStoredPayloads({ own: deps.storage.own, ...(deps.payloadHandoff ? { handoff: deps.payloadHandoff } : {}) });
+  const payloads = createStoredPayloads({
+    own: deps.storage.own,
+    ...(deps.payloadHandoff ? { handoff: deps.payloadHandoff } : {}),
+    ...(deps.payloadCopies ? { copies: deps.payloadCopies } : {}),
+  });
   const capOf = (plan: string | undefined) => tenantRenderCap(deps.capForPlan?.(plan) ?? deps.concurrency, deps.concurrency);
   const handle = async (record: LogRecord, ctx: ConsumeContext) => {
     if (record.event.type !== 'RenderRequested') return;

@@ -12,6 +12,7 @@ import type { Clock } from './ports/clock.ts';
 import type { EventLog, TopicNames } from './ports/event-log.ts';
 import { silentLogger, type Logger } from './ports/logger.ts';
 import type { ObjectStore } from './ports/object-store.ts';
+import type { PayloadCopies } from './ports/payload-copies.ts';
 import type { StatusView } from './ports/status-view.ts';
 import type { EventFactory } from './event-factory.ts';
 
@@ -31,6 +32,8 @@ export interface RenderRemovalDeps {
    * may be what a queued request is still to be rendered from.
    */
   view?: Pick<StatusView, 'get'>;
+  /** The payloads' copies (distributed profile): a removed payload's copy goes before its object, so no render takes it afterwards. */
+  payloadCopies?: Pick<PayloadCopies, 'remove'>;
   logger?: Logger;
 }
 
@@ -45,6 +48,7 @@ export function createRenderRemoval(deps: RenderRemovalDeps) {
 
   async function removeKeys(tenantId: string, requestId: string, keys: string[], reason: RemovalReason): Promise<void> {
     await deps.log.append(deps.topics.completed, [deps.event('ArtifactRemoved', { tenantId, requestId }, { reason, keys, by: deps.by })]);
+    await deps.payloadCopies?.remove(keys);
     for (const key of keys) await deps.own.delete(key);
   }
 

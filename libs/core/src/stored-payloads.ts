@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { RenderRequested, RenderSource } from '@pressroom/schemas';
 import { isStorablePayload, payloadKey, PressroomError, readBackPayload, storedSourceOf, type PayloadRef } from '@pressroom/domain';
 import type { ObjectStore } from './ports/object-store.ts';
+import type { PayloadCopies } from './ports/payload-copies.ts';
 
 /** Attempts of the ingress's put, with the waits between them (all within the request's acceptBy). */
 const PUT_WAITS_MS = [100, 400];
@@ -58,9 +59,16 @@ export function createPayloadHandoff(opts: { maxBytes?: number } = {}): PayloadH
  * stored bytes are the source as JSON, exactly what payloadFingerprint hashes, so the hash on a
  * RenderRequested's reference and on its outcome are the same. With a `handoff` shared by the
  * ingress and the worker of one process, `store` holds each payload there once it is stored and
- * `resolve` takes it from there (see PayloadHandoff).
+ * `resolve` takes it from there (see PayloadHandoff). With `copies` (processes apart: the
+ * distributed profile), `store` also copies each payload there and `resolve` takes the copy
+ * before it reads the object (see PayloadCopies).
  */
-export function createStoredPayloads(deps: { own: ObjectStore; sleep?: (ms: number) => Promise<void>; handoff?: PayloadHandoff }) {
+export function createStoredPayloads(deps: {
+  own: ObjectStore;
+  sleep?: (ms: number) => Promise<void>;
+  handoff?: PayloadHandoff;
+  copies?: PayloadCopies;
+}) {
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
 
   /** Puts with a retry (a storage blip is waited out), giving up at `deadlineMs` or after the last attempt. */
@@ -102,6 +110,9 @@ export function createStoredPayloads(deps: { own: ObjectStore; sleep?: (ms: numb
             sha256: createHash('sha256').update(bytes).digest('hex'),
             bytes: bytes.byteLength,
           };
+          // The copy goes beside the put and is not waited for: it is not the record, and a copy
+          // not there yet when the worker looks (or never, Redis away) only means a read of the object.
+          deps.copies?.put(ref.key, bytes).catch(() => {});
           await put(ref.key, bytes, deadlineMs);
           deps.handoff?.hold(ref, source);
           return { ...requested, data: { ...requested.data, source: storedSourceOf(source, ref) } };
@@ -129,20 +140,27 @@ export function createStoredPayloads(deps: { own: ObjectStore; sleep?: (ms: numb
         if (size === undefined) return readBackPayload(source.payload, undefined);
         if (size === source.payload.bytes) return { ok: true, source: handed };
       }
-      const file = await deps.own.get(source.payload.key);
-      if (!file) return readBackPayload(source.payload, undefined);
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(Buffer.from(file.bytes).toString('utf8'));
-      } catch {
-        parsed = undefined;
+      // A copy is used only when it is byte for byte what the reference names; any other answer
+      // (none, another hash, Redis failing) reads the object, which stays the judge.
+      const copy = await deps.copies?.take(source.payload.key).catch(() => undefined);
+      if (copy) {
+        const read = readBack(copy);
+        if (read.sha256 === source.payload.sha256 && read.bytes === source.payload.bytes) return readBackPayload(source.payload, read);
       }
-      return readBackPayload(source.payload, {
-        sha256: createHash('sha256').update(file.bytes).digest('hex'),
-        bytes: file.bytes.byteLength,
-        source: parsed,
-      });
+      const file = await deps.own.get(source.payload.key);
+      return readBackPayload(source.payload, file ? readBack(file.bytes) : undefined);
     },
   };
 }
 export type StoredPayloads = ReturnType<typeof createStoredPayloads>;
+
+/** Stored bytes as readBackPayload checks them: their hash, size and parsed source (undefined when not JSON). */
+function readBack(bytes: Uint8Array): { sha256: string; bytes: number; source: unknown } {
+  let source: unknown;
+  try {
+    source = JSON.parse(Buffer.from(bytes).toString('utf8'));
+  } catch {
+    source = undefined;
+  }
+  return { sha256: createHash('sha256').update(bytes).digest('hex'), bytes: bytes.byteLength, source };
+}

@@ -2,6 +2,11 @@ import { describe, expect, it } from 'vitest';
 import type { RenderRequested } from '@pressroom/schemas';
 import { createPayloadHandoff, createStoredPayloads } from './stored-payloads.ts';
 import type { ObjectStore } from './ports/object-store.ts';
+import type { PayloadCopies } from './ports/payload-copies.ts';
+import type { Catalog } from './ports/catalog.ts';
+import type { EventLog, TopicNames } from './ports/event-log.ts';
+import type { EventFactory } from './event-factory.ts';
+import { createRenderRemoval } from './render-removal.ts';
 
 /** An object store whose puts fail as a storage outage does (the rest is never reached here). */
 function refusingStore(calls: { puts: number }): ObjectStore {
@@ -56,6 +61,9 @@ function memoryStore(reads: { gets: number }): ObjectStore {
     },
     delete: async (key) => void objects.delete(key),
     size: async (key) => objects.get(key)?.byteLength,
+    list: async function* (prefix) {
+      for (const key of objects.keys()) if (key.startsWith(prefix)) yield { key, lastModified: new Date() };
+    },
     signedGetUrl: never,
     ping: never,
   };
@@ -96,5 +104,81 @@ describe('stored payloads: handed from the ingress to the worker of the same pro
     handoff.hold({ key: 'b', sha256: 'h2', bytes: 6 }, source);
     expect(handoff.take({ key: 'a', sha256: 'h1', bytes: 6 })).toBeUndefined();
     expect(handoff.take({ key: 'b', sha256: 'h2', bytes: 6 })).toBe(source);
+  });
+});
+
+/** Copies in memory, as the Redis adapter keeps them (taken once); `failing` answers as Redis away does. */
+function memoryCopies(opts: { failing?: boolean } = {}): PayloadCopies & { held: Map<string, Uint8Array> } {
+  const held = new Map<string, Uint8Array>();
+  const away = () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:6379'));
+  return {
+    held,
+    put: async (key, bytes) => (opts.failing ? away() : void held.set(key, bytes)),
+    take: async (key) => {
+      if (opts.failing) return away();
+      const bytes = held.get(key);
+      held.delete(key);
+      return bytes;
+    },
+    remove: async (keys) => keys.forEach((k) => held.delete(k)),
+    close: async () => {},
+  };
+}
+
+describe('stored payloads: copies for the render workers of other processes', () => {
+  const html = { kind: 'html', html: '<p>hi</p>' };
+
+  it('copies each stored payload, and the worker takes the copy instead of reading the object back, once', async () => {
+    const reads = { gets: 0 };
+    const own = memoryStore(reads);
+    const copies = memoryCopies();
+    const [onLog] = await createStoredPayloads({ own, copies }).store([requested], Date.now() + 10_000);
+    const key = 'tenant-a/01a20000-0000-7000-8000-000000000001.payload.json';
+    expect(Buffer.from(copies.held.get(key)!).toString('utf8')).toBe(JSON.stringify(html));
+    const worker = createStoredPayloads({ own, copies });
+    expect(await worker.resolve(onLog!.data.source)).toEqual({ ok: true, source: html });
+    expect(reads.gets).toBe(0);
+    // Taken: a redelivery reads the object, with the same answer.
+    expect(await worker.resolve(onLog!.data.source)).toEqual({ ok: true, source: html });
+    expect(reads.gets).toBe(1);
+  });
+
+  it('reads the object when the copy is not what the request names (another hash or size)', async () => {
+    const reads = { gets: 0 };
+    const own = memoryStore(reads);
+    const copies = memoryCopies();
+    const [onLog] = await createStoredPayloads({ own, copies }).store([requested], Date.now() + 10_000);
+    const key = 'tenant-a/01a20000-0000-7000-8000-000000000001.payload.json';
+    copies.held.set(key, new Uint8Array(Buffer.from(JSON.stringify({ kind: 'html', html: '<p>other</p>' }))));
+    expect(await createStoredPayloads({ own, copies }).resolve(onLog!.data.source)).toEqual({ ok: true, source: html });
+    expect(reads.gets).toBe(1);
+  });
+
+  it('accepts and renders while the copies cannot be written or read (Redis away): the object is the record', async () => {
+    const reads = { gets: 0 };
+    const own = memoryStore(reads);
+    const copies = memoryCopies({ failing: true });
+    const [onLog] = await createStoredPayloads({ own, copies }).store([requested], Date.now() + 10_000);
+    expect(await createStoredPayloads({ own, copies }).resolve(onLog!.data.source)).toEqual({ ok: true, source: html });
+    expect(reads.gets).toBe(1);
+  });
+
+  it('fails PAYLOAD_REMOVED when the render was removed before it was rendered: the removal took the copy too', async () => {
+    const own = memoryStore({ gets: 0 });
+    const copies = memoryCopies();
+    const [onLog] = await createStoredPayloads({ own, copies }).store([requested], Date.now() + 10_000);
+    const removal = createRenderRemoval({
+      own,
+      payloadCopies: copies,
+      catalog: {} as Catalog,
+      log: { append: async () => [] } as unknown as EventLog,
+      topics: { completed: 'completed' } as TopicNames,
+      event: ((type: string, ids: object, data: object) => ({ type, ...ids, data })) as unknown as EventFactory,
+      clock: { now: () => new Date() },
+      by: 'test',
+    });
+    await removal.remove('tenant-a', '01a20000-0000-7000-8000-000000000001');
+    expect(copies.held.size).toBe(0);
+    expect(await createStoredPayloads({ own, copies }).resolve(onLog!.data.source)).toMatchObject({ ok: false, code: 'PAYLOAD_REMOVED' });
   });
 });

@@ -10,3 +10,4 @@ export * from './redis-idempotency-keys.ts';
 export * from './redis-quotas.ts';
 export * from './redis-document-store.ts';
 export * from './redis-render-cache.ts';
+export * from './redis-payload-copies.ts';

@@ -46,6 +46,7 @@ import {
   type Ids,
   type Logger,
   type ObjectStore,
+  type PayloadCopies,
   type AssetIndex,
   type StatusView,
   type RenderCacheIndex,
@@ -81,6 +82,11 @@ export interface Runtime {
   catalogCommands: CatalogCommands;
   secrets: SecretBox;
   storage: ArtifactStorage;
+  /**
+   * Copies of stored request payloads for the render worker to take (distributed profile, with
+   * `storage`, unless PRESSROOM_PAYLOAD_COPY_TTL_MS is 0); see PayloadCopies.
+   */
+  payloadCopies?: PayloadCopies;
   /** Webhook deliveries view and schedule; it rebuilds itself from the log when it finds itself new or lost. */
   deliveries: DeliveryStore;
   /** The Idempotency-Keys of render requests (Redis, shared by every ingress; in memory in the embedded profile). */
@@ -239,6 +245,8 @@ export async function openParts<K extends Part>(
       secrets: await need.secrets(),
       connectionStore: lazyS3ConnectionStores(config.s3.stsEndpoint ? { stsEndpoint: config.s3.stsEndpoint } : {}),
     });
+    const copies = await opened.payloadCopies?.();
+    if (copies) parts.payloadCopies = copies;
   }
   if (wanted.has('assetIndex') || wanted.has('assets')) parts.assetIndex = await opened.assetIndex();
   if (wanted.has('assets')) {
@@ -295,6 +303,8 @@ interface Openers {
   snapshots?(): Promise<ViewSnapshots>;
   quotas(): Promise<Quotas>;
   renderCache(): Promise<RenderCacheIndex>;
+  /** Copies of stored payloads (distributed only, when configured). */
+  payloadCopies?(): Promise<PayloadCopies | undefined>;
   /** What was opened, to close (in opening order). */
   closers(): { close(): Promise<void> }[];
   readiness(): ReadinessCheck[];
@@ -518,6 +528,8 @@ function distributedOpeners(
     (lib) => lib.createRedisDeliveryStore(redisOptions),
     (d) => d.ping(),
   );
+  // No readiness check: a copy is never needed (a missing one is read from storage).
+  const payloadCopies = redisPart((lib) => lib.createRedisPayloadCopies({ ...redisOptions, ttlMs: config.payloadCopyTtlMs }));
   return {
     log,
     view: once(async () => selfRebuildingStatusView(await view(), await rebuildDeps())),
@@ -534,6 +546,7 @@ function distributedOpeners(
     ),
     quotas,
     renderCache,
+    payloadCopies: async () => (config.payloads === 'store' && config.payloadCopyTtlMs > 0 ? payloadCopies() : undefined),
     closers: () => closers,
     readiness: () => readiness,
     publicRoutes: () => [],
