@@ -59,7 +59,13 @@ describe('per-app openers (real Kafka, S3, a private Redis)', () => {
       expect('deliveries' in rt || 'idempotency' in rt || 'templates' in rt).toBe(false);
       const clients = await redis.command((r) => r.client('LIST') as Promise<string>);
       const names = [...clients.matchAll(/name=(\S+)/g)].map((m) => m[1]).filter((n) => n?.endsWith(`@${prefix}`));
-      expect(names.sort()).toEqual([`pressroom-assets@${prefix}`, `pressroom-catalog@${prefix}`, `pressroom-status@${prefix}`]);
+      // (payload-copies: it takes each request's copied payload instead of reading it back from S3)
+      expect(names.sort()).toEqual([
+        `pressroom-assets@${prefix}`,
+        `pressroom-catalog@${prefix}`,
+        `pressroom-payload-copies@${prefix}`,
+        `pressroom-status@${prefix}`,
+      ]);
     } finally {
       await rt.close();
     }
