@@ -35,18 +35,26 @@ export interface LinkLedgerDeps {
   maxBuffered?: number;
   /** Events per append. */
   batchSize?: number;
+  /**
+   * How long the first link of a batch waits for others before the batch is appended (default 0:
+   * the next macrotask). Each append is a produce, and a record every reader of its topic fetches
+   * (the webhook dispatcher): gathering a few hundred milliseconds makes one of many links handed
+   * out meanwhile. What a crash loses grows by as much (the trade-off above).
+   */
+  gatherMs?: number;
 }
 
 /**
  * The audit trail of signed links (`LinkIssued` on the webhooks topic), written off the request
  * path: `issued` only buffers; one append at a time carries everything buffered, started in the
- * next macrotask, so a burst of requests shares one append. The trade-off (ARCHITECTURE.md): a
+ * next macrotask (or `gatherMs` later), so a burst of requests shares one append. The trade-off (ARCHITECTURE.md): a
  * failed append or a crash loses those audit events (logged and counted), never a user's answer,
  * which would otherwise wait for, or fail with, the log.
  */
 export function createLinkLedger(deps: LinkLedgerDeps): LinkLedger {
   const maxBuffered = deps.maxBuffered ?? 10_000;
   const batchSize = deps.batchSize ?? 500;
+  const gatherMs = deps.gatherMs ?? 0;
   let buffer: LinkIssued[] = [];
   let running: Promise<void> | undefined;
   let scheduled = false;
@@ -89,10 +97,13 @@ export function createLinkLedger(deps: LinkLedgerDeps): LinkLedger {
       buffer.push(event);
       if (!scheduled) {
         scheduled = true;
-        setImmediate(() => {
+        const start = () => {
           scheduled = false;
           void run();
-        });
+        };
+        // Unref'd: a process that stops flushes the buffer itself (close), it never waits for the timer.
+        if (gatherMs > 0) setTimeout(start, gatherMs).unref();
+        else setImmediate(start);
       }
     },
     async flush() {

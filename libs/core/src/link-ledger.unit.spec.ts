@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { LogEvent } from '@pressroom/schemas';
 import { createLinkLedger, type LinkDropReason } from './link-ledger.ts';
 import { createEventFactory } from './event-factory.ts';
@@ -94,5 +94,25 @@ describe('the signed-link ledger (LinkIssued, off the request path)', () => {
     ledger.issued(link('r2'));
     await ledger.flush();
     expect(appends.flatMap((a) => a.events.map((e) => ('requestId' in e ? e.requestId : '')))).toEqual(['r1']);
+  });
+});
+
+describe('the signed-link ledger, gathering', () => {
+  afterEach(() => void vi.useRealTimers());
+
+  it('holds the first link of a batch gatherMs for others, then appends them all at once; close does not wait for it', async () => {
+    vi.useFakeTimers();
+    const { log, appends } = fakeLog();
+    const ledger = createLinkLedger({ log, topics, event, logger: silentLogger, gatherMs: 100 });
+    ledger.issued(link('g1'));
+    await vi.advanceTimersByTimeAsync(60);
+    ledger.issued(link('g2'));
+    await vi.advanceTimersByTimeAsync(39);
+    expect(appends).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(appends.map((a) => a.events.map((e) => ('requestId' in e ? e.requestId : '')))).toEqual([['g1', 'g2']]);
+    ledger.issued(link('g3'));
+    await ledger.close();
+    expect(appends.map((a) => a.events.length)).toEqual([2, 1]);
   });
 });

@@ -176,6 +176,8 @@ export interface OpenOptions {
    * Default true when `view` is opened.
    */
   statusWaits?: boolean;
+  /** How long a handed-out link's LinkIssued waits for others before their one append (LinkLedger's gatherMs; default 0). */
+  linkGatherMs?: number;
 }
 
 /** Every part (the ingress, standalone and ops use them all). */
@@ -235,6 +237,7 @@ export async function openParts<K extends Part>(
         event,
         logger,
         onDropped: (reason, count) => metrics.linkEventsDroppedTotal.inc({ reason }, count),
+        ...(opts.linkGatherMs ? { gatherMs: opts.linkGatherMs } : {}),
       })
     : undefined;
   if (wanted.has('storage')) {
