@@ -69,9 +69,9 @@ function memoryStore(reads: { gets: number }): ObjectStore {
   };
 }
 
-describe('stored payloads: handed from the ingress to the worker of the same process', () => {
-  const storedRef = (r: RenderRequested) => (r.data.source as Extract<RenderRequested['data']['source'], { kind: 'stored' }>).payload;
+const storedRef = (r: RenderRequested) => (r.data.source as Extract<RenderRequested['data']['source'], { kind: 'stored' }>).payload;
 
+describe('stored payloads: handed from the ingress to the worker of the same process', () => {
   it('renders the source the ingress stored without reading it back, once', async () => {
     const reads = { gets: 0 };
     const own = memoryStore(reads);
@@ -127,13 +127,17 @@ function memoryCopies(opts: { failing?: boolean } = {}): PayloadCopies & { held:
 
 describe('stored payloads: copies for the render workers of other processes', () => {
   const html = { kind: 'html', html: '<p>hi</p>' };
-
-  it('copies each stored payload, and the worker takes the copy instead of reading the object back, once', async () => {
+  /** The ingress's side done: the request stored (object and copy); what the worker then finds. */
+  async function storedWithCopies(opts: { failing?: boolean } = {}) {
     const reads = { gets: 0 };
     const own = memoryStore(reads);
-    const copies = memoryCopies();
+    const copies = memoryCopies(opts);
     const [onLog] = await createStoredPayloads({ own, copies }).store([requested], Date.now() + 10_000);
-    const key = 'tenant-a/01a20000-0000-7000-8000-000000000001.payload.json';
+    return { reads, own, copies, onLog, key: storedRef(onLog!).key };
+  }
+
+  it('copies each stored payload, and the worker takes the copy instead of reading the object back, once', async () => {
+    const { reads, own, copies, onLog, key } = await storedWithCopies();
     expect(Buffer.from(copies.held.get(key)!).toString('utf8')).toBe(JSON.stringify(html));
     const worker = createStoredPayloads({ own, copies });
     expect(await worker.resolve(onLog!.data.source)).toEqual({ ok: true, source: html });
@@ -144,29 +148,20 @@ describe('stored payloads: copies for the render workers of other processes', ()
   });
 
   it('reads the object when the copy is not what the request names (another hash or size)', async () => {
-    const reads = { gets: 0 };
-    const own = memoryStore(reads);
-    const copies = memoryCopies();
-    const [onLog] = await createStoredPayloads({ own, copies }).store([requested], Date.now() + 10_000);
-    const key = 'tenant-a/01a20000-0000-7000-8000-000000000001.payload.json';
+    const { reads, own, copies, onLog, key } = await storedWithCopies();
     copies.held.set(key, new Uint8Array(Buffer.from(JSON.stringify({ kind: 'html', html: '<p>other</p>' }))));
     expect(await createStoredPayloads({ own, copies }).resolve(onLog!.data.source)).toEqual({ ok: true, source: html });
     expect(reads.gets).toBe(1);
   });
 
   it('accepts and renders while the copies cannot be written or read (Redis away): the object is the record', async () => {
-    const reads = { gets: 0 };
-    const own = memoryStore(reads);
-    const copies = memoryCopies({ failing: true });
-    const [onLog] = await createStoredPayloads({ own, copies }).store([requested], Date.now() + 10_000);
+    const { reads, own, copies, onLog } = await storedWithCopies({ failing: true });
     expect(await createStoredPayloads({ own, copies }).resolve(onLog!.data.source)).toEqual({ ok: true, source: html });
     expect(reads.gets).toBe(1);
   });
 
   it('fails PAYLOAD_REMOVED when the render was removed before it was rendered: the removal took the copy too', async () => {
-    const own = memoryStore({ gets: 0 });
-    const copies = memoryCopies();
-    const [onLog] = await createStoredPayloads({ own, copies }).store([requested], Date.now() + 10_000);
+    const { own, copies, onLog } = await storedWithCopies();
     const removal = createRenderRemoval({
       own,
       payloadCopies: copies,
