@@ -60,8 +60,8 @@ export function createPayloadHandoff(opts: { maxBytes?: number } = {}): PayloadH
  * RenderRequested's reference and on its outcome are the same. With a `handoff` shared by the
  * ingress and the worker of one process, `store` holds each payload there once it is stored and
  * `resolve` takes it from there (see PayloadHandoff). With `copies` (processes apart: the
- * distributed profile), `store` also copies each payload there and `resolve` takes the copy
- * before it reads the object (see PayloadCopies).
+ * distributed profile), `store` also copies each sync request's payload there and `resolve`
+ * takes a copy before it reads the object (see PayloadCopies).
  */
 export function createStoredPayloads(deps: {
   own: ObjectStore;
@@ -112,7 +112,9 @@ export function createStoredPayloads(deps: {
           };
           // The copy goes beside the put and is not waited for: it is not the record, and a copy
           // not there yet when the worker looks (or never, Redis away) only means a read of the object.
-          deps.copies?.put(ref.key, bytes).catch(() => {});
+          // Sync requests only: their worker takes the copy within moments, so Redis holds few at
+          // a time; an async backlog (thousands queued) would hold its payloads in Redis's memory.
+          if (requested.data.mode === 'sync') deps.copies?.put(ref.key, bytes).catch(() => {});
           await put(ref.key, bytes, deadlineMs);
           deps.handoff?.hold(ref, source);
           return { ...requested, data: { ...requested.data, source: storedSourceOf(source, ref) } };

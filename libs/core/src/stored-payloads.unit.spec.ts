@@ -147,6 +147,17 @@ describe('stored payloads: copies for the render workers of other processes', ()
     expect(reads.gets).toBe(1);
   });
 
+  it('copies no async request: a backlog of them would sit in Redis memory; their worker reads the object', async () => {
+    const reads = { gets: 0 };
+    const own = memoryStore(reads);
+    const copies = memoryCopies();
+    const queued = { ...requested, data: { ...requested.data, mode: 'async' } } as RenderRequested;
+    const [onLog] = await createStoredPayloads({ own, copies }).store([queued], Date.now() + 10_000);
+    expect(copies.held.size).toBe(0);
+    expect(await createStoredPayloads({ own, copies }).resolve(onLog!.data.source)).toEqual({ ok: true, source: html });
+    expect(reads.gets).toBe(1);
+  });
+
   it('reads the object when the copy is not what the request names (another hash or size)', async () => {
     const { reads, own, copies, onLog, key } = await storedWithCopies();
     copies.held.set(key, new Uint8Array(Buffer.from(JSON.stringify({ kind: 'html', html: '<p>other</p>' }))));

@@ -4,8 +4,8 @@ import { redisGuard } from './guard.ts';
 
 const guard = redisGuard('payload copies');
 
-/** How long a copy waits for its render: a sync render takes it within milliseconds; a long async backlog reads the object. */
-export const DEFAULT_PAYLOAD_COPY_TTL_MS = 10 * 60_000;
+/** How long a copy waits for its render: a sync render's worker takes it within milliseconds; one queued longer reads the object. */
+export const DEFAULT_PAYLOAD_COPY_TTL_MS = 60_000;
 /** Largest payload copied: the invoice's is a few kilobytes; a large one is read from storage like before. */
 export const DEFAULT_PAYLOAD_COPY_MAX_BYTES = 256 * 1024;
 

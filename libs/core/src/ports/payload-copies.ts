@@ -1,6 +1,7 @@
 /**
- * Short-lived copies of stored request payloads in a store faster than our storage (Redis, on
- * the distributed profile), so the render worker takes a request's payload in one round trip
+ * Short-lived copies of stored request payloads (sync requests': their worker takes them within
+ * moments) in a store faster than our storage (Redis, on the distributed profile), so the
+ * render worker takes a request's payload in one round trip
  * beside its status read instead of reading the object back from S3 (issue 13). Never the
  * record: the object in our storage is. A copy that is missing (taken, expired, evicted, Redis
  * lost its data or is away) is read from storage as before; a copy is checked against the
