@@ -26,7 +26,7 @@ export interface RedisPayloadCopiesOptions {
  * Taken with GETDEL (Redis 6.2+), so a copy is read once and memory holds only the payloads of
  * requests not yet taken (bounded by the TTL).
  */
-export function createRedisPayloadCopies(options: RedisPayloadCopiesOptions): PayloadCopies & { ping(): Promise<void> } {
+export function createRedisPayloadCopies(options: RedisPayloadCopiesOptions): PayloadCopies {
   const logger = options.logger ?? silentLogger;
   const redis = connectRedis({ url: options.url, name: `pressroom-payload-copies@${options.keyPrefix}`, logger });
   const ttlMs = options.ttlMs ?? DEFAULT_PAYLOAD_COPY_TTL_MS;
@@ -43,9 +43,6 @@ export function createRedisPayloadCopies(options: RedisPayloadCopiesOptions): Pa
     },
     async remove(keys) {
       if (keys.length) await guard(redis.del(...keys.map(keyOf)));
-    },
-    async ping() {
-      await guard(redis.ping());
     },
     async close() {
       await disconnectRedis(redis);
