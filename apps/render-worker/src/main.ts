@@ -5,7 +5,9 @@ import { startRenderSide } from './render-side.ts';
 
 const config = readConfig();
 // What RenderWorkerDeps names: the log, the status view (read, never waited on), storage, assets, the render cache index.
-const rt = await openParts(config, 'render-worker', ['log', 'view', 'storage', 'assets', 'renderCache'], { statusWaits: false });
+const rt = await openParts(config, 'render-worker', ['log', 'view', 'storage', 'assets', 'renderCache', 'payloadCopies'], {
+  statusWaits: false,
+});
 keepServingOnFaults(rt.logger, rt.metrics);
 const { renderer, worker, batchFinisher } = await startRenderSide(config, rt);
 const ops = await startOpsServer({

@@ -16,7 +16,9 @@ const config = readConfig();
 // does it open storage (and check the bucket in its readiness).
 const sweeps = Object.keys(config.retention.files).length > 0;
 const views = ['log', 'view', 'templates', 'catalog', 'assetIndex', 'quotas'] as const;
-const rt = await openParts(config, 'status-projector', sweeps ? [...views, 'storage' as const] : views, { statusWaits: false });
+const rt = await openParts(config, 'status-projector', sweeps ? [...views, 'storage' as const, 'payloadCopies' as const] : views, {
+  statusWaits: false,
+});
 keepServingOnFaults(rt.logger, rt.metrics);
 const projector = await startStatusProjector({ ...rt, rebuildOnStart: rt.viewIsVolatile, inFlight: rt.quotas.inFlight });
 const templateProjector = await startTemplateProjector({ ...rt, rebuildOnStart: rt.viewIsVolatile });

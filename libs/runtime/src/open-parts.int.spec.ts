@@ -52,7 +52,10 @@ describe('per-app openers (real Kafka, S3, a private Redis)', () => {
 
   it("the render worker's readiness does not depend on the status channel it never reads", async () => {
     // Given the worker's parts
-    const rt = await openParts(config, 'render-worker', ['log', 'view', 'storage', 'assets'], { logger: silentLogger, statusWaits: false });
+    const rt = await openParts(config, 'render-worker', ['log', 'view', 'storage', 'assets', 'payloadCopies'], {
+      logger: silentLogger,
+      statusWaits: false,
+    });
     try {
       // Then it is ready, and opened no Redis connection it does not use
       expect(await readyz(rt.readiness)).toEqual({ kafka: 'ok', redis: 'ok', s3: 'ok' });

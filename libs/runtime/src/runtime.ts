@@ -83,8 +83,8 @@ export interface Runtime {
   secrets: SecretBox;
   storage: ArtifactStorage;
   /**
-   * Copies of stored request payloads for the render worker to take (distributed profile, with
-   * `storage`, unless PRESSROOM_PAYLOAD_COPY_TTL_MS is 0); see PayloadCopies.
+   * Copies of stored request payloads for the render worker to take (distributed profile, when
+   * the app names the part, unless PRESSROOM_PAYLOAD_COPY_TTL_MS is 0); see PayloadCopies.
    */
   payloadCopies?: PayloadCopies;
   /** Webhook deliveries view and schedule; it rebuilds itself from the log when it finds itself new or lost. */
@@ -132,7 +132,8 @@ export type Part =
   | 'templates'
   | 'assets'
   | 'assetIndex'
-  | 'renderCache';
+  | 'renderCache'
+  | 'payloadCopies';
 export const ALL_PARTS: readonly Part[] = [
   'log',
   'view',
@@ -147,6 +148,7 @@ export const ALL_PARTS: readonly Part[] = [
   'assets',
   'assetIndex',
   'renderCache',
+  'payloadCopies',
 ];
 
 type Base = Pick<
@@ -248,8 +250,6 @@ export async function openParts<K extends Part>(
       secrets: await need.secrets(),
       connectionStore: lazyS3ConnectionStores(config.s3.stsEndpoint ? { stsEndpoint: config.s3.stsEndpoint } : {}),
     });
-    const copies = await opened.payloadCopies?.();
-    if (copies) parts.payloadCopies = copies;
   }
   if (wanted.has('assetIndex') || wanted.has('assets')) parts.assetIndex = await opened.assetIndex();
   if (wanted.has('assets')) {
@@ -268,6 +268,10 @@ export async function openParts<K extends Part>(
   const snapshots = wanted.has('view') && wanted.has('templates') ? await opened.snapshots?.() : undefined;
   if (wanted.has('quotas')) parts.quotas = await opened.quotas();
   if (wanted.has('renderCache')) parts.renderCache = await opened.renderCache();
+  if (wanted.has('payloadCopies')) {
+    const copies = await opened.payloadCopies?.();
+    if (copies) parts.payloadCopies = copies;
+  }
   closers.push(...opened.closers());
   readiness.push(...opened.readiness());
   publicRoutes.push(...opened.publicRoutes());
