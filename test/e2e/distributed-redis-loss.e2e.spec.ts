@@ -79,7 +79,19 @@ describe('distributed profile: Redis loses its data under load', () => {
     let running = true;
     const record = async (what: string, call: Promise<{ status: number; text: string }>, requestId?: string) => {
       const r = await call.catch((e: Error) => ({ status: 0, text: e.message }));
-      answers.push({ what, status: r.status, body: r.text, at: new Date().toISOString(), ...(requestId ? { requestId } : {}) });
+      const at = new Date().toISOString();
+      if (r.status === 404 && requestId) {
+        const prefix = env.env.PRESSROOM_REDIS_PREFIX;
+        const seen = await redis
+          .command(async (c) => ({
+            entry: await c.get(`${prefix}status:${requestId}`),
+            built: await c.get(`${prefix}status:~built`),
+            notes: await c.keys(`${prefix}status:~built:*`),
+          }))
+          .catch((e: Error) => e.message);
+        process.stdout.write(`redis-loss e2e: 404 for ${requestId} at ${at}; Redis now: ${JSON.stringify(seen)}\n`);
+      }
+      answers.push({ what, status: r.status, body: r.text, at, ...(requestId ? { requestId } : {}) });
       return r;
     };
     // Three callers at once, each submitting a render and then reading a status, the template and a list.

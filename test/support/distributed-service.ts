@@ -36,6 +36,9 @@ export async function distributedEnv(extra: Record<string, string> = {}) {
     // Tenant S3 connections in the tests point at the local S3Proxy.
     PRESSROOM_ALLOW_PRIVATE_S3_ENDPOINTS: 'true',
     PRESSROOM_RENDER_PAGES: '1',
+    ...(process.env.PRESSROOM_TEST_COMMIT_INTERVAL_MS
+      ? { PRESSROOM_KAFKA_COMMIT_INTERVAL_MS: process.env.PRESSROOM_TEST_COMMIT_INTERVAL_MS }
+      : {}),
     ...extra,
   };
   const processes: AppProcess[] = [];

@@ -41,6 +41,7 @@ export async function replayView(
 ): Promise<number> {
   const logger = deps.logger ?? silentLogger;
   for (let replay = 1; ; replay++) {
+    const startedAt = new Date().toISOString();
     const build = view.markBuiltAfter ? await view.startBuild?.() : undefined;
     const events = await deps.log.readAll(spec.topics, spec.visit);
     const more = spec.finish ? await spec.finish() : {};
@@ -48,7 +49,7 @@ export async function replayView(
     if (build !== undefined && view.markBuiltAfter) marked = await view.markBuiltAfter(build);
     else await view.markBuilt();
     if (marked) {
-      logger.info(`${spec.name} rebuilt from the log`, { events, ...more, ...(replay > 1 ? { replays: replay } : {}) });
+      logger.info(`${spec.name} rebuilt from the log`, { events, startedAt, ...more, ...(replay > 1 ? { replays: replay } : {}) });
       return events;
     }
     if (replay >= MAX_REPLAYS) throw new Error(`${spec.name}: its store lost its data during ${replay} replays in a row`);
