@@ -1,6 +1,15 @@
 import { hostname } from 'node:os';
 import { decideBatchCompletion, isTerminal } from '@pressroom/domain';
-import type { ArtifactStorage, EventFactory, EventLog, Logger, StatusView, Subscription, TopicNames } from '@pressroom/core';
+import {
+  IGNORED,
+  type ArtifactStorage,
+  type EventFactory,
+  type EventLog,
+  type Logger,
+  type StatusView,
+  type Subscription,
+  type TopicNames,
+} from '@pressroom/core';
 import type { ArtifactRef, LogEvent } from '@pressroom/schemas';
 
 export interface BatchFinisherDeps {
@@ -46,15 +55,15 @@ export async function startBatchFinisher(deps: BatchFinisherDeps): Promise<Subsc
     // so that each read brings several records (fewer requests per render on every render's path).
     gatherMs: BATCH_FINISHER_GATHER_MS,
     handle: async ({ event }) => {
-      if (!('requestId' in event)) return;
-      if (!['RenderRequested', 'RenderSucceeded', 'RenderFailed', 'RenderWithdrawn', 'BatchRequested'].includes(event.type)) return;
-      if (event.type === 'RenderRequested' && !event.data.batch) return; // not an item of a batch
+      if (!('requestId' in event)) return IGNORED;
+      if (!['RenderRequested', 'RenderSucceeded', 'RenderFailed', 'RenderWithdrawn', 'BatchRequested'].includes(event.type)) return IGNORED;
+      if (event.type === 'RenderRequested' && !event.data.batch) return IGNORED; // not an item of a batch
       if (event.type !== 'RenderRequested' && event.type !== 'BatchRequested') {
         const known = await deps.view.get(event.requestId);
         // An outcome of a render known to be outside any batch: a read, no write. (Until its
         // RenderRequested is in the view we cannot tell, so the outcome is applied: the
         // RenderRequested, when it comes, then finds the item finished.)
-        if (known?.requestedAt && !known.batchRequestId) return;
+        if (known?.requestedAt && !known.batchRequestId) return IGNORED;
       }
       const entry = await deps.view.apply(event);
       const batchRequestId = batchOf(event, entry?.batchRequestId);

@@ -1,5 +1,5 @@
 import { deliversWebhook, foldDelivery, isWebhookEvent, withdrawsWebhook } from '@pressroom/domain';
-import { type Subscription } from '@pressroom/core';
+import { IGNORED, type Subscription } from '@pressroom/core';
 import { type PressroomConfig } from '@pressroom/runtime';
 import { deliveryLeaseMs, deliveryTopics } from '@pressroom/webhooks';
 import { deliverAttempt, type AttemptDeps, type DispatcherSettings } from '@pressroom/webhooks';
@@ -71,6 +71,8 @@ export async function startWebhookDispatcher(deps: WebhookDispatcherDeps): Promi
         loop.wake();
       } else if (isWebhookEvent(event)) {
         await deps.deliveries.apply(event); // our own records, for the other processes' views
+      } else {
+        return IGNORED; // no webhook to deliver (a sync render, an attempt): nothing changed here
       }
     },
   });

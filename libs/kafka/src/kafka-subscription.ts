@@ -203,7 +203,7 @@ export async function startSubscription(deps: SubscriptionDeps, opts: ConsumeOpt
         const event = await codec.decode(message.value);
         // LogAppendTime on the topics we create (see TopicAdmin): the broker's time of the write.
         const writtenAt = Number(message.timestamp);
-        await opts.handle(
+        const handled = await opts.handle(
           {
             topic,
             partition,
@@ -215,7 +215,7 @@ export async function startSubscription(deps: SubscriptionDeps, opts: ConsumeOpt
           ctx,
         );
         p.finish(offset, key);
-        return;
+        return handled;
       } catch (e) {
         const delay = consumeRetryDelayMs(attempt);
         const fields = { topic, partition, offset: message.offset, requestId: message.key?.toString(), attempt, error: String(e) };

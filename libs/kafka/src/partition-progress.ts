@@ -1,4 +1,4 @@
-import type { Logger } from '@pressroom/core';
+import { IGNORED, type Logger } from '@pressroom/core';
 
 /**
  * What one member has taken from one partition, so it can run records out of order and still
@@ -81,8 +81,17 @@ export interface MemberProgressOptions {
    * joined to the one running). Stopping commits at once whatever it is.
    */
   commitIntervalMs?: number;
+  /**
+   * Least time between two commits when only ignored records ended (see `Handled` in
+   * @pressroom/core); default IGNORED_COMMIT_INTERVAL_MS. A record handled otherwise commits as
+   * `commitIntervalMs` says, carrying the ignored ones' positions with it.
+   */
+  ignoredCommitIntervalMs?: number;
   logger: Pick<Logger, 'warn'>;
 }
+
+/** How long the positions of ignored records may wait for a commit (see MemberProgressOptions). */
+export const IGNORED_COMMIT_INTERVAL_MS = 1_000;
 
 /**
  * The progress of every partition one group member took records from, the records it is
@@ -102,6 +111,8 @@ export class MemberProgress {
   #lastCommitAt = Number.NEGATIVE_INFINITY;
   /** The commit due at the end of the interval, if one is scheduled. */
   #commitTimer: ReturnType<typeof setTimeout> | undefined;
+  /** When the scheduled commit is due (Date.now() time). */
+  #commitDueAt = 0;
   readonly #handling = new Set<Promise<void>>();
   #wake = () => {};
   #changed = new Promise<void>((resolve) => (this.#wake = resolve));
@@ -140,13 +151,22 @@ export class MemberProgress {
     return this.#changed;
   }
 
-  /** Tracks a taken record's handling; when it ends, waiting records are woken and the positions committed. */
-  handle(handling: Promise<void>): void {
-    const task = handling.finally(() => {
-      this.#handling.delete(task);
-      this.#notify();
-      this.#commitSoon();
-    });
+  /**
+   * Tracks a taken record's handling; when it ends, waiting records are woken and the positions
+   * committed: soon, or only within `ignoredCommitIntervalMs` when the handling resolved `ignored`
+   * (it changed nothing; see `Handled` in @pressroom/core).
+   */
+  handle(handling: Promise<unknown>): void {
+    let ignored = false;
+    const task = handling
+      .then((handled) => {
+        ignored = handled === IGNORED;
+      })
+      .finally(() => {
+        this.#handling.delete(task);
+        this.#notify();
+        this.#commitSoon(ignored);
+      });
     this.#handling.add(task);
   }
 
@@ -194,16 +214,26 @@ export class MemberProgress {
 
   /**
    * The commit after a record ended: at once when the last one was sent at least
-   * commitIntervalMs ago, else one timer for the end of the interval (carrying every position
-   * moved until then). A crash loses at most that interval of positions: those records are
+   * commitIntervalMs ago (ignoredCommitIntervalMs for an ignored record), else one timer for the
+   * end of the interval (carrying every position moved until then). A crash loses at most that interval of positions: those records are
    * handled again, which every consumer of the log tolerates (at-least-once).
    */
-  #commitSoon(): void {
-    const wait = this.#lastCommitAt + (this.#options.commitIntervalMs ?? 0) - Date.now();
+  #commitSoon(ignored: boolean): void {
+    const commitInterval = this.#options.commitIntervalMs ?? 0;
+    const interval = ignored
+      ? Math.max(commitInterval, this.#options.ignoredCommitIntervalMs ?? IGNORED_COMMIT_INTERVAL_MS)
+      : commitInterval;
+    const wait = this.#lastCommitAt + interval - Date.now();
     if (wait <= 0 || this.#stopping.signal.aborted) {
       void this.commit();
       return;
     }
+    // A timer due later than this commit's is brought forward (a record handled after ignored ones).
+    if (this.#commitTimer && this.#commitDueAt > Date.now() + wait) {
+      clearTimeout(this.#commitTimer);
+      this.#commitTimer = undefined;
+    }
+    if (!this.#commitTimer) this.#commitDueAt = Date.now() + wait;
     this.#commitTimer ??= setTimeout(() => {
       this.#commitTimer = undefined;
       void this.commit();

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MemberProgress, PartitionProgress, type PositionToCommit } from './partition-progress.ts';
+import { IGNORED } from '@pressroom/core';
 
 describe('PartitionProgress', () => {
   it('commits up to the lowest unfinished record while later ones finish first', () => {
@@ -230,5 +231,82 @@ describe('MemberProgress: commits at most once per interval', () => {
     // and the timer the interval had set commits nothing more
     await vi.advanceTimersByTimeAsync(2_000);
     expect(commits).toHaveLength(2);
+  });
+});
+
+describe('MemberProgress: ignored records commit lazily', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** A member with the default settings (a commit as each record ends), on partition t:0. */
+  function member() {
+    const commits: PositionToCommit[][] = [];
+    const progress = new MemberProgress({
+      owned: () => new Set(['t:0']),
+      commit: async (positions) => void commits.push(positions),
+      logger: { warn: () => {} },
+    });
+    const p = progress.of('t', 0);
+    const handled = (offset: bigint, outcome: 'ignored' | undefined) => {
+      p.take(offset, `k${offset}`);
+      progress.handle(
+        Promise.resolve().then(() => {
+          p.finish(offset, `k${offset}`);
+          return outcome;
+        }),
+      );
+    };
+    const at = (position: bigint) => [{ topic: 't', partition: 0, position }];
+    return { progress, commits, handled, at };
+  }
+
+  it('a record handled commits at once; ignored records after it wait, up to a second', async () => {
+    const { commits, handled, at } = member();
+    handled(0n, undefined);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(commits).toEqual([at(1n)]);
+
+    // Three records the handler ignored, within the next half second: no commit of their own
+    for (const offset of [1n, 2n, 3n]) {
+      handled(offset, IGNORED);
+      await vi.advanceTimersByTimeAsync(100);
+    }
+    expect(commits).toEqual([at(1n)]);
+
+    // A second after the last commit, one commit carries them
+    await vi.advanceTimersByTimeAsync(800);
+    expect(commits).toEqual([at(1n), at(4n)]);
+  });
+
+  it('a record handled after ignored ones commits at once, carrying their positions; the timer then commits nothing', async () => {
+    const { commits, handled, at } = member();
+    handled(0n, undefined);
+    await vi.advanceTimersByTimeAsync(0);
+    handled(1n, IGNORED);
+    handled(2n, IGNORED);
+    await vi.advanceTimersByTimeAsync(50);
+    expect(commits).toEqual([at(1n)]);
+
+    handled(3n, undefined);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(commits).toEqual([at(1n), at(4n)]);
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(commits).toHaveLength(2);
+  });
+
+  it('stopping commits the ignored records at once', async () => {
+    const { progress, commits, handled, at } = member();
+    handled(0n, undefined);
+    await vi.advanceTimersByTimeAsync(0);
+    handled(1n, IGNORED);
+    await vi.advanceTimersByTimeAsync(10);
+
+    await progress.stop(async () => {});
+
+    expect(commits).toEqual([at(1n), at(2n)]);
   });
 });

@@ -206,9 +206,9 @@ export async function startPlatformaticSubscription(deps: PlatformaticDeps, opts
       stopping.addEventListener('abort', onStop, { once: true });
       const ctx: ConsumeContext = { heartbeat: async () => {}, signal: release.signal };
       try {
-        await opts.handle(await toRecord(deps.codec, m), ctx);
+        const handled = await opts.handle(await toRecord(deps.codec, m), ctx);
         p.finish(m.offset, key);
-        return;
+        return handled;
       } catch (e) {
         const fields = { topic: m.topic, partition: m.partition, offset: String(m.offset), attempt, error: String(e) };
         if (attempt >= 5) logger.error('kafka: record not handled; it will be delivered again', fields);

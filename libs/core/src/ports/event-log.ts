@@ -85,9 +85,22 @@ export interface ConsumeOptions {
   /**
    * Must not throw for bad records: turn failures into events. A rejection is treated as a
    * crash of this member: the record is not committed and will be handled again (at-least-once).
+   * Resolving `IGNORED` says the record changed nothing here (not this consumer's business):
+   * see `Handled`.
    */
-  handle(record: LogRecord, ctx: ConsumeContext): Promise<void>;
+  handle(record: LogRecord, ctx: ConsumeContext): Promise<Handled>;
 }
+
+/**
+ * A record's handler left nothing behind: its position need not be committed at once, it goes
+ * with a later commit (the member's next one, or within a second). A crash meanwhile only hands
+ * the record again to a handler that ignores it again. On a render's path most records are
+ * ignored by most groups (the webhook dispatcher and a sync render, the batch finisher and a
+ * render outside a batch, the render cache and an outcome it does not index): a commit of their
+ * own each was a request and a write to the broker's offsets topic (issue 13).
+ */
+export const IGNORED = 'ignored';
+export type Handled = void | typeof IGNORED;
 
 export interface Subscription {
   /** Stops fetching, waits for handlers in flight, commits their positions. */

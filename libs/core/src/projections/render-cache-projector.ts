@@ -1,5 +1,5 @@
 import type { LogEvent } from '@pressroom/schemas';
-import type { EventLog, Subscription, TopicNames } from '../ports/event-log.ts';
+import { IGNORED, type EventLog, type Handled, type Subscription, type TopicNames } from '../ports/event-log.ts';
 import type { Logger } from '../ports/logger.ts';
 import type { RenderCacheIndex } from '../ports/render-cache.ts';
 
@@ -21,11 +21,11 @@ export interface RenderCacheProjectorDeps {
  * also applies its own outcome right after appending it (reads its own write: the next identical
  * request finds it at once); the projector makes every outcome reach the index, also after a loss.
  */
-export async function applyToRenderCache(index: RenderCacheIndex, event: LogEvent): Promise<void> {
-  if (event.type !== 'RenderSucceeded' || !event.data.cache) return;
+export async function applyToRenderCache(index: RenderCacheIndex, event: LogEvent): Promise<Handled> {
+  if (event.type !== 'RenderSucceeded' || !event.data.cache) return IGNORED;
   const { artifact, pages } = event.data;
   // Only our own storage, only the tenant's own prefix: what the worker may copy from.
-  if (artifact.target.kind !== 'default' || !artifact.key.startsWith(`${event.tenantId}/`)) return;
+  if (artifact.target.kind !== 'default' || !artifact.key.startsWith(`${event.tenantId}/`)) return IGNORED;
   await index.put(event.tenantId, event.data.cache.key, {
     requestId: event.requestId,
     key: artifact.key,
@@ -39,7 +39,9 @@ export async function applyToRenderCache(index: RenderCacheIndex, event: LogEven
 export async function startRenderCacheProjector(deps: RenderCacheProjectorDeps): Promise<Subscription> {
   if (deps.replayOnStart) {
     void deps.log
-      .readAll([deps.topics.completed], (record) => applyToRenderCache(deps.index, record.event))
+      .readAll([deps.topics.completed], async (record) => {
+        await applyToRenderCache(deps.index, record.event);
+      })
       .then((n) => deps.logger.info('render cache index replayed from the log', { events: n }))
       .catch((err: unknown) =>
         deps.logger.warn('replaying the render cache index failed; identical renders render until it fills', { err }),

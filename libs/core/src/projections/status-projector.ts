@@ -1,5 +1,5 @@
 import type { PressroomEvent } from '@pressroom/schemas';
-import type { EventLog, Subscription, TopicNames } from '../ports/event-log.ts';
+import { IGNORED, type EventLog, type Subscription, type TopicNames } from '../ports/event-log.ts';
 import type { Logger } from '../ports/logger.ts';
 import type { StatusView } from '../ports/status-view.ts';
 import type { InFlightRenders } from '../ports/quotas.ts';
@@ -43,7 +43,7 @@ export async function startStatusProjector(deps: StatusProjectorDeps): Promise<S
     topics: renderTopics(deps.topics),
     concurrency: 16,
     handle: async (record) => {
-      if (!('requestId' in record.event)) return;
+      if (!('requestId' in record.event)) return IGNORED;
       await deps.view.apply(record.event);
       const { event } = record;
       if (deps.inFlight && ENDS_RENDER.has(event.type)) {
