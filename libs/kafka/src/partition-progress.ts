@@ -215,8 +215,9 @@ export class MemberProgress {
   /**
    * The commit after a record ended: at once when the last one was sent at least
    * commitIntervalMs ago (ignoredCommitIntervalMs for an ignored record), else one timer for the
-   * end of the interval (carrying every position moved until then). A crash loses at most that interval of positions: those records are
-   * handled again, which every consumer of the log tolerates (at-least-once).
+   * end of the interval (carrying every position moved until then). A crash loses at most that
+   * interval of positions: those records are handled again, which every consumer of the log
+   * tolerates (at-least-once).
    */
   #commitSoon(ignored: boolean): void {
     const commitInterval = this.#options.commitIntervalMs ?? 0;
