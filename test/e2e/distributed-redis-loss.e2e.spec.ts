@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LogEvent } from '@pressroom/schemas';
+import { STATUS_BUILT_MARKER, STATUS_DOCUMENTS } from '@pressroom/core';
 import { waitFor } from '@pressroom/testing';
 import { distributedEnv } from '../support/distributed-service.ts';
 import { apiClient, download, type ApiClient } from '../support/api-client.ts';
@@ -84,9 +85,9 @@ describe('distributed profile: Redis loses its data under load', () => {
         const prefix = env.env.PRESSROOM_REDIS_PREFIX;
         const seen = await redis
           .command(async (c) => ({
-            entry: await c.get(`${prefix}status:${requestId}`),
-            built: await c.get(`${prefix}status:~built`),
-            notes: await c.keys(`${prefix}status:~built:*`),
+            entry: await c.get(`${prefix}${STATUS_DOCUMENTS.name}${requestId}`),
+            built: await c.get(`${prefix}${STATUS_BUILT_MARKER}`),
+            notes: await c.keys(`${prefix}${STATUS_BUILT_MARKER}:*`),
           }))
           .catch((e: Error) => e.message);
         process.stdout.write(`redis-loss e2e: 404 for ${requestId} at ${at}; Redis now: ${JSON.stringify(seen)}\n`);

@@ -81,16 +81,14 @@ export interface MemberProgressOptions {
    * joined to the one running). Stopping commits at once whatever it is.
    */
   commitIntervalMs?: number;
-  /**
-   * Least time between two commits when only ignored records ended (see `Handled` in
-   * @pressroom/core); default IGNORED_COMMIT_INTERVAL_MS. A record handled otherwise commits as
-   * `commitIntervalMs` says, carrying the ignored ones' positions with it.
-   */
-  ignoredCommitIntervalMs?: number;
   logger: Pick<Logger, 'warn'>;
 }
 
-/** How long the positions of ignored records may wait for a commit (see MemberProgressOptions). */
+/**
+ * Least time between two commits when only ignored records ended (see `Handled` in
+ * @pressroom/core). A record handled otherwise commits as `commitIntervalMs` says, carrying the
+ * ignored ones' positions with it.
+ */
 export const IGNORED_COMMIT_INTERVAL_MS = 1_000;
 
 /**
@@ -153,7 +151,7 @@ export class MemberProgress {
 
   /**
    * Tracks a taken record's handling; when it ends, waiting records are woken and the positions
-   * committed: soon, or only within `ignoredCommitIntervalMs` when the handling resolved `ignored`
+   * committed: soon, or only within IGNORED_COMMIT_INTERVAL_MS when the handling resolved `ignored`
    * (it changed nothing; see `Handled` in @pressroom/core).
    */
   handle(handling: Promise<unknown>): void {
@@ -214,16 +212,14 @@ export class MemberProgress {
 
   /**
    * The commit after a record ended: at once when the last one was sent at least
-   * commitIntervalMs ago (ignoredCommitIntervalMs for an ignored record), else one timer for the
+   * commitIntervalMs ago (IGNORED_COMMIT_INTERVAL_MS for an ignored record), else one timer for the
    * end of the interval (carrying every position moved until then). A crash loses at most that
    * interval of positions: those records are handled again, which every consumer of the log
    * tolerates (at-least-once).
    */
   #commitSoon(ignored: boolean): void {
     const commitInterval = this.#options.commitIntervalMs ?? 0;
-    const interval = ignored
-      ? Math.max(commitInterval, this.#options.ignoredCommitIntervalMs ?? IGNORED_COMMIT_INTERVAL_MS)
-      : commitInterval;
+    const interval = ignored ? Math.max(commitInterval, IGNORED_COMMIT_INTERVAL_MS) : commitInterval;
     const wait = this.#lastCommitAt + interval - Date.now();
     if (wait <= 0 || this.#stopping.signal.aborted) {
       void this.commit();

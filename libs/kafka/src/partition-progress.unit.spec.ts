@@ -174,6 +174,32 @@ describe('MemberProgress: records being handled', () => {
   });
 });
 
+/**
+ * A member owning partition t:0 (commitIntervalMs as given), its commits, and `handled(offset,
+ * outcome)`: a record taken, then ended in a microtask with the handler's outcome.
+ */
+function memberOnT0(opts: { commitIntervalMs?: number }) {
+  const commits: PositionToCommit[][] = [];
+  const progress = new MemberProgress({
+    owned: () => new Set(['t:0']),
+    commit: async (positions) => void commits.push(positions),
+    ...opts,
+    logger: { warn: () => {} },
+  });
+  const p = progress.of('t', 0);
+  const handled = (offset: bigint, outcome?: typeof IGNORED) => {
+    p.take(offset, `k${offset}`);
+    progress.handle(
+      Promise.resolve().then(() => {
+        p.finish(offset, `k${offset}`);
+        return outcome;
+      }),
+    );
+  };
+  const at = (position: bigint) => [{ topic: 't', partition: 0, position }];
+  return { progress, commits, handled, at };
+}
+
 describe('MemberProgress: commits at most once per interval', () => {
   beforeEach(() => {
     vi.useFakeTimers();
@@ -182,22 +208,7 @@ describe('MemberProgress: commits at most once per interval', () => {
     vi.useRealTimers();
   });
 
-  /** A member with a 1 s commit interval, handling records of partition t:0 that end when told. */
-  function member() {
-    const commits: PositionToCommit[][] = [];
-    const progress = new MemberProgress({
-      owned: () => new Set(['t:0']),
-      commit: async (positions) => void commits.push(positions),
-      commitIntervalMs: 1_000,
-      logger: { warn: () => {} },
-    });
-    const p = progress.of('t', 0);
-    const handled = (offset: bigint) => {
-      p.take(offset, `k${offset}`);
-      progress.handle(Promise.resolve().then(() => p.finish(offset, `k${offset}`)));
-    };
-    return { progress, commits, handled };
-  }
+  const member = () => memberOnT0({ commitIntervalMs: 1_000 });
 
   it('commits the first record at once, then the records of the next second in one commit at its end', async () => {
     const { commits, handled } = member();
@@ -242,27 +253,8 @@ describe('MemberProgress: ignored records commit lazily', () => {
     vi.useRealTimers();
   });
 
-  /** A member with the default settings (a commit as each record ends), on partition t:0. */
-  function member() {
-    const commits: PositionToCommit[][] = [];
-    const progress = new MemberProgress({
-      owned: () => new Set(['t:0']),
-      commit: async (positions) => void commits.push(positions),
-      logger: { warn: () => {} },
-    });
-    const p = progress.of('t', 0);
-    const handled = (offset: bigint, outcome: 'ignored' | undefined) => {
-      p.take(offset, `k${offset}`);
-      progress.handle(
-        Promise.resolve().then(() => {
-          p.finish(offset, `k${offset}`);
-          return outcome;
-        }),
-      );
-    };
-    const at = (position: bigint) => [{ topic: 't', partition: 0, position }];
-    return { progress, commits, handled, at };
-  }
+  /** The default settings: a commit as each record ends. */
+  const member = () => memberOnT0({});
 
   it('a record handled commits at once; ignored records after it wait, up to a second', async () => {
     const { commits, handled, at } = member();
