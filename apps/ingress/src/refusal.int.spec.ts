@@ -9,6 +9,7 @@ import {
   createFileEventLog,
   createMemoryIdempotencyKeys,
   createMemoryStatusView,
+  createPayloadHandoff,
   createStoredPayloads,
   silentLogger,
   systemClock,
@@ -344,4 +345,102 @@ describe('ingress: the log took the request while the status view was away', () 
     expect((await waiting)?.state).toBe('SUCCESS');
     await t.close();
   });
+});
+
+/**
+ * Issue 13: when the ingress and its render worker share a process (the standalone service), a
+ * request's payload is put into our storage beside its append, not before it: the worker renders
+ * from memory while the put finishes, and the answer waits for both. A put that fails after the
+ * log took the request must not leave an accepted request without its payload: it is withdrawn and
+ * the log decides, as for a lost acknowledgement (503 only when the withdrawal came first).
+ * Real embedded log and local storage on disk; the put is held, or failed, around the real one.
+ */
+describe('ingress: the payload put beside the append (ingress and worker in one process)', () => {
+  const topics = topicNames('payload-beside');
+  const dirs: string[] = [];
+  afterEach(async () => {
+    await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+  });
+
+  async function setUp(faults: { putFails?: boolean; renderFirst?: boolean } = {}) {
+    const dir = await mkdtemp(join(tmpdir(), 'pressroom-payload-beside-'));
+    dirs.push(dir);
+    const real = await createFileEventLog({ dir: join(dir, 'log') });
+    const event = createEventFactory({ clock: systemClock, ids: uuidV7Ids });
+    // A worker faster than the put: the request's outcome is on the log right after the request.
+    const log: EventLog = Object.assign(Object.create(real) as EventLog, {
+      append: async (topic: string, events: LogEvent[], opts?: Parameters<EventLog['append']>[2]) => {
+        const written = await real.append(topic, events, opts);
+        for (const e of events)
+          if (faults.renderFirst && e.type === 'RenderRequested') await real.append(topics.completed, [succeededFor(event, e)]);
+        return written;
+      },
+    });
+    const files = createLocalObjectStore({ dir: join(dir, 'files'), signingSecret: 's', publicBaseUrl: 'http://127.0.0.1' });
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const own = Object.assign(Object.create(files) as typeof files, {
+      put: async (key: string, bytes: Uint8Array, contentType: string) => {
+        await held;
+        if (faults.putFails) throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
+        await files.put(key, bytes, contentType);
+      },
+    });
+    const view = createMemoryStatusView();
+    const withdrawals = createWithdrawals({ log, view, topics, event, logger: silentLogger });
+    const payloads = createStoredPayloads({ own, handoff: createPayloadHandoff(), sleep: async () => {} });
+    const requests = renderRequestsOn({ log, view, topics, event, withdrawals, payloads });
+    const readLog = async () => {
+      const events: LogEvent[] = [];
+      await real.readAll([topics.requestedSync, topics.requestedAsync, topics.completed], (r) => void events.push(r.event));
+      return events;
+    };
+    return { files, release, requests, readLog, close: () => (withdrawals.close(), real.close()) };
+  }
+  const html = (text: string) => ({ kind: 'html' as const, body: { html: `<p>${text}</p>` } });
+  const payloadKeyOf = (r: RenderRequested) => (r.data.source.kind === 'stored' ? r.data.source.payload.key : '');
+
+  it('puts the request on the log while its payload is still being stored, and answers once it is stored', async () => {
+    const t = await setUp();
+    let answered = false;
+    const answer = t.requests.submit(tenant, 'async', html('beside')).then((a) => ((answered = true), a));
+    // The request reaches the log (its worker can start) before the put has ended
+    const requested = await waitFor(async () => (await t.readLog()).find((e): e is RenderRequested => e.type === 'RenderRequested'), {
+      timeoutMs: 5_000,
+      description: 'the request on the log',
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(answered).toBe(false);
+    expect(await t.files.size(payloadKeyOf(requested))).toBeUndefined();
+    // Once the put ends, the caller gets the request, and its payload is in storage
+    t.release();
+    expect((await answer).requestId).toBe(requested.requestId);
+    expect(await t.files.size(payloadKeyOf(requested))).toBeGreaterThan(0);
+    await t.close();
+  });
+
+  it('withdraws a request whose payload could not be stored, and answers 503 (not taken)', async () => {
+    const t = await setUp({ putFails: true });
+    t.release();
+    const answer = await t.requests.submit(tenant, 'async', html('no payload')).catch((e: unknown) => e);
+    expect(answer).toMatchObject({ code: 'DEPENDENCY_UNAVAILABLE', retryable: true });
+    const events = await t.readLog();
+    const [requestId] = idsOf(events, 'RenderRequested');
+    expect(idsOf(events, 'RenderWithdrawn')).toEqual([requestId]);
+    expect(await t.requests.status(tenant, requestId!)).toBeUndefined();
+    await t.close();
+  });
+
+  it('answers as accepted when the render was on the log before the withdrawal', async () => {
+    const t = await setUp({ putFails: true, renderFirst: true });
+    t.release();
+    const answer = await t.requests.submit(tenant, 'sync', html('rendered first'));
+    expect((await t.requests.waitForTerminal(answer.requestId, 5_000))?.state).toBe('SUCCESS');
+    const terminal = (await t.readLog()).filter((e) => ['RenderSucceeded', 'RenderFailed', 'RenderWithdrawn'].includes(e.type));
+    expect(terminal.map((e) => e.type)).toEqual(['RenderSucceeded', 'RenderWithdrawn']);
+    await t.close();
+  });
+
+  const idsOf = (events: LogEvent[], type: string) =>
+    events.filter((e) => e.type === type).map((e) => ('requestId' in e ? e.requestId : ''));
 });

@@ -29,6 +29,7 @@ import {
   type Ids,
   type Logger,
   type StatusView,
+  type StagedPayloads,
   type StoredPayloads,
   type Tenant,
   type TopicNames,
@@ -363,52 +364,87 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
     );
     // 429s come first: nothing of a refused request reaches the log.
     const admitted = await deps.admission?.admit(prepared);
-    // The payloads go to our own storage before the log hears of the requests, which then carry
-    // only a reference (hash and size). A payload stored for a request that is then refused is
-    // never rendered, and goes with the render's retention.
-    let requests = prepared;
+    // The payloads go to our own storage, and the requests on the log carry only a reference
+    // (hash and size). Usually stored before the append; when this process's worker takes them
+    // from memory, stored beside it (see StoredPayloads.stage), and the answer waits for both.
+    // A payload stored for a request that is then refused is never rendered, and goes with the
+    // render's retention.
+    let staged: StagedPayloads = { requests: prepared, stored: Promise.resolve() };
     if (deps.payloads) {
       try {
-        requests = await deps.payloads.store(prepared, acceptBy);
+        staged = await deps.payloads.stage(prepared, acceptBy);
       } catch (err) {
         await admitted?.release();
         throw err;
       }
     }
+    const { requests } = staged;
     // Taken before the send: the outcome of any of these requests lies past it.
     const floor = deps.withdrawals.floor();
     const adapterBound = deps.clock.now().getTime() + deps.acceptTimeoutMs;
     const appended = deps.log.append(topic, requests);
     let outcomes: Array<RenderSucceeded | RenderFailed> = [];
+    let acknowledged = true;
     try {
       await settledBy(appended, acceptBy);
     } catch (err) {
+      acknowledged = false;
       const refusal = err instanceof PressroomError ? err : logUnavailable(err);
       if (appendNeverSent(err) || (await neverSent(appended, adapterBound))) {
         await admitted?.release();
         throw refusal;
       }
-      const verdicts = await Promise.all(
-        requests.map((requested) =>
-          refuseTruthfully(requested, floor, (v) => {
-            if (v.kind === 'not-taken' && requests.length === 1) opts.whenNotTaken?.();
-          }),
-        ),
-      );
-      if (verdicts.every((v) => v.kind === 'not-taken')) {
-        await admitted?.release();
-        throw refusal;
+      outcomes = await refuseOnTheLog(requests, refusal, floor, admitted, opts, err);
+    }
+    if (acknowledged) {
+      // On the log: accepted only once its payload is stored too. One that could not be (after
+      // the put's retries) is withdrawn, and the log decides, as for a lost acknowledgement.
+      try {
+        await staged.stored;
+      } catch (err) {
+        const refusal = err instanceof PressroomError ? err : logUnavailable(err);
+        outcomes = await refuseOnTheLog(requests, refusal, floor, admitted, opts, err);
       }
-      if (!verdicts.every((v) => v.kind === 'taken')) throw outcomeUnknown(opts.unknownId, opts.statusPath, err);
-      outcomes = verdicts.flatMap((v) => (v.kind === 'taken' ? [v.outcome] : []));
-      deps.logger.warn('a request the ingress gave up on was rendered first: answered as accepted', {
-        requestIds: requests.map((r) => r.requestId),
-      });
     }
     // Accepted now, whatever the view says. In log order: each request, then (when the log
     // already holds it) its outcome.
     await accepted.record([...requests, ...outcomes]);
     return requests;
+  }
+
+  type Admitted = { release(): Promise<void> };
+
+  /**
+   * Requests that may be on the log, yet cannot be answered as accepted (their acknowledgement is
+   * late or lost, or a payload could not be stored): each is withdrawn and the log decides
+   * (refuseTruthfully). All withdrawn first: `refusal` is thrown (503, nothing taken). All
+   * rendered first: their outcomes are returned, and the caller answers them as accepted (a 503
+   * would be a lie). Anything else: 504 OUTCOME_UNKNOWN for `opts.unknownId`.
+   */
+  async function refuseOnTheLog(
+    requests: RenderRequested[],
+    refusal: PressroomError,
+    floor: CompletedFloor,
+    admitted: Admitted | undefined,
+    opts: { unknownId: string; statusPath: string; whenNotTaken?: () => void },
+    cause: unknown,
+  ): Promise<Array<RenderSucceeded | RenderFailed>> {
+    const verdicts = await Promise.all(
+      requests.map((requested) =>
+        refuseTruthfully(requested, floor, (v) => {
+          if (v.kind === 'not-taken' && requests.length === 1) opts.whenNotTaken?.();
+        }),
+      ),
+    );
+    if (verdicts.every((v) => v.kind === 'not-taken')) {
+      await admitted?.release();
+      throw refusal;
+    }
+    if (!verdicts.every((v) => v.kind === 'taken')) throw outcomeUnknown(opts.unknownId, opts.statusPath, cause);
+    deps.logger.warn('a request the ingress gave up on was rendered first: answered as accepted', {
+      requestIds: requests.map((r) => r.requestId),
+    });
+    return verdicts.flatMap((v) => (v.kind === 'taken' ? [v.outcome] : []));
   }
 
   /**

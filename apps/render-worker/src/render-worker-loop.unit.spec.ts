@@ -78,7 +78,7 @@ describe('render worker (fake renderer, embedded log)', () => {
       { mode: 'async', source: { kind: 'html', html: '<p>hi</p>' }, output, storage: { kind: 'default' } },
     );
     // As the ingress logs it with PRESSROOM_PAYLOADS=store: the payload in our storage, a reference on the log.
-    const [requested] = opts.stored ? await createStoredPayloads({ own }).store([inline], Date.now() + 5_000) : [inline];
+    const [requested] = opts.stored ? (await createStoredPayloads({ own }).stage([inline], Date.now() + 5_000)).requests : [inline];
     if (opts.stored === 'removed') await own.delete(payloadKey('tenant-a', requestId));
     await log.append(topics.requestedAsync, [requested!]);
     const outcome = await waitFor(

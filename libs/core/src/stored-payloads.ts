@@ -13,20 +13,29 @@ const MAX_PAYLOAD_BYTES = 64 * 1024 * 1024;
 const HANDOFF_MAX_BYTES = 32 * 1024 * 1024;
 
 /**
- * Payloads this process stored, held for its own render worker when the ingress and the worker
- * share a process (the standalone service): the worker takes the source from memory instead of
- * reading the file back, parsing it and hashing it again. An entry is what `store` hashed and
- * wrote; it is taken once, and only for a reference with the same key, hash and size. Bounded by
- * bytes (a payload stored for a request that was then refused is never taken): the oldest go.
+ * Payloads this process's ingress is storing or stored, held for its own render worker when the
+ * ingress and the worker share a process (the standalone service): the worker takes the source
+ * from memory instead of reading the file back, parsing it and hashing it again. An entry is what
+ * `stage` hashed and is writing; it is taken once, and only for a reference with the same key,
+ * hash and size. Bounded by bytes (a payload stored for a request that was then refused is never
+ * taken): the oldest go.
  */
 export interface PayloadHandoff {
-  hold(ref: PayloadRef, source: RenderSource): void;
-  take(ref: PayloadRef): RenderSource | undefined;
+  /** `stored` settles when the ingress's put does (it may still run when the worker takes the entry). */
+  hold(ref: PayloadRef, source: RenderSource, stored?: Promise<void>): void;
+  take(ref: PayloadRef): HandedPayload | undefined;
+}
+
+/** A payload handed over in memory, and whether the ingress's put of it has succeeded yet. */
+export interface HandedPayload {
+  source: RenderSource;
+  /** True once the put succeeded; false while it runs, or when it failed (the ingress then withdraws the request). */
+  stored: boolean;
 }
 
 export function createPayloadHandoff(opts: { maxBytes?: number } = {}): PayloadHandoff {
   const maxBytes = opts.maxBytes ?? HANDOFF_MAX_BYTES;
-  const held = new Map<string, { ref: PayloadRef; source: RenderSource }>();
+  const held = new Map<string, { ref: PayloadRef; handed: HandedPayload }>();
   let bytes = 0;
   const drop = (key: string) => {
     const entry = held.get(key);
@@ -35,10 +44,15 @@ export function createPayloadHandoff(opts: { maxBytes?: number } = {}): PayloadH
     bytes -= entry.ref.bytes;
   };
   return {
-    hold(ref, source) {
+    hold(ref, source, stored = Promise.resolve()) {
       if (ref.bytes > maxBytes) return;
       drop(ref.key);
-      held.set(ref.key, { ref, source });
+      const handed: HandedPayload = { source, stored: false };
+      stored.then(
+        () => (handed.stored = true),
+        () => {},
+      );
+      held.set(ref.key, { ref, handed });
       bytes += ref.bytes;
       for (const key of held.keys()) {
         if (bytes <= maxBytes) break;
@@ -49,18 +63,29 @@ export function createPayloadHandoff(opts: { maxBytes?: number } = {}): PayloadH
       const entry = held.get(ref.key);
       if (!entry) return undefined;
       drop(ref.key);
-      return entry.ref.sha256 === ref.sha256 && entry.ref.bytes === ref.bytes ? entry.source : undefined;
+      return entry.ref.sha256 === ref.sha256 && entry.ref.bytes === ref.bytes ? entry.handed : undefined;
     },
   };
+}
+
+/** Requests as they go on the log, and the puts of their payloads. */
+export interface StagedPayloads {
+  /** Each request with a `stored` reference (hash and size) instead of its payload. */
+  requests: RenderRequested[];
+  /**
+   * Settles when every payload is in storage; rejects DEPENDENCY_UNAVAILABLE when one could not
+   * be stored. Already settled when `stage` resolves, unless the payloads are handed over in memory.
+   */
+  stored: Promise<void>;
 }
 
 /**
  * Request payloads in our own storage instead of on the log (PRESSROOM_PAYLOADS=store). The
  * stored bytes are the source as JSON, exactly what payloadFingerprint hashes, so the hash on a
  * RenderRequested's reference and on its outcome are the same. With a `handoff` shared by the
- * ingress and the worker of one process, `store` holds each payload there once it is stored and
+ * ingress and the worker of one process, `stage` holds each payload there as its put starts and
  * `resolve` takes it from there (see PayloadHandoff). With `copies` (processes apart: the
- * distributed profile), `store` also copies each sync request's payload there and `resolve`
+ * distributed profile), `stage` also copies each sync request's payload there and `resolve`
  * takes a copy before it reads the object (see PayloadCopies).
  */
 export function createStoredPayloads(deps: {
@@ -96,30 +121,40 @@ export function createStoredPayloads(deps: {
 
   return {
     /**
-     * Stores the payload of each request that has one and answers the requests as they go on
-     * the log: with a `stored` reference instead of the payload. Called before the append.
+     * Stages the payload of each request that has one: its put starts, and the requests come back
+     * as they go on the log, with a `stored` reference instead of the payload. Called before the
+     * append. Without a handoff the puts are done when it resolves (a worker in another process
+     * reads the object). With a handoff (the worker in this process takes the payload from
+     * memory) it resolves at once, so the append does not wait for the put, and the worker renders
+     * while the put finishes (~1 ms of an embedded sync render at concurrency 1, issue 13); the
+     * caller answers only once `stored` has settled, and withdraws the requests if it rejects.
      */
-    async store(requests: RenderRequested[], deadlineMs: number): Promise<RenderRequested[]> {
-      return Promise.all(
-        requests.map(async (requested) => {
-          const source = requested.data.source;
-          if (!isStorablePayload(source)) return requested;
-          const bytes = Buffer.from(JSON.stringify(source), 'utf8');
-          const ref: PayloadRef = {
-            key: payloadKey(requested.tenantId, requested.requestId),
-            sha256: createHash('sha256').update(bytes).digest('hex'),
-            bytes: bytes.byteLength,
-          };
-          // The copy goes beside the put and is not waited for: it is not the record, and a copy
-          // not there yet when the worker looks (or never, Redis away) only means a read of the object.
-          // Sync requests only: their worker takes the copy within moments, so Redis holds few at
-          // a time; an async backlog (thousands queued) would hold its payloads in Redis's memory.
-          if (requested.data.mode === 'sync') deps.copies?.put(ref.key, bytes).catch(() => {});
-          await put(ref.key, bytes, deadlineMs);
-          deps.handoff?.hold(ref, source);
-          return { ...requested, data: { ...requested.data, source: storedSourceOf(source, ref) } };
-        }),
-      );
+    async stage(requests: RenderRequested[], deadlineMs: number): Promise<StagedPayloads> {
+      const puts: Promise<void>[] = [];
+      const staged = requests.map((requested) => {
+        const source = requested.data.source;
+        if (!isStorablePayload(source)) return requested;
+        const bytes = Buffer.from(JSON.stringify(source), 'utf8');
+        const ref: PayloadRef = {
+          key: payloadKey(requested.tenantId, requested.requestId),
+          sha256: createHash('sha256').update(bytes).digest('hex'),
+          bytes: bytes.byteLength,
+        };
+        // The copy goes beside the put and is not waited for: it is not the record, and a copy
+        // not there yet when the worker looks (or never, Redis away) only means a read of the object.
+        // Sync requests only: their worker takes the copy within moments, so Redis holds few at
+        // a time; an async backlog (thousands queued) would hold its payloads in Redis's memory.
+        if (requested.data.mode === 'sync') deps.copies?.put(ref.key, bytes).catch(() => {});
+        const stored = put(ref.key, bytes, deadlineMs);
+        stored.catch(() => {}); // the caller awaits `stored`; a request refused before that never does
+        deps.handoff?.hold(ref, source, stored);
+        puts.push(stored);
+        return { ...requested, data: { ...requested.data, source: storedSourceOf(source, ref) } };
+      });
+      const stored = Promise.all(puts).then(() => undefined);
+      stored.catch(() => {});
+      if (!deps.handoff) await stored;
+      return { requests: staged, stored };
     },
 
     /**
@@ -135,12 +170,16 @@ export function createStoredPayloads(deps: {
       // hash check below refuses anything else), so no round trip to storage asks for it again.
       if (source.payload.bytes > MAX_PAYLOAD_BYTES) return { ok: false, code: 'RENDER_ERROR', message: 'The stored payload is too large.' };
       const handed = deps.handoff?.take(source.payload);
+      // Held by this process's ingress, byte for byte what it hashed. While its put has not
+      // succeeded (it still runs beside the append, or it failed and the ingress withdraws the
+      // request) nothing can have removed the payload: its requestId has not been answered yet.
+      if (handed && !handed.stored) return { ok: true, source: handed.source };
       if (handed && deps.own.size) {
-        // Held by this process's ingress, byte for byte what it hashed and stored. The object must
-        // still be there: a payload removed before its render (DELETE, retention) fails it as before.
+        // Stored: the object must still be there; a payload removed before its render (DELETE,
+        // retention) fails it as before.
         const size = await deps.own.size(source.payload.key);
         if (size === undefined) return readBackPayload(source.payload, undefined);
-        if (size === source.payload.bytes) return { ok: true, source: handed };
+        if (size === source.payload.bytes) return { ok: true, source: handed.source };
       }
       // A copy is used only when it is byte for byte what the reference names; any other answer
       // (none, another hash, Redis failing) reads the object, which stays the judge.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RenderRequested } from '@pressroom/schemas';
-import { createPayloadHandoff, createStoredPayloads } from './stored-payloads.ts';
+import { createPayloadHandoff, createStoredPayloads, type StoredPayloads } from './stored-payloads.ts';
 import type { ObjectStore } from './ports/object-store.ts';
 import type { PayloadCopies } from './ports/payload-copies.ts';
 import type { Catalog } from './ports/catalog.ts';
@@ -23,6 +23,13 @@ function refusingStore(calls: { puts: number }): ObjectStore {
   };
 }
 
+/** The ingress's side: the requests as they go on the log, once their payloads are stored. */
+async function stored(payloads: StoredPayloads, requests: RenderRequested[], deadlineMs: number): Promise<RenderRequested[]> {
+  const staged = await payloads.stage(requests, deadlineMs);
+  await staged.stored;
+  return staged.requests;
+}
+
 const requested = {
   type: 'RenderRequested',
   requestId: '01a20000-0000-7000-8000-000000000001',
@@ -34,7 +41,7 @@ describe('stored payloads: the ingress side when our storage is down', () => {
   it('retries the put briefly, then refuses with a retryable DEPENDENCY_UNAVAILABLE (nothing accepted: 503)', async () => {
     const calls = { puts: 0 };
     const payloads = createStoredPayloads({ own: refusingStore(calls), sleep: async () => {} });
-    const refused = await payloads.store([requested], Date.now() + 10_000).catch((err: unknown) => err);
+    const refused = await stored(payloads, [requested], Date.now() + 10_000).catch((err: unknown) => err);
     expect(refused).toMatchObject({ code: 'DEPENDENCY_UNAVAILABLE', retryable: true });
     expect(String((refused as Error).message)).toMatch(/nothing was accepted/);
     expect(calls.puts).toBe(3);
@@ -43,7 +50,7 @@ describe('stored payloads: the ingress side when our storage is down', () => {
   it('gives up at the request deadline instead of spending the retries past it', async () => {
     const calls = { puts: 0 };
     const payloads = createStoredPayloads({ own: refusingStore(calls), sleep: async () => {} });
-    await expect(payloads.store([requested], Date.now() + 50)).rejects.toMatchObject({ code: 'DEPENDENCY_UNAVAILABLE' });
+    await expect(stored(payloads, [requested], Date.now() + 50)).rejects.toMatchObject({ code: 'DEPENDENCY_UNAVAILABLE' });
     expect(calls.puts).toBe(1);
   });
 });
@@ -76,7 +83,7 @@ describe('stored payloads: handed from the ingress to the worker of the same pro
     const reads = { gets: 0 };
     const own = memoryStore(reads);
     const handoff = createPayloadHandoff();
-    const [onLog] = await createStoredPayloads({ own, handoff }).store([requested], Date.now() + 10_000);
+    const [onLog] = await stored(createStoredPayloads({ own, handoff }), [requested], Date.now() + 10_000);
     const worker = createStoredPayloads({ own, handoff });
     expect(await worker.resolve(onLog!.data.source)).toEqual({ ok: true, source: { kind: 'html', html: '<p>hi</p>' } });
     expect(reads.gets).toBe(0);
@@ -89,7 +96,7 @@ describe('stored payloads: handed from the ingress to the worker of the same pro
   it('still fails PAYLOAD_REMOVED when the payload was removed before the render', async () => {
     const own = memoryStore({ gets: 0 });
     const handoff = createPayloadHandoff();
-    const [onLog] = await createStoredPayloads({ own, handoff }).store([requested], Date.now() + 10_000);
+    const [onLog] = await stored(createStoredPayloads({ own, handoff }), [requested], Date.now() + 10_000);
     await own.delete(storedRef(onLog!).key);
     expect(await createStoredPayloads({ own, handoff }).resolve(onLog!.data.source)).toMatchObject({ ok: false, code: 'PAYLOAD_REMOVED' });
   });
@@ -103,7 +110,90 @@ describe('stored payloads: handed from the ingress to the worker of the same pro
     handoff.hold({ key: 'a', sha256: 'h1', bytes: 6 }, source);
     handoff.hold({ key: 'b', sha256: 'h2', bytes: 6 }, source);
     expect(handoff.take({ key: 'a', sha256: 'h1', bytes: 6 })).toBeUndefined();
-    expect(handoff.take({ key: 'b', sha256: 'h2', bytes: 6 })).toBe(source);
+    expect(handoff.take({ key: 'b', sha256: 'h2', bytes: 6 })?.source).toBe(source);
+  });
+});
+
+/** A memory store whose puts wait until `finish` (resolving, or failing as a full disk does). */
+function heldPutStore(reads: { gets: number; sizes: number }) {
+  const inner = memoryStore(reads);
+  let finish!: (ok: boolean) => void;
+  const done = new Promise<boolean>((r) => (finish = r));
+  const store: ObjectStore = {
+    ...inner,
+    put: async (key, bytes, contentType) => {
+      if (!(await done)) throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
+      await inner.put(key, bytes, contentType);
+    },
+    size: async (key) => {
+      reads.sizes++;
+      return inner.size!(key);
+    },
+  };
+  return { store, finish };
+}
+
+describe('stored payloads: the put beside the append when the worker is in the same process', () => {
+  const html = { kind: 'html', html: '<p>hi</p>' };
+
+  it('stages at once; the worker renders from memory while the put runs; `stored` settles when the put does', async () => {
+    const reads = { gets: 0, sizes: 0 };
+    const { store, finish } = heldPutStore(reads);
+    const handoff = createPayloadHandoff();
+    const staged = await createStoredPayloads({ own: store, handoff }).stage([requested], Date.now() + 10_000);
+    let storedYet = false;
+    void staged.stored.then(() => (storedYet = true));
+    expect(storedRef(staged.requests[0]!).key).toBe('tenant-a/01a20000-0000-7000-8000-000000000001.payload.json');
+    // The worker takes it before the put ended: nothing could have removed it yet, so storage is not asked.
+    expect(await createStoredPayloads({ own: store, handoff }).resolve(staged.requests[0]!.data.source)).toEqual({
+      ok: true,
+      source: html,
+    });
+    expect(reads).toEqual({ gets: 0, sizes: 0 });
+    expect(storedYet).toBe(false);
+    finish(true);
+    await staged.stored;
+    expect(await store.size!(storedRef(staged.requests[0]!).key)).toBeGreaterThan(0);
+  });
+
+  it('rejects `stored` when the put fails (the ingress then withdraws); the worker still renders what it was handed', async () => {
+    const { store, finish } = heldPutStore({ gets: 0, sizes: 0 });
+    const handoff = createPayloadHandoff();
+    const staged = await createStoredPayloads({ own: store, handoff, sleep: async () => {} }).stage([requested], Date.now() + 10_000);
+    finish(false);
+    await expect(staged.stored).rejects.toMatchObject({ code: 'DEPENDENCY_UNAVAILABLE', retryable: true });
+    expect(await createStoredPayloads({ own: store, handoff }).resolve(staged.requests[0]!.data.source)).toEqual({
+      ok: true,
+      source: html,
+    });
+  });
+
+  it('checks the object once the put succeeded (a DELETE after the answer, before the render, still fails it)', async () => {
+    const reads = { gets: 0, sizes: 0 };
+    const { store, finish } = heldPutStore(reads);
+    const handoff = createPayloadHandoff();
+    finish(true);
+    const staged = await createStoredPayloads({ own: store, handoff }).stage([requested], Date.now() + 10_000);
+    await staged.stored;
+    await store.delete(storedRef(staged.requests[0]!).key);
+    expect(await createStoredPayloads({ own: store, handoff }).resolve(staged.requests[0]!.data.source)).toMatchObject({
+      ok: false,
+      code: 'PAYLOAD_REMOVED',
+    });
+    expect(reads.sizes).toBe(1);
+  });
+
+  it('without a handoff (a worker in another process reads the object), stages only once the put is done', async () => {
+    const { store, finish } = heldPutStore({ gets: 0, sizes: 0 });
+    let staged = false;
+    const staging = createStoredPayloads({ own: store })
+      .stage([requested], Date.now() + 10_000)
+      .then((s) => ((staged = true), s));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(staged).toBe(false);
+    finish(true);
+    const { requests } = await staging;
+    expect(await createStoredPayloads({ own: store }).resolve(requests[0]!.data.source)).toEqual({ ok: true, source: html });
   });
 });
 
@@ -132,7 +222,7 @@ describe('stored payloads: copies for the render workers of other processes', ()
     const reads = { gets: 0 };
     const own = memoryStore(reads);
     const copies = memoryCopies(opts);
-    const [onLog] = await createStoredPayloads({ own, copies }).store([requested], Date.now() + 10_000);
+    const [onLog] = await stored(createStoredPayloads({ own, copies }), [requested], Date.now() + 10_000);
     return { reads, own, copies, onLog, key: storedRef(onLog!).key };
   }
 
@@ -152,7 +242,7 @@ describe('stored payloads: copies for the render workers of other processes', ()
     const own = memoryStore(reads);
     const copies = memoryCopies();
     const queued = { ...requested, data: { ...requested.data, mode: 'async' } } as RenderRequested;
-    const [onLog] = await createStoredPayloads({ own, copies }).store([queued], Date.now() + 10_000);
+    const [onLog] = await stored(createStoredPayloads({ own, copies }), [queued], Date.now() + 10_000);
     expect(copies.held.size).toBe(0);
     expect(await createStoredPayloads({ own, copies }).resolve(onLog!.data.source)).toEqual({ ok: true, source: html });
     expect(reads.gets).toBe(1);

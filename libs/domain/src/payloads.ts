@@ -49,7 +49,9 @@ export function readBackPayload(
     return {
       ok: false,
       code: 'PAYLOAD_REMOVED',
-      message: "The request's payload was removed (deleted, or its plan's retention passed) before it was rendered.",
+      message:
+        "The request's payload is not in our storage: it was removed (deleted, or its plan's retention passed) before it was rendered, " +
+        'or never stored (the service stopped while taking the request, before answering it).',
     };
   }
   if (read.sha256 !== ref.sha256 || read.bytes !== ref.bytes) {
