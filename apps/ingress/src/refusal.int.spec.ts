@@ -18,6 +18,7 @@ import {
   type Catalog,
   type EventFactory,
   type EventLog,
+  type PayloadCopies,
   type StatusView,
   type Tenant,
 } from '@pressroom/core';
@@ -362,7 +363,8 @@ describe('ingress: the payload put beside the append (ingress and worker in one 
     await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
   });
 
-  async function setUp(faults: { putFails?: boolean; renderFirst?: boolean } = {}) {
+  /** `copies`: the worker is in another process and takes a copy (the distributed profile); else the payload is handed over in memory. */
+  async function setUp(faults: { putFails?: boolean; renderFirst?: boolean; copies?: boolean } = {}) {
     const dir = await mkdtemp(join(tmpdir(), 'pressroom-payload-beside-'));
     dirs.push(dir);
     const real = await createFileEventLog({ dir: join(dir, 'log') });
@@ -388,14 +390,25 @@ describe('ingress: the payload put beside the append (ingress and worker in one 
     });
     const view = createMemoryStatusView();
     const withdrawals = createWithdrawals({ log, view, topics, event, logger: silentLogger });
-    const payloads = createStoredPayloads({ own, handoff: createPayloadHandoff(), sleep: async () => {} });
+    const copied = new Map<string, Uint8Array>();
+    const copies: PayloadCopies = {
+      put: async (key, bytes) => void copied.set(key, bytes),
+      take: async (key) => copied.get(key),
+      remove: async (keys) => keys.forEach((k) => copied.delete(k)),
+      close: async () => {},
+    };
+    const payloads = createStoredPayloads({
+      own,
+      ...(faults.copies ? { copies } : { handoff: createPayloadHandoff() }),
+      sleep: async () => {},
+    });
     const requests = renderRequestsOn({ log, view, topics, event, withdrawals, payloads });
     const readLog = async () => {
       const events: LogEvent[] = [];
       await real.readAll([topics.requestedSync, topics.requestedAsync, topics.completed], (r) => void events.push(r.event));
       return events;
     };
-    return { files, release, requests, readLog, close: () => (withdrawals.close(), real.close()) };
+    return { files, copied, release, requests, readLog, close: () => (withdrawals.close(), real.close()) };
   }
   const html = (text: string) => ({ kind: 'html' as const, body: { html: `<p>${text}</p>` } });
   const payloadKeyOf = (r: RenderRequested) => (r.data.source.kind === 'stored' ? r.data.source.payload.key : '');
@@ -413,6 +426,24 @@ describe('ingress: the payload put beside the append (ingress and worker in one 
     expect(answered).toBe(false);
     expect(await t.files.size(payloadKeyOf(requested))).toBeUndefined();
     // Once the put ends, the caller gets the request, and its payload is in storage
+    t.release();
+    expect((await answer).requestId).toBe(requested.requestId);
+    expect(await t.files.size(payloadKeyOf(requested))).toBeGreaterThan(0);
+    await t.close();
+  });
+
+  it('with the worker in another process: a sync request is on the log once its copy is written, answered once stored', async () => {
+    const t = await setUp({ copies: true });
+    let answered = false;
+    const answer = t.requests.submit(tenant, 'sync', html('copied')).then((a) => ((answered = true), a));
+    const requested = await waitFor(async () => (await t.readLog()).find((e): e is RenderRequested => e.type === 'RenderRequested'), {
+      timeoutMs: 5_000,
+      description: 'the request on the log',
+    });
+    expect(t.copied.has(payloadKeyOf(requested))).toBe(true);
+    expect(await t.files.size(payloadKeyOf(requested))).toBeUndefined();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(answered).toBe(false);
     t.release();
     expect((await answer).requestId).toBe(requested.requestId);
     expect(await t.files.size(payloadKeyOf(requested))).toBeGreaterThan(0);

@@ -365,8 +365,9 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
     // 429s come first: nothing of a refused request reaches the log.
     const admitted = await deps.admission?.admit(prepared);
     // The payloads go to our own storage, and the requests on the log carry only a reference
-    // (hash and size). Usually stored before the append; when this process's worker takes them
-    // from memory, stored beside it (see StoredPayloads.stage), and the answer waits for both.
+    // (hash and size). Stored beside the append when the worker can take them without the object
+    // (in memory, or a sync request's copy), else before it (see StoredPayloads.stage); the answer
+    // waits for both.
     // A payload stored for a request that is then refused is never rendered, and goes with the
     // render's retention.
     let staged: StagedPayloads = { requests: prepared, stored: Promise.resolve() };
@@ -400,7 +401,7 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
       // On the log: accepted only once its payload is stored too. One that could not be (after
       // the put's retries) is withdrawn, and the log decides, as for a lost acknowledgement.
       try {
-        await staged.stored;
+        await storedBy(staged.stored, acceptBy);
       } catch (err) {
         const refusal = err instanceof PressroomError ? err : logUnavailable(err);
         outcomes = await refuseOnTheLog(requests, refusal, floor, admitted, opts, err);
@@ -475,17 +476,41 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
   }
 
   /** Waits for the append, or rejects LOG_UNAVAILABLE at `acceptBy` on the ingress's clock, whatever the log adapter's own bound. */
-  async function settledBy(appended: Promise<unknown>, acceptBy: number): Promise<void> {
-    appended.catch(() => {}); // settled after the deadline: the withdrawal covers it
+  function settledBy(appended: Promise<unknown>, acceptBy: number): Promise<void> {
+    return settledWithin(appended, acceptBy, () =>
+      logUnavailable(new Error(`not acknowledged by the log within ${deps.acceptTimeoutMs} ms`)),
+    );
+  }
+
+  /**
+   * Waits for the payloads' puts, or rejects DEPENDENCY_UNAVAILABLE at `acceptBy`: a put that
+   * hangs (storage accepting, never answering) must not hold the answer past the request's time;
+   * its request is then withdrawn like one whose put failed.
+   */
+  function storedBy(stored: Promise<unknown>, acceptBy: number): Promise<void> {
+    return settledWithin(
+      stored,
+      acceptBy,
+      () =>
+        new PressroomError(
+          'DEPENDENCY_UNAVAILABLE',
+          "The request's payload could not be stored in time; nothing was accepted. Try again.",
+          {
+            retryable: true,
+          },
+        ),
+    );
+  }
+
+  /** Waits for `work`, or rejects with `late()` at `acceptBy` on the ingress's clock. */
+  async function settledWithin(work: Promise<unknown>, acceptBy: number, late: () => Error): Promise<void> {
+    work.catch(() => {}); // settled after the deadline: the withdrawal covers it
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(logUnavailable(new Error(`not acknowledged by the log within ${deps.acceptTimeoutMs} ms`))),
-        Math.max(0, acceptBy - deps.clock.now().getTime()),
-      );
+      timer = setTimeout(() => reject(late()), Math.max(0, acceptBy - deps.clock.now().getTime()));
     });
     try {
-      await Promise.race([appended, deadline]);
+      await Promise.race([work, deadline]);
     } finally {
       clearTimeout(timer);
     }

@@ -217,7 +217,8 @@ async function handleRecord(
   // The stored payload is read back meanwhile (storage and the view are two round trips that do
   // not depend on each other: ~1.3 ms of a distributed render at concurrency 1, issue 13). Read
   // for nothing only when the record was already decided (a redelivery).
-  const resolving = payloads.resolve(requested.data.source);
+  const acceptBy = Date.parse(requested.data.acceptBy ?? '');
+  const resolving = payloads.resolve(requested.data.source, Number.isNaN(acceptBy) ? {} : { acceptBy });
   resolving.catch(() => {}); // awaited below; a failure then fails the handler (redelivery)
   const known = deps.view ? await deps.view.get(requested.requestId) : undefined;
   if (isTerminal(known)) {

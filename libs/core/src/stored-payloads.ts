@@ -9,6 +9,20 @@ const PUT_WAITS_MS = [100, 400];
 /** Largest payload read back: the door bounds an HTML body and template data far below this. */
 const MAX_PAYLOAD_BYTES = 64 * 1024 * 1024;
 
+/** How often a worker reads again a payload its ingress may still be storing (see resolve). */
+const MISSING_PAYLOAD_POLL_MS = 100;
+/** Past a request's acceptBy, how long its payload may still arrive (clocks of two processes). */
+const ACCEPT_BY_MARGIN_MS = 1_000;
+
+/** Settles when `copied` resolves true or `stored` settles (a copy that failed leaves it to `stored`). */
+function firstOf(copied: Promise<boolean> | undefined, stored: Promise<void>): Promise<void> {
+  if (!copied) return stored;
+  return new Promise<void>((resolve, reject) => {
+    void copied.then((ok) => ok && resolve());
+    stored.then(resolve, reject);
+  });
+}
+
 /** Bytes of payloads a handoff holds at most (the oldest go first); a payload it dropped is read back from storage. */
 const HANDOFF_MAX_BYTES = 32 * 1024 * 1024;
 
@@ -123,14 +137,16 @@ export function createStoredPayloads(deps: {
     /**
      * Stages the payload of each request that has one: its put starts, and the requests come back
      * as they go on the log, with a `stored` reference instead of the payload. Called before the
-     * append. Without a handoff the puts are done when it resolves (a worker in another process
-     * reads the object). With a handoff (the worker in this process takes the payload from
-     * memory) it resolves at once, so the append does not wait for the put, and the worker renders
-     * while the put finishes (~1 ms of an embedded sync render at concurrency 1, issue 13); the
-     * caller answers only once `stored` has settled, and withdraws the requests if it rejects.
+     * append, which need not wait for the put wherever the worker can take the payload without
+     * the object: it resolves once each payload is handed over in memory (a handoff: the worker
+     * in this process), copied (a sync request's copy written: a worker elsewhere takes it), or
+     * stored. The worker then renders while the put finishes (issue 13: the put was ~1 ms of an
+     * embedded sync render at concurrency 1, ~3 ms of a distributed one); the caller answers only
+     * once `stored` has settled, and withdraws the requests if it rejects or comes too late.
      */
     async stage(requests: RenderRequested[], deadlineMs: number): Promise<StagedPayloads> {
       const puts: Promise<void>[] = [];
+      const takeable: Promise<void>[] = [];
       const staged = requests.map((requested) => {
         const source = requested.data.source;
         if (!isStorablePayload(source)) return requested;
@@ -140,20 +156,26 @@ export function createStoredPayloads(deps: {
           sha256: createHash('sha256').update(bytes).digest('hex'),
           bytes: bytes.byteLength,
         };
-        // The copy goes beside the put and is not waited for: it is not the record, and a copy
-        // not there yet when the worker looks (or never, Redis away) only means a read of the object.
-        // Sync requests only: their worker takes the copy within moments, so Redis holds few at
-        // a time; an async backlog (thousands queued) would hold its payloads in Redis's memory.
-        if (requested.data.mode === 'sync') deps.copies?.put(ref.key, bytes).catch(() => {});
+        // Sync requests only get a copy: their worker takes it within moments, so Redis holds few
+        // at a time; an async backlog (thousands queued) would hold its payloads in Redis's memory.
+        // A copy that cannot be written (Redis away) only means the append waits for the object.
+        const copied =
+          requested.data.mode === 'sync' && deps.copies
+            ? deps.copies.put(ref.key, bytes).then(
+                () => true,
+                () => false,
+              )
+            : undefined;
         const stored = put(ref.key, bytes, deadlineMs);
         stored.catch(() => {}); // the caller awaits `stored`; a request refused before that never does
         deps.handoff?.hold(ref, source, stored);
         puts.push(stored);
+        if (!deps.handoff) takeable.push(firstOf(copied, stored));
         return { ...requested, data: { ...requested.data, source: storedSourceOf(source, ref) } };
       });
       const stored = Promise.all(puts).then(() => undefined);
       stored.catch(() => {});
-      if (!deps.handoff) await stored;
+      await Promise.all(takeable);
       return { requests: staged, stored };
     },
 
@@ -164,6 +186,7 @@ export function createStoredPayloads(deps: {
      */
     async resolve(
       source: RenderSource,
+      opts: { acceptBy?: number } = {},
     ): Promise<{ ok: true; source: RenderSource } | { ok: false; code: 'PAYLOAD_REMOVED' | 'RENDER_ERROR'; message: string }> {
       if (source.kind !== 'stored') return { ok: true, source };
       // The size on the reference is what the ingress wrote (only we write under our keys, and the
@@ -188,7 +211,15 @@ export function createStoredPayloads(deps: {
         const read = readBack(copy);
         if (read.sha256 === source.payload.sha256 && read.bytes === source.payload.bytes) return readBackPayload(source.payload, read);
       }
-      const file = await deps.own.get(source.payload.key);
+      let file = await deps.own.get(source.payload.key);
+      // Not there yet, rather than removed, while its ingress may still be storing it (the append
+      // went beside the put, its copy since gone): until the request's acceptBy, when the ingress
+      // has stored it or withdraws the request, it is read again. Nothing removes a payload
+      // before then (its request has not been answered).
+      while (!file && opts.acceptBy !== undefined && Date.now() < opts.acceptBy + ACCEPT_BY_MARGIN_MS) {
+        await sleep(MISSING_PAYLOAD_POLL_MS);
+        file = await deps.own.get(source.payload.key);
+      }
       return readBackPayload(source.payload, file ? readBack(file.bytes) : undefined);
     },
   };

@@ -76,6 +76,13 @@ function memoryStore(reads: { gets: number }): ObjectStore {
   };
 }
 
+/** A stored source naming `key` (hash and size of nothing in particular). */
+const storedSourceFor = (key: string): Parameters<StoredPayloads['resolve']>[0] => ({
+  kind: 'stored',
+  of: 'html',
+  payload: { key, sha256: 'a'.repeat(64), bytes: 10 },
+});
+
 const storedRef = (r: RenderRequested) => (r.data.source as Extract<RenderRequested['data']['source'], { kind: 'stored' }>).payload;
 
 describe('stored payloads: handed from the ingress to the worker of the same process', () => {
@@ -214,6 +221,70 @@ function memoryCopies(opts: { failing?: boolean } = {}): PayloadCopies & { held:
     close: async () => {},
   };
 }
+
+describe('stored payloads: the put beside the append when the worker takes a copy (distributed)', () => {
+  const html = { kind: 'html', html: '<p>hi</p>' };
+  const asyncRequest = { ...requested, data: { ...requested.data, mode: 'async' } } as RenderRequested;
+
+  it('stages a sync request once its copy is written, while the put runs; its worker takes the copy', async () => {
+    const reads = { gets: 0, sizes: 0 };
+    const { store, finish } = heldPutStore(reads);
+    const copies = memoryCopies();
+    const staged = await createStoredPayloads({ own: store, copies }).stage([requested], Date.now() + 10_000);
+    expect(copies.held.size).toBe(1);
+    expect(await createStoredPayloads({ own: store, copies }).resolve(staged.requests[0]!.data.source)).toEqual({ ok: true, source: html });
+    expect(reads.gets).toBe(0);
+    finish(true);
+    await staged.stored;
+  });
+
+  it('stages only once stored what has no copy: an async request, or a copy Redis would not take', async () => {
+    for (const [request, copies] of [
+      [asyncRequest, memoryCopies()],
+      [requested, memoryCopies({ failing: true })],
+    ] as const) {
+      const { store, finish } = heldPutStore({ gets: 0, sizes: 0 });
+      let staged = false;
+      const staging = createStoredPayloads({ own: store, copies })
+        .stage([request], Date.now() + 10_000)
+        .then(() => (staged = true));
+      await new Promise((r) => setTimeout(r, 20));
+      expect(staged).toBe(false);
+      finish(true);
+      await staging;
+    }
+  });
+
+  it('reads again, until the request’s acceptBy, an object its ingress may still be storing (its copy gone)', async () => {
+    const reads = { gets: 0, sizes: 0 };
+    const { store, finish } = heldPutStore(reads);
+    const copies = memoryCopies();
+    const staged = await createStoredPayloads({ own: store, copies }).stage([requested], Date.now() + 10_000);
+    copies.held.clear(); // Redis lost it (a FLUSHALL) before the worker looked
+    const sleeps: number[] = [];
+    const worker = createStoredPayloads({
+      own: store,
+      copies,
+      sleep: async (ms) => {
+        sleeps.push(ms);
+        finish(true);
+        await staged.stored;
+      },
+    });
+    expect(await worker.resolve(staged.requests[0]!.data.source, { acceptBy: Date.now() + 5_000 })).toEqual({ ok: true, source: html });
+    expect(reads.gets).toBe(2);
+    expect(sleeps).toHaveLength(1);
+  });
+
+  it('fails PAYLOAD_REMOVED at once when the object is missing past the request’s acceptBy', async () => {
+    const reads = { gets: 0, sizes: 0 };
+    const { store } = heldPutStore(reads);
+    const worker = createStoredPayloads({ own: store, sleep: () => Promise.reject(new Error('no wait expected')) });
+    const source = storedSourceFor('tenant-a/01a20000-0000-7000-8000-000000000001.payload.json');
+    expect(await worker.resolve(source, { acceptBy: Date.now() - 60_000 })).toMatchObject({ ok: false, code: 'PAYLOAD_REMOVED' });
+    expect(reads.gets).toBe(1);
+  });
+});
 
 describe('stored payloads: copies for the render workers of other processes', () => {
   const html = { kind: 'html', html: '<p>hi</p>' };
