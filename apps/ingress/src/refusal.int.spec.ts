@@ -392,7 +392,7 @@ describe('ingress: the payload put beside the append (ingress and worker in one 
     const withdrawals = createWithdrawals({ log, view, topics, event, logger: silentLogger });
     const copied = new Map<string, Uint8Array>();
     const copies: PayloadCopies = {
-      put: async (key, bytes) => void copied.set(key, bytes),
+      put: async (key, bytes) => (copied.set(key, bytes), true),
       take: async (key) => copied.get(key),
       remove: async (keys) => keys.forEach((k) => copied.delete(k)),
       close: async () => {},

@@ -158,14 +158,8 @@ export function createStoredPayloads(deps: {
         };
         // Sync requests only get a copy: their worker takes it within moments, so Redis holds few
         // at a time; an async backlog (thousands queued) would hold its payloads in Redis's memory.
-        // A copy that cannot be written (Redis away) only means the append waits for the object.
-        const copied =
-          requested.data.mode === 'sync' && deps.copies
-            ? deps.copies.put(ref.key, bytes).then(
-                () => true,
-                () => false,
-              )
-            : undefined;
+        // A copy not kept (too large, Redis away) only means the append waits for the object.
+        const copied = requested.data.mode === 'sync' && deps.copies ? deps.copies.put(ref.key, bytes).catch(() => false) : undefined;
         const stored = put(ref.key, bytes, deadlineMs);
         stored.catch(() => {}); // the caller awaits `stored`; a request refused before that never does
         deps.handoff?.hold(ref, source, stored);

@@ -210,7 +210,7 @@ function memoryCopies(opts: { failing?: boolean } = {}): PayloadCopies & { held:
   const away = () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:6379'));
   return {
     held,
-    put: async (key, bytes) => (opts.failing ? away() : void held.set(key, bytes)),
+    put: async (key, bytes) => (opts.failing ? away() : (held.set(key, bytes), true)),
     take: async (key) => {
       if (opts.failing) return away();
       const bytes = held.get(key);
@@ -238,10 +238,12 @@ describe('stored payloads: the put beside the append when the worker takes a cop
     await staged.stored;
   });
 
-  it('stages only once stored what has no copy: an async request, or a copy Redis would not take', async () => {
+  it('stages only once stored what has no copy: an async request, a copy Redis would not take or did not keep', async () => {
+    const notKept: PayloadCopies = { ...memoryCopies(), put: async () => false }; // larger than the copies' limit
     for (const [request, copies] of [
       [asyncRequest, memoryCopies()],
       [requested, memoryCopies({ failing: true })],
+      [requested, notKept],
     ] as const) {
       const { store, finish } = heldPutStore({ gets: 0, sizes: 0 });
       let staged = false;

@@ -23,7 +23,7 @@ const bytesOf = (text: string) => new Uint8Array(Buffer.from(text, 'utf8'));
 describe('redis payload copies', () => {
   it('hands the bytes from one process to another once: the second take finds nothing', async () => {
     const payload = bytesOf('{"kind":"html","html":"<p>é</p>"}');
-    await ingress.put('tenant-a/r1.payload.json', payload);
+    expect(await ingress.put('tenant-a/r1.payload.json', payload)).toBe(true);
     expect(Buffer.from((await worker.take('tenant-a/r1.payload.json'))!).toString('utf8')).toBe('{"kind":"html","html":"<p>é</p>"}');
     expect(await worker.take('tenant-a/r1.payload.json')).toBeUndefined();
   });
@@ -35,8 +35,8 @@ describe('redis payload copies', () => {
     await ingress.remove([]);
   });
 
-  it('keeps no copy of a payload larger than its limit, and none past its time to live', async () => {
-    await ingress.put('tenant-a/big.payload.json', new Uint8Array(1025));
+  it('keeps no copy of a payload larger than its limit (and says so), and none past its time to live', async () => {
+    expect(await ingress.put('tenant-a/big.payload.json', new Uint8Array(1025))).toBe(false);
     expect(await worker.take('tenant-a/big.payload.json')).toBeUndefined();
     await shortLived.put('tenant-a/r3.payload.json', bytesOf('{}'));
     await new Promise((r) => setTimeout(r, 120));

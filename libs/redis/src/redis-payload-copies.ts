@@ -34,8 +34,9 @@ export function createRedisPayloadCopies(options: RedisPayloadCopiesOptions): Pa
   const keyOf = (key: string) => `${options.keyPrefix}payload-copy:${key}`;
   return {
     async put(key, bytes) {
-      if (bytes.byteLength > maxBytes) return;
+      if (bytes.byteLength > maxBytes) return false;
       await guard(redis.set(keyOf(key), Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), 'PX', ttlMs));
+      return true;
     },
     async take(key) {
       const bytes = await guard(redis.getdelBuffer(keyOf(key)));

@@ -8,13 +8,14 @@
  * request's hash like the object is.
  *
  * Adapters guarantee: `put` keeps the bytes under the key for at most the adapter's time to
- * live (a payload larger than it accepts is not kept); `take` answers them at most once (the
+ * live and resolves true, or resolves false when it keeps nothing (a payload larger than it
+ * accepts); `take` answers them at most once (the
  * copy goes as it is read: a redelivered request reads the object); `remove` of a missing key
  * succeeds, and a removed copy is never answered afterwards (removal of a render removes its
  * copies before its objects, so a removed payload is never rendered from a copy).
  */
 export interface PayloadCopies {
-  put(key: string, bytes: Uint8Array): Promise<void>;
+  put(key: string, bytes: Uint8Array): Promise<boolean>;
   take(key: string): Promise<Uint8Array | undefined>;
   remove(keys: readonly string[]): Promise<void>;
   close(): Promise<void>;

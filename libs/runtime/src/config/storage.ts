@@ -21,7 +21,7 @@ export const storageSlice = slice({
     PRESSROOM_PAYLOADS: Type.Union([Type.Literal('store'), Type.Literal('inline')], {
       default: 'store',
       description:
-        "Where a render request's payload (HTML, template data and sources) goes: store: in our own storage under the request id (one retried write before the request is logged; in the standalone process beside it, answered once both are done), the log keeps only its SHA-256 and size, and it expires with the render's files (plan retention) or goes on DELETE; inline: on the RenderRequested event itself (kept as long as the log).",
+        "Where a render request's payload (HTML, template data and sources) goes: store: in our own storage under the request id (one retried write; beside the request's append when its worker can take the payload meanwhile (in memory in the standalone process, a sync request's Redis copy), before it otherwise; answered once both are done), the log keeps only its SHA-256 and size, and it expires with the render's files (plan retention) or goes on DELETE; inline: on the RenderRequested event itself (kept as long as the log).",
     }),
     PRESSROOM_PAYLOAD_COPY_TTL_MS: Int(
       "Distributed profile, PRESSROOM_PAYLOADS=store: how long a copy of a sync request's stored payload (up to 256 KiB) waits in Redis for its render worker, which takes it (read once, then gone) instead of reading the object back from our storage. The object stays the record: a copy missing, expired or lost is read from storage; DELETE and retention remove the copy with the object. Async requests get no copy (a backlog would sit in Redis's memory). 0: no copies.",
