@@ -413,15 +413,18 @@ describe('ingress: the payload put beside the append (ingress and worker in one 
   const html = (text: string) => ({ kind: 'html' as const, body: { html: `<p>${text}</p>` } });
   const payloadKeyOf = (r: RenderRequested) => (r.data.source.kind === 'stored' ? r.data.source.payload.key : '');
 
-  it('puts the request on the log while its payload is still being stored, and answers once it is stored', async () => {
-    const t = await setUp();
+  /**
+   * Submits a request whose put is held: it must reach the log (and its worker) before the put
+   * ends, with no answer yet; once the put is released, it is answered and its payload is stored.
+   */
+  async function onTheLogBeforeStored(t: Awaited<ReturnType<typeof setUp>>, mode: 'sync' | 'async', also?: (r: RenderRequested) => void) {
     let answered = false;
-    const answer = t.requests.submit(tenant, 'async', html('beside')).then((a) => ((answered = true), a));
-    // The request reaches the log (its worker can start) before the put has ended
+    const answer = t.requests.submit(tenant, mode, html(`beside ${mode}`)).then((a) => ((answered = true), a));
     const requested = await waitFor(async () => (await t.readLog()).find((e): e is RenderRequested => e.type === 'RenderRequested'), {
       timeoutMs: 5_000,
       description: 'the request on the log',
     });
+    also?.(requested);
     await new Promise((r) => setTimeout(r, 50));
     expect(answered).toBe(false);
     expect(await t.files.size(payloadKeyOf(requested))).toBeUndefined();
@@ -430,24 +433,15 @@ describe('ingress: the payload put beside the append (ingress and worker in one 
     expect((await answer).requestId).toBe(requested.requestId);
     expect(await t.files.size(payloadKeyOf(requested))).toBeGreaterThan(0);
     await t.close();
+  }
+
+  it('puts the request on the log while its payload is still being stored, and answers once it is stored', async () => {
+    await onTheLogBeforeStored(await setUp(), 'async');
   });
 
   it('with the worker in another process: a sync request is on the log once its copy is written, answered once stored', async () => {
     const t = await setUp({ copies: true });
-    let answered = false;
-    const answer = t.requests.submit(tenant, 'sync', html('copied')).then((a) => ((answered = true), a));
-    const requested = await waitFor(async () => (await t.readLog()).find((e): e is RenderRequested => e.type === 'RenderRequested'), {
-      timeoutMs: 5_000,
-      description: 'the request on the log',
-    });
-    expect(t.copied.has(payloadKeyOf(requested))).toBe(true);
-    expect(await t.files.size(payloadKeyOf(requested))).toBeUndefined();
-    await new Promise((r) => setTimeout(r, 50));
-    expect(answered).toBe(false);
-    t.release();
-    expect((await answer).requestId).toBe(requested.requestId);
-    expect(await t.files.size(payloadKeyOf(requested))).toBeGreaterThan(0);
-    await t.close();
+    await onTheLogBeforeStored(t, 'sync', (requested) => expect(t.copied.has(payloadKeyOf(requested))).toBe(true));
   });
 
   it('withdraws a request whose payload could not be stored, and answers 503 (not taken)', async () => {

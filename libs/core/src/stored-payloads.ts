@@ -209,7 +209,7 @@ export function createStoredPayloads(deps: {
       // Not there yet, rather than removed, while its ingress may still be storing it (the append
       // went beside the put, its copy since gone): until the request's acceptBy, when the ingress
       // has stored it or withdraws the request, it is read again. Nothing removes a payload
-      // before then (its request has not been answered).
+      // before its request is answered (one deleted right after that fails the same, later).
       while (!file && opts.acceptBy !== undefined && Date.now() < opts.acceptBy + ACCEPT_BY_MARGIN_MS) {
         await sleep(MISSING_PAYLOAD_POLL_MS);
         file = await deps.own.get(source.payload.key);
