@@ -54,8 +54,10 @@ describe('the official pdfnoodle SDK against Pressroom (embedded profile)', () =
 
   beforeAll(async () => {
     await hooks.start();
-    // A sync render waits 3 s before it answers 202: the slow render below takes the SDK's polling path.
-    svc = await startEmbedded({ PRESSROOM_SYNC_TIMEOUT_MS: '3000' });
+    // A sync render waits 8 s before it answers 202: the slow renders below (9.5 s) take the SDK's
+    // polling path, and everything else answers in time even on a busy CI machine (with 3 s, the
+    // MCP server's compress_pdf once got a 202 there and said "queued").
+    svc = await startEmbedded({ PRESSROOM_SYNC_TIMEOUT_MS: '8000' });
     process.env['PDFNOODLE_BASE_URL'] = svc.baseUrl;
     sdk = new PdfNoodle(svc.apiKey);
     const t = await svc.api.post('/v1/templates', TEMPLATE);
@@ -218,7 +220,7 @@ describe('the official pdfnoodle SDK against Pressroom (embedded profile)', () =
     });
 
     it('fromHTML slower than the sync wait: the SDK follows the 202 and polls getStatus to the file', async () => {
-      const slow = '<script>const end = Date.now() + 4500; while (Date.now() < end) {}</script><p>SLOW DONE</p>';
+      const slow = '<script>const end = Date.now() + 9500; while (Date.now() < end) {}</script><p>SLOW DONE</p>';
       const { data, error } = await sdk.pdf.fromHTML({ html: slow, signedUrlExpiresIn: 600 }, POLL);
       expect(error).toBeNull();
       expect(linkLifetime(data!.signedUrl)).toBeGreaterThan(500);
@@ -328,7 +330,7 @@ describe('the official pdfnoodle SDK against Pressroom (embedded profile)', () =
 
   describe('batch slower than the sync wait', () => {
     it('answers 202 with the batch status URL, and that URL reaches the finished batch', async () => {
-      const slow = '<script>const end = Date.now() + 4500; while (Date.now() < end) {}</script><p>SLOW ITEM</p>';
+      const slow = '<script>const end = Date.now() + 9500; while (Date.now() < end) {}</script><p>SLOW ITEM</p>';
       const res = await sdk.post<{ statusCode: number; batchRequestId: string; statusUrl: string; message: string }>({
         path: '/v1/html-to-pdf/batch',
         body: { items: [{ html: slow }, { html: '<p>QUICK ITEM</p>' }], merge: true },
@@ -433,7 +435,7 @@ describe('the official pdfnoodle SDK against Pressroom (embedded profile)', () =
       expect(Math.abs(pageSize(a5).width - 419.5)).toBeLessThan(1.5);
 
       // Slower than the sync wait: the MCP server hands the 202's requestId to check_pdf_status.
-      const slow = '<script>const end = Date.now() + 4500; while (Date.now() < end) {}</script><p>MCP SLOW</p>';
+      const slow = '<script>const end = Date.now() + 9500; while (Date.now() < end) {}</script><p>MCP SLOW</p>';
       const queued = await call('html_to_pdf', { html: slow });
       expect(queued.text).toContain('queued');
       const ready = await waitFor(
