@@ -195,7 +195,8 @@ async function handleRecord(
   if (record.event.type !== 'RenderRequested') return;
   const requested = record.event;
   const logger = deps.logger.child({ requestId: requested.requestId, tenantId: requested.tenantId });
-  if (!admitsRender(requested.data, record.writtenAt, deps.acceptClockSkewMs ?? DEFAULT_ACCEPT_CLOCK_SKEW_MS)) {
+  const skewMs = deps.acceptClockSkewMs ?? DEFAULT_ACCEPT_CLOCK_SKEW_MS;
+  if (!admitsRender(requested.data, record.writtenAt, skewMs)) {
     // Written after the ingress answered 503: the caller was told "not taken". Withdrawn, on the
     // log, so the status view and the deliveries know it too; a redelivery appends it again (harmless).
     const { mode, webhook } = requested.data;
@@ -217,8 +218,9 @@ async function handleRecord(
   // The stored payload is read back meanwhile (storage and the view are two round trips that do
   // not depend on each other: ~1.3 ms of a distributed render at concurrency 1, issue 13). Read
   // for nothing only when the record was already decided (a redelivery).
+  // A payload missing before the request's acceptBy (and the clocks' tolerance) may still be on its way.
   const acceptBy = Date.parse(requested.data.acceptBy ?? '');
-  const resolving = payloads.resolve(requested.data.source, Number.isNaN(acceptBy) ? {} : { acceptBy });
+  const resolving = payloads.resolve(requested.data.source, Number.isNaN(acceptBy) ? {} : { storedBy: acceptBy + skewMs });
   resolving.catch(() => {}); // awaited below; a failure then fails the handler (redelivery)
   const known = deps.view ? await deps.view.get(requested.requestId) : undefined;
   if (isTerminal(known)) {

@@ -11,8 +11,6 @@ const MAX_PAYLOAD_BYTES = 64 * 1024 * 1024;
 
 /** How often a worker reads again a payload its ingress may still be storing (see resolve). */
 const MISSING_PAYLOAD_POLL_MS = 100;
-/** Past a request's acceptBy, how long its payload may still arrive (clocks of two processes). */
-const ACCEPT_BY_MARGIN_MS = 1_000;
 
 /** Settles when `copied` resolves true or `stored` settles (a copy that failed leaves it to `stored`). */
 function firstOf(copied: Promise<boolean> | undefined, stored: Promise<void>): Promise<void> {
@@ -180,7 +178,8 @@ export function createStoredPayloads(deps: {
      */
     async resolve(
       source: RenderSource,
-      opts: { acceptBy?: number } = {},
+      /** `storedBy`: until when (ms since the epoch) a missing object may still be on its way (see below). */
+      opts: { storedBy?: number } = {},
     ): Promise<{ ok: true; source: RenderSource } | { ok: false; code: 'PAYLOAD_REMOVED' | 'RENDER_ERROR'; message: string }> {
       if (source.kind !== 'stored') return { ok: true, source };
       // The size on the reference is what the ingress wrote (only we write under our keys, and the
@@ -207,10 +206,10 @@ export function createStoredPayloads(deps: {
       }
       let file = await deps.own.get(source.payload.key);
       // Not there yet, rather than removed, while its ingress may still be storing it (the append
-      // went beside the put, its copy since gone): until the request's acceptBy, when the ingress
-      // has stored it or withdraws the request, it is read again. Nothing removes a payload
+      // went beside the put, its copy since gone): until `storedBy` (the request's acceptBy and
+      // the clocks' tolerance), when the ingress has stored it or withdraws the request, it is read again. Nothing removes a payload
       // before its request is answered (one deleted right after that fails the same, later).
-      while (!file && opts.acceptBy !== undefined && Date.now() < opts.acceptBy + ACCEPT_BY_MARGIN_MS) {
+      while (!file && opts.storedBy !== undefined && Date.now() < opts.storedBy) {
         await sleep(MISSING_PAYLOAD_POLL_MS);
         file = await deps.own.get(source.payload.key);
       }

@@ -273,7 +273,7 @@ describe('stored payloads: the put beside the append when the worker takes a cop
         await staged.stored;
       },
     });
-    expect(await worker.resolve(staged.requests[0]!.data.source, { acceptBy: Date.now() + 5_000 })).toEqual({ ok: true, source: html });
+    expect(await worker.resolve(staged.requests[0]!.data.source, { storedBy: Date.now() + 5_000 })).toEqual({ ok: true, source: html });
     expect(reads.gets).toBe(2);
     expect(sleeps).toHaveLength(1);
   });
@@ -283,7 +283,7 @@ describe('stored payloads: the put beside the append when the worker takes a cop
     const { store } = heldPutStore(reads);
     const worker = createStoredPayloads({ own: store, sleep: () => Promise.reject(new Error('no wait expected')) });
     const source = storedSourceFor('tenant-a/01a20000-0000-7000-8000-000000000001.payload.json');
-    expect(await worker.resolve(source, { acceptBy: Date.now() - 60_000 })).toMatchObject({ ok: false, code: 'PAYLOAD_REMOVED' });
+    expect(await worker.resolve(source, { storedBy: Date.now() - 60_000 })).toMatchObject({ ok: false, code: 'PAYLOAD_REMOVED' });
     expect(reads.gets).toBe(1);
   });
 });
