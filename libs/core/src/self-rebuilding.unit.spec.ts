@@ -44,6 +44,24 @@ describe('the self-rebuilding view pattern', () => {
     expect(v.runs()).toBe(1);
   });
 
+  it('a miss read before a rebuild finished (another process\'s, after a FLUSHALL) is read again once the marker says built', async () => {
+    // The first read misses; before the marker check, another process's replay writes the data
+    // and then its marker. The check finds the view built (no rebuild here), so the miss was
+    // stale: answering it was a 404 for a request the view held.
+    const v = fakeView();
+    let raced = false;
+    const racingRead = async (name: string) => {
+      const found = await v.read(name);
+      if (!raced) {
+        raced = true;
+        await v.rebuild(); // the other process's replay: data first, then the marker
+      }
+      return found;
+    };
+    const get = healingRead(rebuilder(v.view, () => Promise.reject(new Error('no rebuild should run here'))), racingRead);
+    expect(await get('a')).toBe('a');
+  });
+
   it('a failed rebuild fails its callers (as rebuildFailed says) and the next miss tries again', async () => {
     const v = fakeView({ failFirst: true });
     const get = healingRead(

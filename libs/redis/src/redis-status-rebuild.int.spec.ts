@@ -8,6 +8,7 @@ import {
   REPLAY_BATCH,
   createEventFactory,
   createFileEventLog,
+  replayStatusView,
   selfRebuildingStatusView,
   systemClock,
   topicNames,
@@ -87,5 +88,33 @@ describe('the status view in Redis, losing its data while it is rebuilt', () => 
     expect(all.filter((entry) => entry === undefined)).toHaveLength(0);
     // No replay note is left behind.
     expect(await admin.keys(`${keyPrefix}*:replay:*`)).toEqual([]);
+  });
+
+  it('answers a request another process rebuilt between this read and its marker check (no stale 404)', async () => {
+    // After a FLUSHALL every process that misses starts a replay. Here this process's read misses,
+    // then another process's replay writes the view and marks it built before this process
+    // checks the marker: the check finds the view built, so no rebuild runs here, and the miss
+    // must not stand (it was the intermittent 404 of distributed-redis-loss).
+    await unlinkByPrefix(admin, keyPrefix);
+    const redisView = createRedisStatusView({ url, keyPrefix, waits: false });
+    const other = createRedisStatusView({ url, keyPrefix, waits: false });
+    views.push(redisView, other);
+    let raced = false;
+    const racing: StatusView = {
+      ...redisView,
+      get: async (requestId) => {
+        const found = await redisView.get(requestId);
+        if (!raced) {
+          raced = true;
+          await replayStatusView(other, { log, topics });
+        }
+        return found;
+      },
+    };
+    const view = selfRebuildingStatusView(racing, { log, topics });
+    const answer = await view.get(ids[1]!);
+    expect(raced).toBe(true);
+    expect(await redisView.isBuilt()).toBe(true);
+    expect(answer).toMatchObject({ requestId: ids[1], tenantId: 'acme', state: 'ONGOING' });
   });
 });
