@@ -86,3 +86,62 @@ describe('localFilesRoute over HTTP', () => {
     }
   });
 });
+
+describe('a render file downloaded right after its put (RECENT_FILES)', () => {
+  const key = 'acme/0190a8f2-0000-7000-8000-00000000000a.pdf';
+  const pdf = (text: string) => new TextEncoder().encode(`%PDF-1.7 ${text}`);
+  const body = async (url: string) => {
+    const res = await fetch(url);
+    return { status: res.status, text: await res.text(), type: res.headers.get('content-type') };
+  };
+
+  it('is answered from memory, and an overwrite or a delete through the store shows at once', async () => {
+    const space = await serve();
+    const { store } = space;
+    try {
+      await store.put(key, pdf('first'), 'application/pdf');
+      const url = await store.signedGetUrl(key, 3600);
+      expect(await body(url)).toEqual({ status: 200, text: '%PDF-1.7 first', type: 'application/pdf' });
+      await store.put(key, pdf('second'), 'application/pdf');
+      expect(await body(url)).toEqual({ status: 200, text: '%PDF-1.7 second', type: 'application/pdf' });
+      await store.delete(key);
+      expect((await body(url)).status).toBe(410);
+      // A failed link is refused before memory is asked: the signature is the credential.
+      await store.put(key, pdf('third'), 'application/pdf');
+      expect((await fetch(url.replace(/signature=[0-9a-f]{4}/, 'signature=0000'))).status).toBe(403);
+    } finally {
+      await space.dispose();
+    }
+  });
+
+  it('keeps none with maxBytes 0, and never a request payload: those are read from the disk', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'pressroom-files-'));
+    try {
+      const kept = createLocalObjectStore({ dir: join(dir, 'a'), publicBaseUrl: 'http://127.0.0.1:1/', signingSecret: 'k' });
+      const none = createLocalObjectStore({
+        dir: join(dir, 'b'),
+        publicBaseUrl: 'http://127.0.0.1:1/',
+        signingSecret: 'k',
+        recentFiles: { maxBytes: 0, ttlMs: 60_000 },
+      });
+      const payload = 'acme/0190a8f2-0000-7000-8000-00000000000a.payload.json';
+      const opened = async (store: LocalObjectStore, k: string) => {
+        const u = new URL(await store.signedGetUrl(k, 3600));
+        return store.openSignedFile(k, u.searchParams.get('expires'), u.searchParams.get('signature'));
+      };
+      for (const store of [kept, none]) {
+        await store.put(key, pdf('x'), 'application/pdf');
+        await store.put(payload, new TextEncoder().encode('{"html":"<p>x</p>"}'), 'application/json');
+      }
+      // The files removed behind the stores' backs (nothing does that while the service runs):
+      // only the kept render file still opens, from memory.
+      await rm(join(dir, 'a', 'objects'), { recursive: true });
+      await rm(join(dir, 'b', 'objects'), { recursive: true });
+      expect(await opened(kept, key)).toMatchObject({ contentType: 'application/pdf', size: pdf('x').byteLength });
+      expect(await opened(kept, payload)).toBe('gone');
+      expect(await opened(none, key)).toBe('gone');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
