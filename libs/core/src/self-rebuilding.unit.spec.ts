@@ -44,7 +44,7 @@ describe('the self-rebuilding view pattern', () => {
     expect(v.runs()).toBe(1);
   });
 
-  it('a miss read before a rebuild finished (another process\'s, after a FLUSHALL) is read again once the marker says built', async () => {
+  it("a miss read before a rebuild finished (another process's, after a FLUSHALL) is read again once the marker says built", async () => {
     // The first read misses; before the marker check, another process's replay writes the data
     // and then its marker. The check finds the view built (no rebuild here), so the miss was
     // stale: answering it was a 404 for a request the view held.
@@ -58,7 +58,10 @@ describe('the self-rebuilding view pattern', () => {
       }
       return found;
     };
-    const get = healingRead(rebuilder(v.view, () => Promise.reject(new Error('no rebuild should run here'))), racingRead);
+    const get = healingRead(
+      rebuilder(v.view, () => Promise.reject(new Error('no rebuild should run here'))),
+      racingRead,
+    );
     expect(await get('a')).toBe('a');
   });
 

@@ -40,13 +40,11 @@ export interface KafkaEventLogOptions {
   /** Consumer heartbeat interval. Default a tenth of the session timeout, at most 3 000 ms. */
   heartbeatIntervalMs?: number;
   /**
-   * Least time between two offset commits of one consumer-group member. Default 0: a commit as
-   * each handled record ends (joined to the one running). 1 000 ms (PRESSROOM_KAFKA_COMMIT_INTERVAL_MS)
-   * cuts about a fifth of the machine's CPU per distributed render at concurrency 1 (a commit per
-   * record is a request and a write to __consumer_offsets per group), but distributed-redis-loss
-   * has failed with it (a status read of an accepted render answered 404 for a moment after Redis
-   * lost its data; sessions 10, 16 and 18) and never without it: not the default until the cause
-   * is found. Stopping commits at once whatever it is.
+   * Least time between two offset commits of one consumer-group member. Default 0 here: a commit
+   * as each handled record ends (joined to the one running); the apps pass
+   * PRESSROOM_KAFKA_COMMIT_INTERVAL_MS (1 000 ms by default), which cuts about a fifth of the
+   * machine's CPU per distributed render at concurrency 1 (a commit per record is a request and a
+   * write to __consumer_offsets per group). Stopping commits at once whatever it is.
    */
   commitIntervalMs?: number;
   /** Topics created (if missing) before the factory resolves. Others are created on first use. */
