@@ -114,7 +114,6 @@ export function createLocalObjectStore(options: LocalObjectStoreOptions): LocalO
           maxSize: recentOptions.maxBytes,
           sizeCalculation: (file) => Math.max(1, file.body.byteLength),
           ttl: recentOptions.ttlMs,
-          ttlAutopurge: false,
         })
       : undefined;
   const keepRecent = (key: string, bytes: Uint8Array | string, contentType: string) => {
