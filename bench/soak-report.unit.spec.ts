@@ -13,6 +13,7 @@ const sample = (t: number, over: Partial<SoakSample> = {}): SoakSample => ({
   serviceFds: 60,
   chromiumFds: 200,
   serviceSockets: 8,
+  serviceSnapshotFds: 0,
   serviceProcesses: 3,
   chromiumProcesses: 6,
   ok: t,
@@ -109,9 +110,31 @@ describe('soak report: failures and recycles', () => {
     const byName = Object.fromEntries(v.map((x) => [x.name, x.pass]));
     expect(byName['Chromium RSS growth < 10 %']).toBe(false);
     expect(byName['service Node RSS growth < 10 %']).toBe(true);
-    expect(byName['service Node fds: no growth']).toBe(false);
+    expect(byName['service Node fds (but its attached snapshot files): no growth']).toBe(false);
     expect(byName['Chromium fds: no growth']).toBe(true);
     expect(byName['no failed render caused by a page or browser recycle']).toBe(false);
+  });
+
+  it('judges the attached snapshot files by their bound: opened at the first saves, they lift no other verdict', () => {
+    // Given the status view's base opened at 300 s and its delta at 600 s (fds 60 -> 61 -> 62)
+    const snapshotsOpened = Array.from({ length: 121 }, (_, i) => {
+      const snapshots = i * 10 >= 600 ? 2 : i * 10 >= 300 ? 1 : 0;
+      return sample(i * 10, { serviceFds: 60 + snapshots, serviceSnapshotFds: snapshots });
+    });
+    const byName = Object.fromEntries(verdicts(snapshotsOpened, [], 120).map((x) => [x.name, x]));
+    // Then the other fds did not grow, and the snapshot files stayed within a base and a delta per indexed view
+    expect(byName['service Node fds (but its attached snapshot files): no growth']!.pass).toBe(true);
+    const bound = byName["service's attached snapshot files ≤ 4 (a base and a delta per indexed view)"]!;
+    expect(bound.pass).toBe(true);
+    expect(bound.detail).toContain('0 → 2');
+    // And a snapshot file leaked at every save would break the bound
+    const leaking = snapshotsOpened.map((s) => ({
+      ...s,
+      serviceSnapshotFds: Math.floor(s.t / 120),
+      serviceFds: 60 + Math.floor(s.t / 120),
+    }));
+    const leaked = Object.fromEntries(verdicts(leaking, [], 120).map((x) => [x.name, x.pass]));
+    expect(leaked["service's attached snapshot files ≤ 4 (a base and a delta per indexed view)"]).toBe(false);
   });
 
   it('says when no recycle happened, so the last target proves nothing', () => {

@@ -28,7 +28,9 @@
 // At the end it prints and writes bench/results/<time>-soak.md and .json: growth of RSS and fds
 // (RSS: median of the last 3 samples against the median of the first 3 samples after --settle
 // seconds; fds: the fewest held in the last minute against the fewest in the first steady minute,
-// since the connections and file writes of the moment lift single samples, while a leak lifts the floor),
+// since the connections and file writes of the moment lift single samples, while a leak lifts the floor;
+// the view snapshot files the service reads from are counted apart and judged by their bound, a base
+// and a delta per indexed view, since the first saves open them one by one),
 // failures and whether any fell near a page replacement or host restart, with a pass/fail per target
 // (RSS growth < 10 %, no fd growth, no failed render caused by a recycle). Exit status 0 either way
 // unless the run itself broke; the verdicts are in the output.
@@ -119,23 +121,32 @@ function tree(root: number): Proc[] {
   return out;
 }
 
-/** Open descriptors of `pid`, and (with `countSockets`: a readlink per descriptor) how many of them are sockets. */
-function fdCount(pid: number, countSockets: boolean): { fds: number; sockets: number } {
+/** A view snapshot file (libs/core/src/view-snapshots.ts), or one replaced by a save and not yet closed. */
+const SNAPSHOT_FILE = /\.snapshot( \(deleted\))?$/;
+
+/**
+ * Open descriptors of `pid`, and (with `classify`: a readlink per descriptor) how many of them are
+ * sockets and how many are view snapshot files.
+ */
+function fdCount(pid: number, classify: boolean): { fds: number; sockets: number; snapshots: number } {
   let names: string[];
   try {
     names = readdirSync(`/proc/${pid}/fd`);
   } catch {
-    return { fds: 0, sockets: 0 }; // gone meanwhile
+    return { fds: 0, sockets: 0, snapshots: 0 }; // gone meanwhile
   }
   let sockets = 0;
-  for (const fd of countSockets ? names : []) {
+  let snapshots = 0;
+  for (const fd of classify ? names : []) {
     try {
-      if (readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith('socket:')) sockets++;
+      const target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+      if (target.startsWith('socket:')) sockets++;
+      else if (SNAPSHOT_FILE.test(target)) snapshots++;
     } catch {
       // closed meanwhile
     }
   }
-  return { fds: names.length, sockets };
+  return { fds: names.length, sockets, snapshots };
 }
 
 const isChromium = (p: Proc) => /chrom|headless/i.test(p.comm);
@@ -164,6 +175,7 @@ function usage(root: number) {
     serviceFds: 0,
     chromiumFds: 0,
     serviceSockets: 0,
+    serviceSnapshotFds: 0,
     serviceProcesses: 0,
     chromiumProcesses: 0,
   };
@@ -177,6 +189,7 @@ function usage(root: number) {
       const held = fdCount(p.pid, true);
       u.serviceFds += held.fds;
       u.serviceSockets += held.sockets;
+      u.serviceSnapshotFds += held.snapshots;
       u.serviceProcesses++;
       const r = role(p);
       if (r === 'host') u.hostRssMb += p.rssKb / 1024;
@@ -294,11 +307,11 @@ try {
   samples = [await takeSample()];
   console.log(`t = 0 s at ${new Date().toISOString()} (the service log's times against the samples' t)`);
   const header =
-    't s | ok | failed | 202 | service RSS MB | app, host RSS MB | app heap total/used, external MB | Chromium RSS MB | service fds (sockets) | Chromium fds | procs (svc/chr) | pages replaced | host restarts';
+    't s | ok | failed | 202 | service RSS MB | app, host RSS MB | app heap total/used, external MB | Chromium RSS MB | service fds (sockets, snapshots) | Chromium fds | procs (svc/chr) | pages replaced | host restarts';
   console.log(header);
   const print = (s: SoakSample) =>
     console.log(
-      `${s.t} | ${s.ok} | ${s.failed} | ${s.fallbacks} | ${s.serviceRssMb.toFixed(0)} | ${s.appRssMb.toFixed(0)}, ${s.hostRssMb.toFixed(0)} | ${s.appHeapTotalMb.toFixed(0)}/${s.appHeapUsedMb.toFixed(0)}, ${s.appExternalMb.toFixed(0)} | ${s.chromiumRssMb.toFixed(0)} | ${s.serviceFds} (${s.serviceSockets}) | ${s.chromiumFds} | ${s.serviceProcesses}/${s.chromiumProcesses} | ${s.pagesReplaced} | ${s.hostRestarts}`,
+      `${s.t} | ${s.ok} | ${s.failed} | ${s.fallbacks} | ${s.serviceRssMb.toFixed(0)} | ${s.appRssMb.toFixed(0)}, ${s.hostRssMb.toFixed(0)} | ${s.appHeapTotalMb.toFixed(0)}/${s.appHeapUsedMb.toFixed(0)}, ${s.appExternalMb.toFixed(0)} | ${s.chromiumRssMb.toFixed(0)} | ${s.serviceFds} (${s.serviceSockets}, ${s.serviceSnapshotFds}) | ${s.chromiumFds} | ${s.serviceProcesses}/${s.chromiumProcesses} | ${s.pagesReplaced} | ${s.hostRestarts}`,
     );
   print(samples[0]!);
 
@@ -354,7 +367,7 @@ try {
 // ---- the report ------------------------------------------------------------------------------
 
 const TABLE_HEADER =
-  '| t s | ok | failed | 202 | service RSS MB | app, renderer host RSS MB | app V8 heap total/used, external MB | Chromium RSS MB | service fds (sockets) | Chromium fds | processes (service/Chromium) | pages replaced | host restarts |';
+  '| t s | ok | failed | 202 | service RSS MB | app, renderer host RSS MB | app V8 heap total/used, external MB | Chromium RSS MB | service fds (sockets, snapshots) | Chromium fds | processes (service/Chromium) | pages replaced | host restarts |';
 
 const results = verdicts(samples, failures, SETTLE_S);
 const suspects = recycleSuspects(failures, samples);
@@ -366,7 +379,7 @@ const meta =
   (flags.label ? `, ${flags.label}` : '') +
   `. ${capacityRps !== null ? `Capacity ${capacityRps.toFixed(2)} renders/s (${CAPACITY_CONCURRENCY} closed-loop callers, ${CAPACITY_S} s); ` : ''}` +
   `rate ${rate.toFixed(2)} renders/s${capacityRps !== null ? ` (${Math.round(LOAD * 100)} % of it)` : ' (--rate)'}, open loop, for ${MINUTES} min; ` +
-  `samples every ${SAMPLE_S} s; RSS growth = median of the last 3 samples against the median of the first 3 from ${SETTLE_S} s on; fd growth = the fewest held in the last minute against the fewest in the first minute from ${SETTLE_S} s on (sockets, in brackets: the callers' connections among them).`;
+  `samples every ${SAMPLE_S} s; RSS growth = median of the last 3 samples against the median of the first 3 from ${SETTLE_S} s on; fd growth = the fewest held in the last minute against the fewest in the first minute from ${SETTLE_S} s on (in brackets, of the service's: the sockets, the callers' connections among them, and the view snapshot files it reads from, judged by their bound rather than by growth).`;
 const lines = [
   '# Soak',
   '',
@@ -394,7 +407,7 @@ const lines = [
   '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ...samples.map(
     (s) =>
-      `| ${s.t} | ${s.ok} | ${s.failed} | ${s.fallbacks} | ${s.serviceRssMb.toFixed(0)} | ${s.appRssMb.toFixed(0)}, ${s.hostRssMb.toFixed(0)} | ${s.appHeapTotalMb.toFixed(0)}/${s.appHeapUsedMb.toFixed(0)}, ${s.appExternalMb.toFixed(0)} | ${s.chromiumRssMb.toFixed(0)} | ${s.serviceFds} (${s.serviceSockets}) | ${s.chromiumFds} | ${s.serviceProcesses}/${s.chromiumProcesses} | ${s.pagesReplaced} | ${s.hostRestarts} |`,
+      `| ${s.t} | ${s.ok} | ${s.failed} | ${s.fallbacks} | ${s.serviceRssMb.toFixed(0)} | ${s.appRssMb.toFixed(0)}, ${s.hostRssMb.toFixed(0)} | ${s.appHeapTotalMb.toFixed(0)}/${s.appHeapUsedMb.toFixed(0)}, ${s.appExternalMb.toFixed(0)} | ${s.chromiumRssMb.toFixed(0)} | ${s.serviceFds} (${s.serviceSockets}, ${s.serviceSnapshotFds}) | ${s.chromiumFds} | ${s.serviceProcesses}/${s.chromiumProcesses} | ${s.pagesReplaced} | ${s.hostRestarts} |`,
   ),
   '',
 ];
@@ -428,6 +441,7 @@ if (!flags['no-write']) {
       chromiumRss: growth(samples, (s) => s.chromiumRssMb, SETTLE_S),
       serviceFds: floorGrowth(samples, (s) => s.serviceFds, SETTLE_S),
       serviceSockets: floorGrowth(samples, (s) => s.serviceSockets, SETTLE_S),
+      serviceSnapshotFds: floorGrowth(samples, (s) => s.serviceSnapshotFds, SETTLE_S),
       chromiumFds: floorGrowth(samples, (s) => s.chromiumFds, SETTLE_S),
     },
     verdicts: results,
