@@ -58,6 +58,38 @@ export const completedDeliveryProjection: Projection<RenderCompleted | BatchComp
   evolve: (current, event) => current ?? { requestId: event.requestId, completedAtMs: Date.parse(event.occurredAt) },
 };
 
+const DAY_MS = 86_400_000;
+
+/** The UTC day (days since the epoch) a time falls on: a bucket of the completed results by day. */
+const dayOf = (ms: number) => Math.floor(ms / DAY_MS);
+
+/**
+ * The completed results of a store whose records expire (Redis): grouped by tenant and UTC day
+ * (`<tenantId>:<day>`), each day living `keepMs` after its last write, so the index is forgotten
+ * with the records it points to instead of growing for ever (one hash per tenant did).
+ */
+export function completedDeliveryByDayProjection(keepMs: number): Projection<RenderCompleted | BatchCompleted, CompletedDelivery> {
+  return {
+    ...completedDeliveryProjection,
+    keyOf: (event) => ({ group: `${event.tenantId}:${dayOf(Date.parse(event.occurredAt))}`, id: event.requestId }),
+    ttlMsOf: () => keepMs,
+  };
+}
+
+/**
+ * The groups of `completedDeliveryByDayProjection` a replay of [fromMs, toMs) reads: the days of
+ * the range, within the days the index can still hold (kept `keepMs`, so none older than that
+ * before now) and none after tomorrow (no result completes in the future; a day of clock skew is
+ * allowed). So a range of years costs what the index's days cost, not a read per day of it.
+ */
+export function completedDayGroups(tenantId: string, fromMs: number, toMs: number, nowMs: number, keepMs: number): string[] {
+  const first = Math.max(dayOf(fromMs), dayOf(nowMs - keepMs));
+  const last = Math.min(dayOf(toMs - 1), dayOf(nowMs) + 1);
+  const groups: string[] = [];
+  for (let day = first; day <= last; day++) groups.push(`${tenantId}:${day}`);
+  return groups;
+}
+
 /** The URLs of a tenant that answered 410 (see `goneUrlOf`), one entry per URL, written once. */
 export const goneUrlProjection: Projection<WebhookAttempted, GoneUrl> = {
   canHandle: (event): event is WebhookAttempted =>

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { RenderSucceeded, RenderWithdrawn, WebhookAttempted } from '@pressroom/schemas';
-import { completedDeliveryProjection, deliveryRecordProjection, goneUrlProjection } from './delivery-projections.ts';
+import {
+  completedDayGroups,
+  completedDeliveryByDayProjection,
+  completedDeliveryProjection,
+  deliveryRecordProjection,
+  goneUrlProjection,
+} from './delivery-projections.ts';
 
 const succeeded: RenderSucceeded = {
   eventId: 'e1',
@@ -75,5 +81,36 @@ describe('completedDeliveryProjection and goneUrlProjection', () => {
     expect(goneUrlProjection.keyOf(gone)).toEqual({ group: 't1', id: 'https://hooks.example.com/a' });
     const url = goneUrlProjection.evolve(undefined, gone)!;
     expect(goneUrlProjection.evolve(url, { ...gone, eventId: 'e4' })).toBe(url);
+  });
+});
+
+describe('the completed results by day (a store whose records expire)', () => {
+  const day = 86_400_000;
+  const keep = 14 * day;
+
+  it('groups a completion by tenant and UTC day, and keeps each day as long as asked', () => {
+    const byDay = completedDeliveryByDayProjection(keep);
+    // 2030-01-01T00:00:02Z is day 21915 since the epoch
+    expect(byDay.keyOf(succeeded)).toEqual({ group: 't1:21915', id: 'r1' });
+    expect(byDay.keyOf({ ...succeeded, occurredAt: '2029-12-31T23:59:59.999Z' })).toEqual({ group: 't1:21914', id: 'r1' });
+    expect(byDay.ttlMsOf!(byDay.evolve(undefined, succeeded)!)).toBe(keep);
+    expect(byDay.evolve(undefined, succeeded)).toEqual(completedDeliveryProjection.evolve(undefined, succeeded));
+  });
+
+  it('reads the days of a range that the index can still hold, and no more', () => {
+    const now = Date.parse('2030-01-20T12:00:00.000Z'); // day 21934
+    // A range within the last days: each of its days
+    expect(completedDayGroups('t1', Date.parse('2030-01-18T23:00:00.000Z'), Date.parse('2030-01-20T00:00:00.000Z'), now, keep)).toEqual([
+      't1:21932',
+      't1:21933',
+    ]);
+    // A range of years: from the oldest day kept to tomorrow, not a read per day of it
+    const all = completedDayGroups('t1', 0, Date.parse('2100-01-01T00:00:00.000Z'), now, keep);
+    expect(all[0]).toBe('t1:21920');
+    expect(all.at(-1)).toBe('t1:21935');
+    expect(all).toHaveLength(16);
+    // A range wholly before the days kept, or after tomorrow: nothing to read
+    expect(completedDayGroups('t1', 0, Date.parse('2030-01-01T00:00:00.000Z'), now, keep)).toEqual([]);
+    expect(completedDayGroups('t1', Date.parse('2030-01-25T00:00:00.000Z'), Date.parse('2030-01-26T00:00:00.000Z'), now, keep)).toEqual([]);
   });
 });

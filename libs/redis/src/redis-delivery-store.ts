@@ -37,10 +37,13 @@ export interface RedisDeliveryStoreOptions {
  *   <prefix>delivery:record:<requestId>       the DeliveryRecord as JSON (completion, webhook events);
  *                                             expires settledRetentionMs after its last write once
  *                                             settled (~2.5 KB a webhook render otherwise kept for ever)
- *   <prefix>delivery:completed:<tenantId>     hash requestId → when it completed (replay ranges)
+ *   <prefix>delivery:completed-day:<tenantId>:<day>
+ *                                             hash requestId → when it completed (replay ranges),
+ *                                             one per UTC day (days since the epoch), expiring 7 days
+ *                                             after a settled record would (completedDeliveryByDayProjection)
  *   <prefix>delivery:gone:<tenantId>          hash URL → since when it answers 410
  *   <prefix>delivery:due                      sorted set: requestId by due time (ms), the schedule
- *   <prefix>delivery:~built                   set once a rebuild from the log completed
+ *   <prefix>delivery:~built:2                 set once a rebuild from the log completed
  *
  * Every write is the projector's optimistic loop (`project`): concurrent writers and redelivered
  * events need no locking. `claimDue` is one Lua script, so an entry goes to one claimer only.

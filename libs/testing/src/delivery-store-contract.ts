@@ -21,13 +21,21 @@ export interface DeliveryStoreSpace {
   dispose(): Promise<void>;
 }
 
+/**
+ * The contract's clock: a minute boundary an hour ago, so that its results are recent (a store
+ * whose records expire keeps the completed results of recent days only).
+ */
+const BASE_MS = Math.floor((Date.now() - 3_600_000) / 60_000) * 60_000;
+/** `s` seconds after BASE_MS, as the ISO time of an event. */
+const t = (s: number) => new Date(BASE_MS + s * 1000).toISOString();
+
 const tenantId = 'tenant-contract';
 const url = 'https://hooks.example.com/contract';
 
 const at = (requestId: string, occurredAt: string) => ({ requestId, tenantId, occurredAt });
 const hook = (requestId: string) => ({ webhookId: `msg_${requestId}`, url, round: 0, renderStatus: 'SUCCESS' as const });
 
-function succeeded(requestId: string, occurredAt = '2030-01-01T00:00:02.000Z'): RenderSucceeded {
+function succeeded(requestId: string, occurredAt = t(2)): RenderSucceeded {
   return requestEvent('RenderSucceeded', at(requestId, occurredAt), {
     mode: 'async',
     webhook: url,
@@ -38,7 +46,7 @@ function succeeded(requestId: string, occurredAt = '2030-01-01T00:00:02.000Z'): 
 }
 
 function failed(requestId: string): RenderFailed {
-  return requestEvent('RenderFailed', at(requestId, '2030-01-01T00:00:03.000Z'), {
+  return requestEvent('RenderFailed', at(requestId, t(3)), {
     mode: 'async',
     webhook: url,
     error: { code: 'RENDER_ERROR', message: 'late' },
@@ -52,7 +60,7 @@ function attempted(
   statusCode: number,
   opts: { attempt?: number; at?: string; nextAttemptAt?: string } = {},
 ): WebhookAttempted {
-  const when = opts.at ?? '2030-01-01T00:00:04.000Z';
+  const when = opts.at ?? t(4);
   return requestEvent('WebhookAttempted', at(requestId, when), {
     ...hook(requestId),
     attempt: opts.attempt ?? 1,
@@ -69,7 +77,7 @@ function started(requestId: string, attempt: number, when: string): WebhookAttem
 }
 
 function deliveredEvent(requestId: string): WebhookDelivered {
-  return requestEvent('WebhookDelivered', at(requestId, '2030-01-01T00:00:04.000Z'), {
+  return requestEvent('WebhookDelivered', at(requestId, t(4)), {
     ...hook(requestId),
     statusCode: 200,
     durationMs: 3,
@@ -102,7 +110,7 @@ export function deliveryStoreContract(name: string, options: { createSpace(): Pr
     it('lets the first of withdrawal and outcome hold the terminal slot; a withdrawn request is never listed for replay', async () => {
       const store = await (await open()).open();
       const refused = randomUUID();
-      const withdrawn: RenderWithdrawn = requestEvent('RenderWithdrawn', at(refused, '2030-01-01T00:00:01.000Z'), {
+      const withdrawn: RenderWithdrawn = requestEvent('RenderWithdrawn', at(refused, t(1)), {
         mode: 'async',
         webhook: url,
         reason: 'NOT_ACCEPTED',
@@ -113,7 +121,7 @@ export function deliveryStoreContract(name: string, options: { createSpace(): Pr
       await store.apply(succeeded(refused));
       // Then the withdrawal holds the slot, and the request is no completed result
       expect((await store.get(refused))?.completion).toEqual(withdrawn);
-      expect(await store.listCompleted(tenantId, 0, Date.parse('2031-01-01T00:00:00.000Z'))).not.toContain(refused);
+      expect(await store.listCompleted(tenantId, 0, Date.parse(t(86_400)))).not.toContain(refused);
       // And an outcome that came first keeps the slot against a later withdrawal
       const done = randomUUID();
       const outcome = succeeded(done);
@@ -125,12 +133,12 @@ export function deliveryStoreContract(name: string, options: { createSpace(): Pr
     it('marks a URL gone for its tenant after a 410, and lists completions by time', async () => {
       const store = await (await open()).open();
       const [a, b] = [randomUUID(), randomUUID()];
-      await store.apply(succeeded(a, '2030-01-01T00:00:01.000Z'));
-      await store.apply(succeeded(b, '2030-01-01T00:00:05.000Z'));
+      await store.apply(succeeded(a, t(1)));
+      await store.apply(succeeded(b, t(5)));
       await store.apply(attempted(a, 410));
       expect(await store.isGone(tenantId, url)).toBe(true);
       expect(await store.isGone('another-tenant', url)).toBe(false);
-      const ms = (s: number) => Date.parse(`2030-01-01T00:00:0${s}.000Z`);
+      const ms = (s: number) => Date.parse(t(s));
       expect(await store.listCompleted(tenantId, ms(0), ms(9))).toEqual([a, b]);
       expect(await store.listCompleted(tenantId, ms(2), ms(5))).toEqual([]);
       expect(await store.listCompleted('another-tenant', ms(0), ms(9))).toEqual([]);
@@ -174,7 +182,6 @@ export function deliveryStoreContract(name: string, options: { createSpace(): Pr
       await withFileLog('deliveries', async ({ log, topics }) => {
         // Given on the log: a result never attempted, one retrying, one whose attempt 2 was cut short, one delivered
         const [fresh, retrying, cutShort, done, rescheduled] = [randomUUID(), randomUUID(), randomUUID(), randomUUID(), randomUUID()];
-        const t = (s: number) => `2030-01-01T00:00:${String(s).padStart(2, '0')}.000Z`;
         await log.append(topics.completed, [succeeded(fresh, t(1))]);
         for (const id of [retrying, cutShort, done, rescheduled]) await log.append(topics.completed, [succeeded(id, t(2))]);
         await log.append(topics.webhooks, [started(retrying, 1, t(10)), attempted(retrying, 503, { at: t(10), nextAttemptAt: t(40) })]);

@@ -13,8 +13,16 @@ import type { DocumentCollectionSpec } from './document-store.ts';
 export const DELIVERY_DOCUMENTS = 'delivery:';
 export const DELIVERY_RECORDS = { name: 'delivery:record:' } satisfies DocumentCollectionSpec;
 export const DELIVERY_COMPLETED = { name: 'delivery:completed:' } satisfies DocumentCollectionSpec;
+/** The completed results of a store whose records expire (Redis), by tenant and day: see completedDeliveryByDayProjection. */
+export const DELIVERY_COMPLETED_BY_DAY = { name: 'delivery:completed-day:' } satisfies DocumentCollectionSpec;
 export const DELIVERY_GONE = { name: 'delivery:gone:' } satisfies DocumentCollectionSpec;
-export const DELIVERIES_BUILT_MARKER = 'delivery:~built';
+/**
+ * `:2`: the completed results of an expiring store moved to days (DELIVERY_COMPLETED_BY_DAY), so a
+ * store of the layout before finds no marker and replays the log into the new index. The hashes
+ * of that layout (`delivery:completed:<tenantId>`) are left to `ops webhooks rebuild`, which wipes
+ * everything under `delivery:`.
+ */
+export const DELIVERIES_BUILT_MARKER = 'delivery:~built:2';
 /** The name of the schedule beside them (Redis: a sorted set). */
 export const DELIVERY_SCHEDULE = 'delivery:due';
 /** Where deliveries lived before they were projections; a wipe (`ops webhooks rebuild`) frees it too. */
