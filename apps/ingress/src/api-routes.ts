@@ -207,6 +207,11 @@ const renderRefusals: Record<string, ResponseSpec> = {
     'Your account has 10 renders in progress, as many as its plan allows at once; retry when one has finished.',
   ),
 };
+const historyBusyAnswer = errorAnswer(
+  'HISTORY_BUSY: you have 2 history reads under way or waiting already (each reads the log); retry after Retry-After.',
+  'HISTORY_BUSY',
+  'You have 2 history reads under way or waiting already: each reads the log, so they are taken a few at a time. Retry after Retry-After, or poll the status endpoint instead.',
+);
 const keyReused = errorExample(
   'IDEMPOTENCY_KEY_REUSED',
   'This Idempotency-Key was used with a different request (endpoint or body). Use a new key for a new request.',
@@ -936,6 +941,7 @@ export const apiRoutes = [
     responses: {
       '200': { description: 'The history.', schema: 'RenderHistory', example: X.historyExample },
       '404': notFound(`Render ${exampleRequestId}`),
+      '429': historyBusyAnswer,
     },
   }),
   tenantRoute({
@@ -956,6 +962,7 @@ export const apiRoutes = [
       '400': errorAnswer('A parameter is invalid or unknown.', 'VALIDATION_FAILED', 'The request is invalid.', [
         { field: 'limit', message: 'must be <= 1000' },
       ]),
+      '429': historyBusyAnswer,
     },
   }),
 ];

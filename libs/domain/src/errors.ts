@@ -29,6 +29,8 @@ export type ErrorCode =
   | 'CONCURRENCY_LIMITED'
   /** The async lane's backlog is past its configured depth (back-pressure). */
   | 'BACKLOG_FULL'
+  /** The tenant has as many history reads (which read the log) under way or waiting as one ingress allows. */
+  | 'HISTORY_BUSY'
   /** A request beyond a quota of the tenant's plan (batch size, PNG size). */
   | 'PLAN_LIMIT_EXCEEDED'
   | 'INTERNAL';
@@ -114,6 +116,15 @@ export function outcomeUnknown(requestId: string, statusPath: string, cause?: un
     'OUTCOME_UNKNOWN',
     'The service could not confirm whether your request was taken: it may or may not run. Check its status URL (404 means it was not taken), or retry with the same Idempotency-Key, which is safe.',
     { retryable: true, facts: { requestId, statusPath }, cause },
+  );
+}
+
+/** A history read refused (429): the tenant has `perTenant` of them under way or waiting already. */
+export function historyBusy(perTenant: number): PressroomError {
+  return new PressroomError(
+    'HISTORY_BUSY',
+    `You have ${perTenant} history reads under way or waiting already: each reads the log, so they are taken a few at a time. Retry after Retry-After, or poll the status endpoint instead.`,
+    { retryable: true, retryAfterSeconds: 1 },
   );
 }
 

@@ -22,6 +22,7 @@ const statusOf: Record<ErrorCode, number> = {
   RATE_LIMITED: 429,
   CONCURRENCY_LIMITED: 429,
   BACKLOG_FULL: 429,
+  HISTORY_BUSY: 429,
   PLAN_LIMIT_EXCEEDED: 413,
   INTERNAL: 500,
 };

@@ -3,6 +3,7 @@ import { notFound, validationError, type FieldProblem } from '@pressroom/domain'
 import type { EventLog, TopicNames, Clock } from '@pressroom/core';
 import { tenantOf } from '../http/auth.ts';
 import { createHistory } from '../history.ts';
+import { createHistoryReads, HISTORY_READS_AT_ONCE, HISTORY_READS_PER_TENANT } from '../history-reads.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const MAX_LIMIT = 1000;
@@ -24,10 +25,13 @@ function single(query: Record<string, string | string[] | undefined>, name: stri
  */
 export function historyRoutes(deps: { log: EventLog; topics: TopicNames; clock: Clock }): Handlers<'getRenderEvents' | 'listRenders'> {
   const history = createHistory(deps);
+  // Each read goes through the log: a few at a time per process, a couple per tenant (history-reads.ts).
+  const reads = createHistoryReads({ atOnce: HISTORY_READS_AT_ONCE, perTenant: HISTORY_READS_PER_TENANT });
 
   const getRenderEvents: RouteHandler = async (ctx) => {
     const requestId = ctx.params.requestId ?? '';
-    const found = await history.ofRequest(tenantOf(ctx).tenantId, requestId);
+    const { tenantId } = tenantOf(ctx);
+    const found = await reads.run(tenantId, () => history.ofRequest(tenantId, requestId));
     if (!found) throw notFound(`Render ${requestId}`);
     ctx.body = found;
   };
@@ -59,13 +63,16 @@ export function historyRoutes(deps: { log: EventLog; topics: TopicNames; clock: 
     if (!(limit >= 1 && limit <= MAX_LIMIT)) problems.push({ field: 'limit', message: `must be an integer from 1 to ${MAX_LIMIT}` });
     if (problems.length) throw validationError(problems);
 
-    const page = await history.list(tenantOf(ctx).tenantId, {
-      fromMs,
-      toMs,
-      limit,
-      ...(externalId !== undefined ? { externalId } : {}),
-      ...(after !== undefined ? { after } : {}),
-    });
+    const { tenantId } = tenantOf(ctx);
+    const page = await reads.run(tenantId, () =>
+      history.list(tenantId, {
+        fromMs,
+        toMs,
+        limit,
+        ...(externalId !== undefined ? { externalId } : {}),
+        ...(after !== undefined ? { after } : {}),
+      }),
+    );
     ctx.body = { from: new Date(fromMs).toISOString(), to: new Date(toMs).toISOString(), ...page };
   };
 
