@@ -10,29 +10,33 @@ const url = inject('REDIS_URL');
 
 deliveryStoreContract('redis', { createSpace: redisSpace(url, (keyPrefix) => createRedisDeliveryStore({ url, keyPrefix })) });
 
-describe('redis deliveries: a settled record expires, a pending one stays', () => {
+describe('redis deliveries: a settled record expires, a pending one stays, and the completed results go with them', () => {
   const keyPrefix = `test:${randomUUID()}:`;
   const admin = new Redis(url);
   const store = createRedisDeliveryStore({ url, keyPrefix, settledRetentionMs: 60_000 });
+  // Another store whose settled records live one second (7 days by default)
+  const quickPrefix = `test:${randomUUID()}:`;
+  const quick = createRedisDeliveryStore({ url, keyPrefix: quickPrefix, settledRetentionMs: 1_000 });
   afterAll(async () => {
-    await store.close();
+    await Promise.all([store.close(), quick.close()]);
     await unlinkByPrefix(admin, keyPrefix);
+    await unlinkByPrefix(admin, quickPrefix);
     await admin.quit();
   });
   const tenantId = 'tenant-ttl';
   const hookUrl = 'https://hooks.example.com/ttl';
   const at = (requestId: string, occurredAt: string) => ({ requestId, tenantId, occurredAt });
   const hook = (requestId: string, round = 0) => ({ webhookId: `msg_${requestId}`, url: hookUrl, round, renderStatus: 'SUCCESS' as const });
-  const succeeded = (requestId: string) =>
-    requestEvent('RenderSucceeded', at(requestId, '2030-01-01T00:00:02.000Z'), {
+  const succeeded = (requestId: string, occurredAt = '2030-01-01T00:00:02.000Z') =>
+    requestEvent('RenderSucceeded', at(requestId, occurredAt), {
       mode: 'async',
       webhook: hookUrl,
       artifact: { target: { kind: 'default' }, key: `${tenantId}/${requestId}.pdf`, contentType: 'application/pdf', bytes: 1 },
       executionMs: 5,
       worker: 'ttl',
     });
-  const delivered = (requestId: string, round = 0) =>
-    requestEvent('WebhookDelivered', at(requestId, '2030-01-01T00:00:04.000Z'), {
+  const delivered = (requestId: string, round = 0, occurredAt = '2030-01-01T00:00:04.000Z') =>
+    requestEvent('WebhookDelivered', at(requestId, occurredAt), {
       ...hook(requestId, round),
       statusCode: 200,
       durationMs: 3,
@@ -74,57 +78,25 @@ describe('redis deliveries: a settled record expires, a pending one stays', () =
     await store.apply(succeeded(gone));
     expect(await pttl(gone)).toBe(-1);
   });
-});
-
-describe('redis deliveries: the completed results expire with their records', () => {
-  const keyPrefix = `test:${randomUUID()}:`;
-  const admin = new Redis(url);
-  // A settled record lives one second here (7 days by default)
-  const store = createRedisDeliveryStore({ url, keyPrefix, settledRetentionMs: 1_000 });
-  afterAll(async () => {
-    await store.close();
-    await unlinkByPrefix(admin, keyPrefix);
-    await admin.quit();
-  });
-  const tenantId = 'tenant-index';
-  const hookUrl = 'https://hooks.example.com/index';
-  const at = (requestId: string, ms: number) => ({ requestId, tenantId, occurredAt: new Date(ms).toISOString() });
-  const succeeded = (requestId: string, ms: number) =>
-    requestEvent('RenderSucceeded', at(requestId, ms), {
-      mode: 'async',
-      webhook: hookUrl,
-      artifact: { target: { kind: 'default' }, key: `${tenantId}/${requestId}.pdf`, contentType: 'application/pdf', bytes: 1 },
-      executionMs: 5,
-      worker: 'index',
-    });
-  const delivered = (requestId: string, ms: number) =>
-    requestEvent('WebhookDelivered', at(requestId, ms), {
-      webhookId: `msg_${requestId}`,
-      url: hookUrl,
-      round: 0,
-      renderStatus: 'SUCCESS' as const,
-      statusCode: 200,
-      durationMs: 3,
-      attempts: 1,
-    });
 
   it('keeps no index of completed results for ever, and a replay by range lists only results whose record is still there', async () => {
     // Given two results completed within the last minute: one delivered (settled: its record expires), one still pending
     const now = Date.now();
+    const iso = (ms: number) => new Date(ms).toISOString();
     const [settled, pending] = [randomUUID(), randomUUID()];
-    await store.apply(succeeded(settled, now - 60_000));
-    await store.apply(delivered(settled, now - 59_000));
-    await store.apply(succeeded(pending, now - 50_000));
-    expect(await store.listCompleted(tenantId, now - 120_000, now)).toEqual([settled, pending]);
+    await quick.apply(succeeded(settled, iso(now - 60_000)));
+    await quick.apply(delivered(settled, 0, iso(now - 59_000)));
+    await quick.apply(succeeded(pending, iso(now - 50_000)));
+    expect(await quick.listCompleted(tenantId, now - 120_000, now)).toEqual([settled, pending]);
 
     // Then every key of the completed results' index expires (one hash per tenant grew for ever)
-    const indexKeys = await admin.keys(`${keyPrefix}delivery:completed*`);
+    const indexKeys = await admin.keys(`${quickPrefix}delivery:completed*`);
     expect(indexKeys.length).toBeGreaterThan(0);
     for (const key of indexKeys) expect(await admin.pttl(key)).toBeGreaterThan(0);
 
     // When the settled record has expired
-    await expect.poll(() => admin.exists(`${keyPrefix}delivery:record:${settled}`), { timeout: 5_000, interval: 100 }).toBe(0);
+    await expect.poll(() => admin.exists(`${quickPrefix}delivery:record:${settled}`), { timeout: 5_000, interval: 100 }).toBe(0);
     // Then a replay of that minute lists only the result that can still be delivered (the other would go to nobody)
-    expect(await store.listCompleted(tenantId, now - 120_000, now)).toEqual([pending]);
+    expect(await quick.listCompleted(tenantId, now - 120_000, now)).toEqual([pending]);
   });
 });
