@@ -47,7 +47,7 @@ const RECORD_READS_AT_ONCE = 500;
 export function deliveryStoreOn(
   store: DocumentStore,
   schedule: DeliverySchedule,
-  opts: { copies: boolean; settledTtlMs?: number; now?: () => number },
+  opts: { copies: boolean; settledTtlMs?: number },
 ): DeliveryStore {
   const records = store.collection<DeliveryRecord>(DELIVERY_RECORDS);
   // A settled record (delivered, failed, withdrawn) lives settledTtlMs after its last write; a pending one for ever.
@@ -63,7 +63,6 @@ export function deliveryStoreOn(
   const keepMs = settledTtlMs + COMPLETED_INDEX_MARGIN_MS;
   const completedProjection = expiring ? completedDeliveryByDayProjection(keepMs) : completedDeliveryProjection;
   const completed = store.collection<CompletedDelivery>(expiring ? DELIVERY_COMPLETED_BY_DAY : DELIVERY_COMPLETED);
-  const now = opts.now ?? Date.now;
   const gone = store.collection<GoneUrl>(DELIVERY_GONE);
   const copy = <T>(value: T): T => (opts.copies ? structuredClone(value) : value);
 
@@ -81,7 +80,7 @@ export function deliveryStoreOn(
       return record && copy(record);
     },
     async listCompleted(tenantId, fromMs, toMs) {
-      const groups = expiring ? completedDayGroups(tenantId, fromMs, toMs, now(), keepMs) : [tenantId];
+      const groups = expiring ? completedDayGroups(tenantId, fromMs, toMs, Date.now(), keepMs) : [tenantId];
       const ids = (await Promise.all(groups.map((group) => completed.list(group))))
         .flat()
         .filter((c) => c.completedAtMs >= fromMs && c.completedAtMs < toMs)
