@@ -32,5 +32,3 @@ export function createHistoryReads(opts: { atOnce: number; perTenant: number }) 
     },
   };
 }
-
-export type HistoryReads = ReturnType<typeof createHistoryReads>;

@@ -63,6 +63,9 @@ const DAY_MS = 86_400_000;
 /** The UTC day (days since the epoch) a time falls on: a bucket of the completed results by day. */
 const dayOf = (ms: number) => Math.floor(ms / DAY_MS);
 
+/** The group of a tenant's completed results of one day: what the projection writes and a replay reads. */
+const dayGroup = (tenantId: string, day: number) => `${tenantId}:${day}`;
+
 /**
  * The completed results of a store whose records expire (Redis): grouped by tenant and UTC day
  * (`<tenantId>:<day>`), each day living `keepMs` after its last write, so the index is forgotten
@@ -71,7 +74,7 @@ const dayOf = (ms: number) => Math.floor(ms / DAY_MS);
 export function completedDeliveryByDayProjection(keepMs: number): Projection<RenderCompleted | BatchCompleted, CompletedDelivery> {
   return {
     ...completedDeliveryProjection,
-    keyOf: (event) => ({ group: `${event.tenantId}:${dayOf(Date.parse(event.occurredAt))}`, id: event.requestId }),
+    keyOf: (event) => ({ group: dayGroup(event.tenantId, dayOf(Date.parse(event.occurredAt))), id: event.requestId }),
     ttlMsOf: () => keepMs,
   };
 }
@@ -86,7 +89,7 @@ export function completedDayGroups(tenantId: string, fromMs: number, toMs: numbe
   const first = Math.max(dayOf(fromMs), dayOf(nowMs - keepMs));
   const last = Math.min(dayOf(toMs - 1), dayOf(nowMs) + 1);
   const groups: string[] = [];
-  for (let day = first; day <= last; day++) groups.push(`${tenantId}:${day}`);
+  for (let day = first; day <= last; day++) groups.push(dayGroup(tenantId, day));
   return groups;
 }
 
