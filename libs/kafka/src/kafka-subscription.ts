@@ -144,17 +144,22 @@ export async function startSubscription(deps: SubscriptionDeps, opts: ConsumeOpt
     const offset = BigInt(message.offset);
     const key = message.key?.toString() ?? '';
     const heartbeat = heartbeatOf(payload, incarnation);
-    let p = progress.of(topic, partition);
+    const p = progress.of(topic, partition);
     if (p.seen(offset)) return;
     // Bounded read-ahead, one record of a key at a time. While waiting, the member stays alive.
-    while (!stopping.aborted && (progress.handling >= concurrency || p.keyBusy(key))) {
+    // A partition lost meanwhile ends the wait (see below).
+    while (!stopping.aborted && progress.isCurrent(topic, partition, p) && (progress.handling >= concurrency || p.keyBusy(key))) {
       await Promise.race([progress.changed, sleep(timings.heartbeatIntervalMs)]);
       await heartbeat().catch(() => {});
-      p = progress.of(topic, partition);
     }
     // Not taken (stopping, or the partition went to another member meanwhile): never committed by
     // this member, and nothing after it on its partition is taken either.
     if (stopping.aborted || !assigned.has(partitionId(topic, partition))) return;
+    // The partition was lost and assigned again while this delivery waited: this record belongs
+    // to the old assignment, and the new one delivers again from the committed position. Taken
+    // into the new progress, it would mark those redeliveries below it as seen (skipped), and run
+    // beside a record of its key the old assignment still runs.
+    if (!progress.isCurrent(topic, partition, p)) return;
     // Taken meanwhile by another delivery of the same record: after a crash, kafkajs's new runner
     // delivers again from the committed position while the old runner's call still waits here.
     // (`take` would throw, and an error thrown from eachMessage is "not retriable" to kafkajs: the

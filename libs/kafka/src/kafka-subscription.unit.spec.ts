@@ -13,13 +13,15 @@ function fakeConsumer() {
   const events = new EventEmitter();
   const calls: string[] = [];
   let failRuns = 0;
+  let eachMessage: ((payload: unknown) => Promise<void>) | undefined;
   const consumer = {
     events: { GROUP_JOIN: 'join', REBALANCING: 'rebalancing', CRASH: 'crash' },
     on: (name: string, listener: (e: { payload: unknown }) => void) => events.on(name, listener),
     connect: async () => void calls.push('connect'),
     subscribe: async () => void calls.push('subscribe'),
-    run: async () => {
+    run: async (opts: { eachMessage: (payload: unknown) => Promise<void> }) => {
       calls.push('run');
+      eachMessage = opts.eachMessage;
       if (failRuns > 0) {
         failRuns--;
         throw new Error('broker still away');
@@ -29,7 +31,18 @@ function fakeConsumer() {
     commitOffsets: async () => {},
   };
   const crash = (restart: boolean) => events.emit('crash', { payload: { error: new Error('Failed to find group coordinator'), restart } });
-  return { consumer, calls, crash, failNextRuns: (n: number) => (failRuns = n) };
+  /** The group gave this member these partitions of topic `t` (kafkajs's GROUP_JOIN). */
+  const join = (partitions: number[]) =>
+    events.emit('join', { payload: { memberId: 'm', isLeader: true, memberAssignment: { t: partitions } } });
+  /** kafkajs hands the member a record of `t`/0 (the call returns once the record is taken or let go). */
+  const deliver = (offset: number, key: string) =>
+    eachMessage!({
+      topic: 't',
+      partition: 0,
+      message: { offset: String(offset), key: Buffer.from(key), value: Buffer.from('{}'), timestamp: '0' },
+      heartbeat: async () => {},
+    });
+  return { consumer, calls, crash, join, deliver, failNextRuns: (n: number) => (failRuns = n) };
 }
 
 const silent = { debug() {}, info() {}, warn() {}, error() {}, child: () => silent } as never;
@@ -82,5 +95,51 @@ describe('kafka subscription after a crash', () => {
     fake.crash(false);
     await new Promise((r) => setTimeout(r, 600));
     expect(fake.calls.filter((c) => c === 'run')).toHaveLength(1);
+  });
+});
+
+describe('kafka subscription across a lost and regained partition', () => {
+  it('lets go of a record that waited through it, so the new assignment runs its key in order and skips nothing', async () => {
+    const fake = fakeConsumer();
+    const kafka = { consumer: () => fake.consumer } as unknown as Kafka;
+    /** Offsets whose handling started, in order; each runs until released (releases[i] ends started[i]). */
+    const started: string[] = [];
+    const releases: (() => void)[] = [];
+    const sub = await startSubscription(
+      {
+        kafka,
+        codec: { decode: async () => ({ type: 'RenderRequested', requestId: 'r' }) } as never,
+        logger: silent,
+        timings: { sessionTimeoutMs: 6000, heartbeatIntervalMs: 20, maxWaitTimeMs: 100, commitIntervalMs: 0 },
+      },
+      {
+        group: 'g',
+        topics: ['t'],
+        concurrency: 2,
+        handle: (record) =>
+          new Promise<void>((resolve) => {
+            started.push(record.offset);
+            releases.push(resolve);
+          }),
+      },
+    );
+    fake.join([0]);
+    await fake.deliver(5, 'a'); // taken: its handling runs
+    const waiting = fake.deliver(6, 'a'); // waits for its key
+    fake.join([]); // the partition goes to another member...
+    fake.join([0]); // ...and comes back
+    await waiting;
+    // The old assignment's 6 let go: it never ran beside 5, which the old assignment still runs.
+    expect(started).toEqual(['5']);
+    // The new assignment delivers again from the committed position (5, never finished): not skipped.
+    await fake.deliver(5, 'a');
+    expect(started).toEqual(['5', '5']);
+    releases[1]!(); // the new assignment's 5 ends
+    const next = fake.deliver(6, 'a'); // after 5 of the new assignment, in key order
+    await waitFor(async () => started.length === 3, { timeoutMs: 5_000, intervalMs: 10, description: '6 to start' });
+    await next;
+    expect(started).toEqual(['5', '5', '6']);
+    for (const release of releases) release();
+    await sub.stop();
   });
 });

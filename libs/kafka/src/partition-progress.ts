@@ -187,6 +187,14 @@ export class MemberProgress {
     return entry.p;
   }
 
+  /**
+   * Whether `p` is still the partition's progress: false once the member lost the partition
+   * (keepOnly), even when the partition was assigned to it again since (that is a new progress).
+   */
+  isCurrent(topic: string, partition: number, p: PartitionProgress): boolean {
+    return this.#partitions.get(partitionId(topic, partition))?.p === p;
+  }
+
   /** After a rejoin: forgets the partitions the member no longer owns (their records go, uncommitted, to the next owner). */
   keepOnly(owned: ReadonlySet<string>): void {
     for (const id of this.#partitions.keys()) if (!owned.has(id)) this.#partitions.delete(id);

@@ -244,14 +244,15 @@ export async function startPlatformaticSubscription(deps: PlatformaticDeps, opts
     for await (const m of stream as AsyncIterable<PlatformaticMessage>) {
       if (stopping.aborted) break;
       const key = m.key && m.key.length ? m.key.toString() : '';
-      let p = progress.of(m.topic, m.partition);
+      const p = progress.of(m.topic, m.partition);
       if (p.seen(m.offset)) continue;
-      while (!stopping.aborted && (progress.handling >= concurrency || p.keyBusy(key))) {
+      while (!stopping.aborted && progress.isCurrent(m.topic, m.partition, p) && (progress.handling >= concurrency || p.keyBusy(key))) {
         await Promise.race([progress.changed, sleep(deps.timings.heartbeatIntervalMs)]);
-        p = progress.of(m.topic, m.partition);
       }
       if (stopping.aborted) break;
-      if (!assigned().has(partitionId(m.topic, m.partition)) || p.seen(m.offset)) continue;
+      // Lost meanwhile, or lost and assigned again (a new progress: the new assignment delivers
+      // again from the committed position; see the kafkajs subscription).
+      if (!assigned().has(partitionId(m.topic, m.partition)) || !progress.isCurrent(m.topic, m.partition, p) || p.seen(m.offset)) continue;
       p.take(m.offset, key);
       progress.handle(handleRecord(m, p, key));
     }
