@@ -19,6 +19,7 @@
 //   npm run bench -- --env PRESSROOM_RENDER_PAGES=4 # a setting of the service under test (repeatable)
 //   npm run bench -- --cpu-prof /tmp/prof           # the service's processes (with --distributed, every app) and its renderer host write V8 CPU profiles there on exit
 //   npm run bench -- --label "after X"              # names the results file
+//   npm run bench -- --distributed --stack-warmup 0 # no unmeasured renders before a distributed stack's first row (default 300)
 //   npm run bench -- --repeat 0.5 --env 'PRESSROOM_PLANS={"standard":{"renderCache":true},"high":{"renderCache":true}}'
 //                                                   # that share of the service's requests repeats one
 //                                                   # identical render (the render cache), the rest unique
@@ -54,6 +55,8 @@ const { values: flags } = parseArgs({
     // Sync renders in each backlog row: a p95 of 40 is the second slowest of 40, one stall's worth.
     'backlog-n': { type: 'string', default: '200' },
     repeat: { type: 'string', default: '0' },
+    // Sync renders each distributed stack is given, unmeasured, before its first row: see warmStack().
+    'stack-warmup': { type: 'string', default: '300' },
   },
 });
 
@@ -67,6 +70,9 @@ const OUTPUTS = flags.outputs.split(',').map((o) => {
 });
 const BACKLOG_N = positiveInt(flags['backlog-n'], '--backlog-n');
 const REPEAT = Number(flags.repeat);
+const STACK_WARMUP = Number(flags['stack-warmup']);
+if (!(Number.isInteger(STACK_WARMUP) && STACK_WARMUP >= 0))
+  throw new Error(`--stack-warmup: a whole number of renders, got ${flags['stack-warmup']}`);
 if (!(REPEAT >= 0 && REPEAT <= 1)) throw new Error(`--repeat: a share from 0 to 1, got ${flags.repeat}`);
 const serviceEnv = envFlags(flags.env);
 
@@ -692,6 +698,34 @@ function perCore(r: Row): number {
   return 1000 / Math.max(1, (r.serviceCpuMs ?? 0) + r.chromiumCpuMs);
 }
 
+/**
+ * Gives a distributed stack STACK_WARMUP sync renders at concurrency 2 before its first row, none
+ * of them measured. The broker and the registry are JVMs, started by infra/up.sh and shared by
+ * every stack of the run: fresh, they cost several times more per request for their first few
+ * thousand requests (their JIT; the broker's CPU per render fell 19.1 → 7.8 ms over a session's
+ * first four runs, docs/performance-history.md, session 18), and the apps' Node processes are
+ * just started too. A deployment serves its traffic warm; the ceiling it is set against is a warm
+ * page. A row's own 5 warm-up renders are too few for that, so without this the first
+ * distributed row measured the JIT of the infrastructure (`--stack-warmup 0` shows it).
+ */
+async function warmStack(label: string, svc: ServiceUnderTest): Promise<string | undefined> {
+  if (STACK_WARMUP === 0) return undefined;
+  const render = syncRender(svc, JSON.stringify({ html: invoiceHtml }));
+  let next = 0;
+  let failed = 0;
+  const started = performance.now();
+  await Promise.all(
+    [0, 1].map(async (worker) => {
+      while (next < STACK_WARMUP) {
+        next++;
+        await render(worker).catch(() => failed++);
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  return `${label}: ${STACK_WARMUP} sync renders at concurrency 2 before its rows, not measured (${seconds.toFixed(0)} s${failed ? `, ${failed} failed` : ''})`;
+}
+
 /** Distributed sync and async (webhook received), PDF, for each worker count and concurrency. */
 async function distributedRows(): Promise<Row[]> {
   const rows: Row[] = [];
@@ -710,6 +744,11 @@ async function distributedRows(): Promise<Row[]> {
         console.log(`  ${laneNote}`);
         if (Object.values(partitions).some((n) => n < workers))
           console.warn(`  fewer partitions than workers: some worker has no share of a lane`);
+        const warmNote = await warmStack(label, svc);
+        if (warmNote) {
+          notes.push(warmNote);
+          console.log(`  ${warmNote}`);
+        }
         for (const concurrency of CONCURRENCY) {
           const before = await rendersPerWorker();
           const sync = await againstCeiling(
@@ -830,6 +869,9 @@ const meta =
   ', service log level warn (its lines are kept by the bench)' +
   (Object.keys(serviceEnv).length ? `, service env ${flags.env.join(' ')}` : '') +
   (REPEAT > 0 ? `, ${Math.round(REPEAT * 100)} % of the service's requests repeat one identical render (the rest unique)` : '') +
+  (flags.distributed && STACK_WARMUP > 0
+    ? `, each distributed stack given ${STACK_WARMUP} unmeasured sync renders before its first row`
+    : '') +
   '. Ceiling = bare warm Playwright page (setContent + pdf/screenshot); ratio = renders/s against the ceiling row of the same output and concurrency. ' +
   'CPU ms/render counts the whole machine (shared: other work shows up here too); service CPU (its Node processes) and Chromium CPU (its processes) are per render, from /proc/<pid>/stat.';
 console.log(meta);
