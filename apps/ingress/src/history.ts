@@ -1,6 +1,6 @@
 import type { LogEvent } from '@pressroom/schemas';
 import type { EventLog, TopicNames } from '@pressroom/core';
-import { templateOfSource } from '@pressroom/domain';
+import { ID_CLOCK_SKEW_MS, requestIdTime, templateOfSource } from '@pressroom/domain';
 
 /** One event of a render's history, as the API shows it. */
 export interface HistoryEvent {
@@ -75,17 +75,34 @@ function fold(events: LogEvent[]): { status: RenderSummary['renderStatus']; with
 const byTime = (a: LogEvent, b: LogEvent) => (a.occurredAt < b.occurredAt ? -1 : a.occurredAt > b.occurredAt ? 1 : 0);
 
 /**
+ * Where a history read starts on the log (EventLog.readAll's `sinceMs`): every event of a request
+ * is written after the request was made, and a request made at `madeMs` by one process's clock
+ * was written after `madeMs` less the clocks' difference (ID_CLOCK_SKEW_MS). So a render's
+ * history is read from its id's time (a UUIDv7 id carries it) and a listing from its `from`, both
+ * less that margin; an id that carries no time is read from the beginning.
+ */
+export function historyReadStart(madeMs: number | undefined): { sinceMs?: number } {
+  return madeMs === undefined ? {} : { sinceMs: madeMs - ID_CLOCK_SKEW_MS };
+}
+
+/**
  * Histories read from the log itself (the record), not from a view: every call reads the render
- * topics once, so its cost grows with the log. Meant for audit and support, not for polling.
+ * topics from the time the history begins (historyReadStart), so its cost grows with what the log
+ * holds since then: little for a recent render or the last day's listing, the whole log for a
+ * render as old as the log. Meant for audit and support, not for polling.
  */
 export function createHistory(deps: { log: EventLog; topics: TopicNames }) {
   return {
     /** Every event of one of the tenant's renders, in order; undefined for an unknown id, another tenant's, or a withdrawn one. */
     async ofRequest(tenantId: string, requestId: string): Promise<RenderHistory | undefined> {
       const events: LogEvent[] = [];
-      await deps.log.readAll(renderTopics(deps.topics), (r) => {
-        if (r.key === requestId && 'requestId' in r.event && r.event.requestId === requestId) events.push(r.event);
-      });
+      await deps.log.readAll(
+        renderTopics(deps.topics),
+        (r) => {
+          if (r.key === requestId && 'requestId' in r.event && r.event.requestId === requestId) events.push(r.event);
+        },
+        historyReadStart(requestIdTime(requestId)),
+      );
       // Each topic keeps one request's events in order; across topics, the time they occurred orders them (stable sort).
       events.sort(byTime);
       const requested = events.find((e) => e.type === 'RenderRequested');
@@ -117,21 +134,25 @@ export function createHistory(deps: { log: EventLog; topics: TopicNames }) {
     ): Promise<{ renders: RenderSummary[]; next?: string }> {
       const requested = new Map<string, LogEvent>();
       const outcomes = new Map<string, LogEvent[]>();
-      await deps.log.readAll(renderTopics(deps.topics), (r) => {
-        const e = r.event;
-        if (e.tenantId !== tenantId || !('requestId' in e)) return;
-        if (e.type === 'RenderRequested') {
-          const at = Date.parse(e.occurredAt);
-          if (at < q.fromMs || at >= q.toMs || e.data.preview) return;
-          if (q.externalId !== undefined && externalIdOf(e) !== q.externalId) return;
-          if (q.after !== undefined && e.requestId <= q.after) return;
-          requested.set(e.requestId, e);
-        } else if (e.type === 'RenderSucceeded' || e.type === 'RenderFailed' || e.type === 'RenderWithdrawn') {
-          const list = outcomes.get(e.requestId) ?? [];
-          list.push(e);
-          outcomes.set(e.requestId, list);
-        }
-      });
+      await deps.log.readAll(
+        renderTopics(deps.topics),
+        (r) => {
+          const e = r.event;
+          if (e.tenantId !== tenantId || !('requestId' in e)) return;
+          if (e.type === 'RenderRequested') {
+            const at = Date.parse(e.occurredAt);
+            if (at < q.fromMs || at >= q.toMs || e.data.preview) return;
+            if (q.externalId !== undefined && externalIdOf(e) !== q.externalId) return;
+            if (q.after !== undefined && e.requestId <= q.after) return;
+            requested.set(e.requestId, e);
+          } else if (e.type === 'RenderSucceeded' || e.type === 'RenderFailed' || e.type === 'RenderWithdrawn') {
+            const list = outcomes.get(e.requestId) ?? [];
+            list.push(e);
+            outcomes.set(e.requestId, list);
+          }
+        },
+        historyReadStart(q.fromMs),
+      );
       const renders: RenderSummary[] = [];
       for (const id of [...requested.keys()].sort()) {
         const e = requested.get(id)!;

@@ -7,6 +7,7 @@ import {
   type EventLog,
   type LogRecord,
   type Logger,
+  type ReadAllOptions,
   type StreamVersionGuard,
   type Subscription,
 } from '@pressroom/core';
@@ -174,8 +175,8 @@ export async function createKafkaEventLog(opts: KafkaEventLogOptions): Promise<K
   const onPlatformatic = opts.client === 'platformatic';
   const platformaticDeps = { brokers: opts.brokers, clientId: opts.clientId, codec, logger, timings, topicAdmin };
   const pfProducer = onPlatformatic ? platformaticProducer(platformaticDeps, appendTimeoutMs) : undefined;
-  const readAllOf = (topics: string[], visit: (r: LogRecord) => Promise<void> | void) =>
-    onPlatformatic ? platformaticReadAll(platformaticDeps, topics, visit) : readAllRecords(readDeps, topics, visit);
+  const readAllOf = (topics: string[], visit: (r: LogRecord) => Promise<void> | void, opts: ReadAllOptions = {}) =>
+    onPlatformatic ? platformaticReadAll(platformaticDeps, topics, visit, opts) : readAllRecords(readDeps, topics, visit, opts);
 
   const queue = new AppendQueue({
     timeoutMs: appendTimeoutMs,
@@ -279,8 +280,8 @@ export async function createKafkaEventLog(opts: KafkaEventLogOptions): Promise<K
       };
     },
 
-    readAll(topics, visit) {
-      return readAllOf(topics, visit);
+    readAll(topics, visit, opts) {
+      return readAllOf(topics, visit, opts);
     },
 
     async ping() {

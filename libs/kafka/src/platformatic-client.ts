@@ -2,11 +2,19 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Consumer, Producer, type Message as PlatformaticMessage } from '@platformatic/kafka';
 import type { Message as KafkajsMessage, TopicMessages } from 'kafkajs';
-import { eventKey, type ConsumeContext, type ConsumeOptions, type LogRecord, type Logger, type Subscription } from '@pressroom/core';
+import {
+  eventKey,
+  type ConsumeContext,
+  type ConsumeOptions,
+  type LogRecord,
+  type Logger,
+  type ReadAllOptions,
+  type Subscription,
+} from '@pressroom/core';
 import type { PartitionBase } from './append-queue.ts';
 import { GATHER_MIN_BYTES, type GroupTimings } from './kafka-subscription.ts';
 import { MemberProgress, partitionId, type PartitionProgress } from './partition-progress.ts';
-import { fetchOffsets, partitionReadRange } from './read-all.ts';
+import { partitionReadRange, readMarks } from './read-all.ts';
 import type { EventCodec } from './registry-codec.ts';
 import type { TopicAdmin } from './topic-admin.ts';
 
@@ -95,21 +103,31 @@ export async function platformaticReadAll(
   deps: PlatformaticDeps,
   topics: string[],
   visit: (r: LogRecord) => Promise<void> | void,
+  opts: ReadAllOptions = {},
 ): Promise<number> {
   const present = await deps.topicAdmin.existing([...new Set(topics)]);
   const admin = await deps.topicAdmin.admin();
-  const marks = new Map<string, bigint>();
-  for (const topic of present) {
-    for (const p of await fetchOffsets(admin, topic))
-      if (BigInt(p.high) > BigInt(p.low)) marks.set(`${topic}:${p.partition}`, BigInt(p.high));
-  }
+  const { marks, starts } = await readMarks(admin, present, opts.sinceMs, (topic, partition) => `${topic}:${partition}`);
   if (marks.size === 0) return 0;
   const withRecords = present.filter((t) => [...marks.keys()].some((k) => k.startsWith(`${t}:`)));
   const groupId = `${deps.clientId}.read-all.${randomUUID()}`;
   const consumer = groupConsumer(deps, groupId);
   let count = 0;
   try {
-    const stream = await consumer.consume({ topics: withRecords, mode: 'earliest', autocommit: false });
+    // From `sinceMs`: every partition of the topics read is placed (manual mode takes only the
+    // partitions it is given), each at its first record of that time, or at its end when it has none.
+    const stream =
+      opts.sinceMs === undefined
+        ? await consumer.consume({ topics: withRecords, mode: 'earliest', autocommit: false })
+        : await consumer.consume({
+            topics: withRecords,
+            mode: 'manual',
+            offsets: [...starts].flatMap(([key, offset]) => {
+              const [topic = '', partition = '0'] = key.split(':');
+              return withRecords.includes(topic) ? [{ topic, partition: Number(partition), offset }] : [];
+            }),
+            autocommit: false,
+          });
     const remaining = new Set(marks.keys());
     try {
       for await (const m of stream as AsyncIterable<PlatformaticMessage>) {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Kafka } from 'kafkajs';
 import { decideTransientRetry, type TransientRetryPolicy } from '@pressroom/domain';
-import { eventKey, type LogRecord, type Logger } from '@pressroom/core';
+import { eventKey, type LogRecord, type Logger, type ReadAllOptions } from '@pressroom/core';
 import type { EventCodec } from './registry-codec.ts';
 import type { GroupTimings } from './kafka-subscription.ts';
 import type { TopicAdmin } from './topic-admin.ts';
@@ -61,6 +61,35 @@ export async function partitionReadRange(
   const through = BigInt(range.through);
   const from = BigInt(range.from) > BigInt(held.low) ? BigInt(range.from) : BigInt(held.low);
   return from > through ? undefined : { from, through };
+}
+
+/**
+ * What a readAll reads, per partition of `topics` (keyed by `keyOf`): `marks`, the high watermark
+ * taken before the read, for the partitions with something to read (below it); `starts`, where
+ * each partition's read begins: its oldest record held, or with `sinceMs` its first record
+ * written at or after that time (its high watermark when none was). Shared by both clients.
+ */
+export async function readMarks(
+  admin: Awaited<ReturnType<TopicAdmin['admin']>>,
+  topics: string[],
+  sinceMs: number | undefined,
+  keyOf: (topic: string, partition: number) => string,
+): Promise<{ marks: Map<string, bigint>; starts: Map<string, bigint> }> {
+  const marks = new Map<string, bigint>();
+  const starts = new Map<string, bigint>();
+  for (const topic of topics) {
+    const held = await fetchOffsets(admin, topic);
+    const since = sinceMs === undefined ? undefined : await admin.fetchTopicOffsetsByTimestamp(topic, sinceMs);
+    for (const p of held) {
+      const [low, high] = [BigInt(p.low), BigInt(p.high)];
+      // kafkajs answers the high watermark for a partition with nothing written since.
+      const found = since?.find((s) => s.partition === p.partition);
+      const start = found && BigInt(found.offset) > low ? BigInt(found.offset) : low;
+      starts.set(keyOf(topic, p.partition), start < high ? start : high);
+      if (start < high) marks.set(keyOf(topic, p.partition), high);
+    }
+  }
+  return { marks, starts };
 }
 
 /** A consumer in a group of its own that never commits (deleted by the caller afterwards): a read, not a subscription. */
@@ -142,22 +171,18 @@ export async function readAllRecords(
   deps: ReadAllDeps,
   topics: string[],
   visit: (record: LogRecord) => Promise<void> | void,
+  opts: ReadAllOptions = {},
 ): Promise<number> {
   const present = await deps.topicAdmin.existing([...new Set(topics)]);
   const admin = await deps.topicAdmin.admin();
-  const marks = new Map<string, bigint>();
-  for (const topic of present) {
-    for (const p of await fetchOffsets(admin, topic)) {
-      if (BigInt(p.high) > BigInt(p.low)) marks.set(partitionKey(topic, p.partition), BigInt(p.high));
-    }
-  }
+  const { marks, starts } = await readMarks(admin, present, opts.sinceMs, (topic, partition) => partitionKey(topic, partition));
   if (marks.size === 0) return 0;
   const withRecords = present.filter((t) => [...marks.keys()].some((k) => k.startsWith(`${t}\u0000`)));
 
   const { groupId, consumer } = throwawayConsumer(deps, 'read-all');
   const progress = new ReadAllProgress(marks);
   /** Next offset to visit per partition: a restarted consumer re-reads, nothing is visited twice. */
-  const next = new Map<string, bigint>();
+  const next = new Map<string, bigint>(opts.sinceMs === undefined ? [] : starts);
   let count = 0;
   const done = completion();
   const { finished, finish, fail } = done;
@@ -209,6 +234,12 @@ export async function readAllRecords(
         if (progress.batchTaken(key, BigInt(batch.lastOffset()))) finish();
       },
     });
+    // From `sinceMs`: each partition moves to its first record of that time, or to its end when it
+    // has none (batches fetched from the beginning before a seek takes effect are skipped by `next`).
+    for (const [key, offset] of opts.sinceMs === undefined ? [] : starts) {
+      const [topic = '', partition = '0'] = key.split('\u0000');
+      consumer.seek({ topic, partition: Number(partition), offset: String(offset) });
+    }
     await finished;
   } finally {
     await consumer

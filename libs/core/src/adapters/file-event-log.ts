@@ -12,6 +12,7 @@ import {
   type LogPosition,
   type LogRecord,
   type PartitionEnd,
+  type ReadAllOptions,
   type Subscription,
 } from '../ports/event-log.ts';
 import { silentLogger, type Logger } from '../ports/logger.ts';
@@ -25,6 +26,25 @@ export interface FileEventLogOptions {
   logger?: Logger;
   /** Segment size and checkpoint interval (tests make them small). */
   topicOptions?: Partial<TopicOptions>;
+}
+
+/**
+ * The first offset of `file` whose record was written at or after `sinceMs`, by bisection over
+ * the records' `writtenAt` (one record read per step: ~17 for 100,000 records). A record without
+ * one (written before it was recorded) counts as older. `writtenAt` follows the process's clock,
+ * so around a clock stepped back the bound can be off by the records written meanwhile: callers
+ * leave a margin (see EventLog.readAll).
+ */
+async function firstWrittenSince(file: TopicFile, sinceMs: number): Promise<number> {
+  let lo = file.first;
+  let hi = file.count; // the answer lies in [lo, hi]; hi: none written since
+  while (lo < hi) {
+    const mid = lo + Math.floor((hi - lo) / 2);
+    const [record] = await file.read(mid, mid + 1, 1);
+    if ((record?.writtenAt ?? 0) >= sinceMs) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
 }
 
 /** LogLockedError happens when another live process has the same log directory open. */
@@ -228,8 +248,16 @@ export async function createFileEventLog(opts: FileEventLogOptions): Promise<Fil
       };
     },
 
-    readAll(names: string[], visit: (record: LogRecord) => Promise<void> | void): Promise<number> {
-      return readFrom(names, {}, visit);
+    async readAll(names: string[], visit: (record: LogRecord) => Promise<void> | void, opts: ReadAllOptions = {}): Promise<number> {
+      const { sinceMs } = opts;
+      if (sinceMs === undefined) return readFrom(names, {}, visit);
+      assertOpen();
+      const from: Record<string, number> = {};
+      for (const name of names) {
+        const file = await existingTopic(name);
+        if (file) from[name] = await firstWrittenSince(file, sinceMs);
+      }
+      return readFrom(names, from, visit);
     },
 
     readFrom,

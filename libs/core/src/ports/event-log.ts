@@ -191,8 +191,14 @@ export interface EventLog {
    * Reads every record the topics hold at call time, from the beginning, in per-partition
    * order, without joining or moving any group's position. For replay and audit.
    * Resolves with the number of records visited.
+   *
+   * With `sinceMs`, each partition is read from its first record written at or after that time
+   * (the log's own write time: Kafka's LogAppendTime, the embedded log's `writtenAt`) instead of
+   * from the beginning, so a read about recent records costs what the log holds since then, not
+   * the whole log. The bound follows the clock that stamped the records: a caller that needs
+   * every record of a moment leaves a margin for clocks (the history leaves ID_CLOCK_SKEW_MS).
    */
-  readAll(topics: string[], visit: (record: LogRecord) => Promise<void> | void): Promise<number>;
+  readAll(topics: string[], visit: (record: LogRecord) => Promise<void> | void, opts?: ReadAllOptions): Promise<number>;
   /** Resolves when the log is reachable (readiness). */
   ping(): Promise<void>;
   /**
@@ -206,6 +212,12 @@ export interface EventLog {
    */
   groupLag?(group: string, topics: string[]): Promise<number>;
   close(): Promise<void>;
+}
+
+/** How much of the log a readAll reads. */
+export interface ReadAllOptions {
+  /** Start each partition at its first record written at or after this time (ms since the epoch). */
+  sinceMs?: number;
 }
 
 export interface ConsumerLag {
