@@ -14,7 +14,7 @@ import {
 import type { PartitionBase } from './append-queue.ts';
 import { GATHER_MIN_BYTES, type GroupTimings } from './kafka-subscription.ts';
 import { MemberProgress, partitionId, type PartitionProgress } from './partition-progress.ts';
-import { partitionReadRange, readMarks } from './read-all.ts';
+import { partitionReadRange, partitionReads } from './read-all.ts';
 import type { EventCodec } from './registry-codec.ts';
 import type { TopicAdmin } from './topic-admin.ts';
 
@@ -107,9 +107,11 @@ export async function platformaticReadAll(
 ): Promise<number> {
   const present = await deps.topicAdmin.existing([...new Set(topics)]);
   const admin = await deps.topicAdmin.admin();
-  const { marks, starts } = await readMarks(admin, present, opts.sinceMs, (topic, partition) => `${topic}:${partition}`);
+  const reads = await partitionReads(admin, present, opts.sinceMs);
+  const toRead = reads.filter((r) => r.mark !== undefined);
+  const marks = new Map(toRead.map((r) => [`${r.topic}:${r.partition}`, r.mark!]));
   if (marks.size === 0) return 0;
-  const withRecords = present.filter((t) => [...marks.keys()].some((k) => k.startsWith(`${t}:`)));
+  const withRecords = present.filter((t) => toRead.some((r) => r.topic === t));
   const groupId = `${deps.clientId}.read-all.${randomUUID()}`;
   const consumer = groupConsumer(deps, groupId);
   let count = 0;
@@ -122,10 +124,9 @@ export async function platformaticReadAll(
         : await consumer.consume({
             topics: withRecords,
             mode: 'manual',
-            offsets: [...starts].flatMap(([key, offset]) => {
-              const [topic = '', partition = '0'] = key.split(':');
-              return withRecords.includes(topic) ? [{ topic, partition: Number(partition), offset }] : [];
-            }),
+            offsets: reads
+              .filter((r) => withRecords.includes(r.topic))
+              .map((r) => ({ topic: r.topic, partition: r.partition, offset: r.start })),
             autocommit: false,
           });
     const remaining = new Set(marks.keys());

@@ -63,33 +63,35 @@ export async function partitionReadRange(
   return from > through ? undefined : { from, through };
 }
 
-/**
- * What a readAll reads, per partition of `topics` (keyed by `keyOf`): `marks`, the high watermark
- * taken before the read, for the partitions with something to read (below it); `starts`, where
- * each partition's read begins: its oldest record held, or with `sinceMs` its first record
- * written at or after that time (its high watermark when none was). Shared by both clients.
- */
-export async function readMarks(
+/** Where a readAll reads one partition: from `start`, below `mark` (the high watermark taken before the read). */
+export interface PartitionRead {
+  topic: string;
+  partition: number;
+  /** Its oldest record held, or with `sinceMs` its first record written at or after that time. */
+  start: bigint;
+  /** Undefined when there is nothing to read (empty, or nothing written since `sinceMs`). */
+  mark: bigint | undefined;
+}
+
+/** What a readAll reads in each partition of `topics`. Shared by both clients. */
+export async function partitionReads(
   admin: Awaited<ReturnType<TopicAdmin['admin']>>,
   topics: string[],
   sinceMs: number | undefined,
-  keyOf: (topic: string, partition: number) => string,
-): Promise<{ marks: Map<string, bigint>; starts: Map<string, bigint> }> {
-  const marks = new Map<string, bigint>();
-  const starts = new Map<string, bigint>();
+): Promise<PartitionRead[]> {
+  const reads: PartitionRead[] = [];
   for (const topic of topics) {
     const held = await fetchOffsets(admin, topic);
+    // kafkajs answers the high watermark for a partition with nothing written since.
     const since = sinceMs === undefined ? undefined : await admin.fetchTopicOffsetsByTimestamp(topic, sinceMs);
     for (const p of held) {
       const [low, high] = [BigInt(p.low), BigInt(p.high)];
-      // kafkajs answers the high watermark for a partition with nothing written since.
       const found = since?.find((s) => s.partition === p.partition);
       const start = found && BigInt(found.offset) > low ? BigInt(found.offset) : low;
-      starts.set(keyOf(topic, p.partition), start < high ? start : high);
-      if (start < high) marks.set(keyOf(topic, p.partition), high);
+      reads.push({ topic, partition: p.partition, start: start < high ? start : high, mark: start < high ? high : undefined });
     }
   }
-  return { marks, starts };
+  return reads;
 }
 
 /** A consumer in a group of its own that never commits (deleted by the caller afterwards): a read, not a subscription. */
@@ -175,14 +177,20 @@ export async function readAllRecords(
 ): Promise<number> {
   const present = await deps.topicAdmin.existing([...new Set(topics)]);
   const admin = await deps.topicAdmin.admin();
-  const { marks, starts } = await readMarks(admin, present, opts.sinceMs, (topic, partition) => partitionKey(topic, partition));
+  const reads = await partitionReads(admin, present, opts.sinceMs);
+  const toRead = reads.filter((r) => r.mark !== undefined);
+  const marks = new Map(toRead.map((r) => [partitionKey(r.topic, r.partition), r.mark!]));
   if (marks.size === 0) return 0;
-  const withRecords = present.filter((t) => [...marks.keys()].some((k) => k.startsWith(`${t}\u0000`)));
+  const withRecords = present.filter((t) => toRead.some((r) => r.topic === t));
+  // From `sinceMs`: each partition of those topics moves to its first record of that time, or to
+  // its end when it has none (batches fetched from the beginning before a seek takes effect are
+  // skipped by `next`).
+  const seeks = opts.sinceMs === undefined ? [] : reads.filter((r) => withRecords.includes(r.topic));
 
   const { groupId, consumer } = throwawayConsumer(deps, 'read-all');
   const progress = new ReadAllProgress(marks);
   /** Next offset to visit per partition: a restarted consumer re-reads, nothing is visited twice. */
-  const next = new Map<string, bigint>(opts.sinceMs === undefined ? [] : starts);
+  const next = new Map<string, bigint>(seeks.map((r) => [partitionKey(r.topic, r.partition), r.start]));
   let count = 0;
   const done = completion();
   const { finished, finish, fail } = done;
@@ -234,12 +242,7 @@ export async function readAllRecords(
         if (progress.batchTaken(key, BigInt(batch.lastOffset()))) finish();
       },
     });
-    // From `sinceMs`: each partition moves to its first record of that time, or to its end when it
-    // has none (batches fetched from the beginning before a seek takes effect are skipped by `next`).
-    for (const [key, offset] of opts.sinceMs === undefined ? [] : starts) {
-      const [topic = '', partition = '0'] = key.split('\u0000');
-      consumer.seek({ topic, partition: Number(partition), offset: String(offset) });
-    }
+    for (const r of seeks) consumer.seek({ topic: r.topic, partition: r.partition, offset: String(r.start) });
     await finished;
   } finally {
     await consumer

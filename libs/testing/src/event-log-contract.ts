@@ -405,11 +405,12 @@ export function eventLogContract(name: string, makeLog: () => Promise<EventLogUn
     });
     it('reads from a time: each partition from its first record written at or after sinceMs', async () => {
       const t = await open();
-      const [a, b] = [t.topics(`since-a-${short()}`), t.topics(`since-b-${short()}`)];
-      // Given records of two topics written before a moment (on Kafka their random keys spread them over partitions)
+      const [a, b, c] = [t.topics(`since-a-${short()}`), t.topics(`since-b-${short()}`), t.topics(`since-c-${short()}`)];
+      // Given records of three topics written before a moment (on Kafka their random keys spread them over partitions)
       const early = Array.from({ length: 6 }, (_, i) => event(randomUUID(), i));
-      await t.log.append(a, early.slice(0, 3));
-      await t.log.append(b, early.slice(3));
+      await t.log.append(a, early.slice(0, 2));
+      await t.log.append(b, early.slice(2, 4));
+      await t.log.append(c, early.slice(4));
       await pause(300);
       const since = Date.now();
       await pause(20);
@@ -417,13 +418,13 @@ export function eventLogContract(name: string, makeLog: () => Promise<EventLogUn
       const late = Array.from({ length: 6 }, (_, i) => event(randomUUID(), 10 + i));
       for (const e of late.slice(0, 3)) await t.log.append(a, [e]);
       await t.log.append(b, late.slice(3));
-      // When the log is read from that moment, then only the later records are visited
+      // When the log is read from that moment (c has nothing since), then only the later records are visited
       const seen: number[] = [];
-      expect(await t.log.readAll([a, b], (r) => void seen.push(seqOf(r.event)), { sinceMs: since })).toBe(6);
+      expect(await t.log.readAll([a, b, c], (r) => void seen.push(seqOf(r.event)), { sinceMs: since })).toBe(6);
       expect(seen.sort((x, y) => x - y)).toEqual([10, 11, 12, 13, 14, 15]);
       // From after the last record nothing is read, from before the first everything
-      expect(await t.log.readAll([a, b], () => {}, { sinceMs: Date.now() + 60_000 })).toBe(0);
-      expect(await t.log.readAll([a, b], () => {}, { sinceMs: since - 3_600_000 })).toBe(12);
+      expect(await t.log.readAll([a, b, c], () => {}, { sinceMs: Date.now() + 60_000 })).toBe(0);
+      expect(await t.log.readAll([a, b, c], () => {}, { sinceMs: since - 3_600_000 })).toBe(12);
     });
 
     describe('appends with an expected version', () => {
