@@ -400,11 +400,15 @@ program
         endOffsets: (t) => rt.log.endOffsets(t),
         readPartition: (t, range, visit) => rt.log.readPartition(t, range, visit),
         close: async () => {},
-        readAll: (t, visit) =>
-          rt.log.readAll(t, (r) => {
-            bar.tick();
-            return visit(r);
-          }),
+        readAll: (t, visit, opts) =>
+          rt.log.readAll(
+            t,
+            (r) => {
+              bar.tick();
+              return visit(r);
+            },
+            opts,
+          ),
       };
       const eventsApplied = await L().rebuildStatusView({ ...rt, log: counted });
       bar.stop();

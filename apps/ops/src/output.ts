@@ -90,15 +90,19 @@ export function progress(
  * overestimate), counted only when a bar will show.
  */
 export function withReplayProgress(log: EventLog, label: string, enabled: boolean, stream: BarStream = process.stderr): EventLog {
-  const readAll: EventLog['readAll'] = async (topics, visit) => {
+  const readAll: EventLog['readAll'] = async (topics, visit, opts) => {
     let total = 0;
     if (enabled && stream.isTTY) for (const t of topics) for (const p of await log.endOffsets(t)) total += Number(p.end);
     const bar = progress(label, total, enabled, stream);
     try {
-      return await log.readAll(topics, (r) => {
-        bar.tick();
-        return visit(r);
-      });
+      return await log.readAll(
+        topics,
+        (r) => {
+          bar.tick();
+          return visit(r);
+        },
+        opts,
+      );
     } finally {
       bar.stop();
     }
