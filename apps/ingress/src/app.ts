@@ -45,7 +45,14 @@ import { adminWebhookRoutes, webhookRoutes } from './routes/webhook-routes.ts';
 import { historyRoutes } from './routes/history-routes.ts';
 import { removalRoutes } from './routes/removal-routes.ts';
 import { adminUsageRoutes, usageRoutes } from './routes/usage-routes.ts';
-import { createRenderRemoval, createStoredPayloads, createUsageLedger, type PayloadCopies, type PayloadHandoff } from '@pressroom/core';
+import {
+  createRenderRemoval,
+  createStoredPayloads,
+  createUsageLedger,
+  type PayloadCopies,
+  type PayloadHandoff,
+  type RenderHeadStart,
+} from '@pressroom/core';
 import { openApiDocument } from './openapi.ts';
 import { adminApiRoutes, apiRoutes, openRoutes, type ApiOperationId, type OpenOperationId } from './api-routes.ts';
 import { buildRouter, type Handlers } from './http/route-table.ts';
@@ -62,6 +69,8 @@ export interface IngressDeps {
   payloadHandoff?: PayloadHandoff;
   /** Copies of stored payloads for the render workers (distributed): see PayloadCopies. */
   payloadCopies?: PayloadCopies;
+  /** The render worker of this process, offered each sync request before its append (standalone): see RenderHeadStart. */
+  headStart?: RenderHeadStart;
   secrets: SecretBox;
   topics: TopicNames;
   ids: Ids;

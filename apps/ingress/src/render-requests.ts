@@ -28,6 +28,7 @@ import {
   type IdempotencyKeys,
   type Ids,
   type Logger,
+  type RenderHeadStart,
   type StatusView,
   type StagedPayloads,
   type StoredPayloads,
@@ -84,6 +85,8 @@ export interface RenderRequestsDeps {
   plans?: Record<string, PlanLimits>;
   /** Request payloads go to our own storage before the append (PRESSROOM_PAYLOADS=store); absent: inline on the log. */
   payloads?: StoredPayloads;
+  /** The render worker of this process, offered each sync request before its append (standalone): see RenderHeadStart. */
+  headStart?: RenderHeadStart;
 }
 
 export interface Submitted {
@@ -379,6 +382,27 @@ export function createRenderRequests(deps: RenderRequestsDeps) {
         throw err;
       }
     }
+    const { requests } = staged;
+    // The render worker of this process may begin a sync request now, beside its append; it
+    // stores and appends nothing for it until the log delivers it (see RenderHeadStart).
+    const offered = topic === deps.topics.requestedSync && deps.headStart !== undefined;
+    if (offered) deps.headStart?.offer(requests);
+    try {
+      return await appendStaged(topic, staged, acceptBy, admitted, opts);
+    } catch (err) {
+      if (offered) deps.headStart?.forget(requests.map((r) => r.requestId));
+      throw err;
+    }
+  }
+
+  /** appendAccepted once the payloads are staged: the append, and the answer the log proves. */
+  async function appendStaged(
+    topic: string,
+    staged: StagedPayloads,
+    acceptBy: number,
+    admitted: Admitted | undefined,
+    opts: { unknownId: string; statusPath: string; whenNotTaken?: () => void },
+  ): Promise<RenderRequested[]> {
     const { requests } = staged;
     // Taken before the send: the outcome of any of these requests lies past it.
     const floor = deps.withdrawals.floor();

@@ -2,13 +2,17 @@ import { createServer, type Server } from 'node:http';
 import type { Runtime } from '@pressroom/runtime';
 import { startMetricsServer } from '@pressroom/observability';
 import { buildIngressApp } from './app.ts';
-import { bootstrapDefaultTenant, type PayloadHandoff } from '@pressroom/core';
+import { bootstrapDefaultTenant, type PayloadHandoff, type RenderHeadStart } from '@pressroom/core';
 
 /**
  * Starts the public API on the configured port; prints a development key (on stderr) on first start.
- * `payloadHandoff`: shared with the render worker of the same process (standalone), see PayloadHandoff.
+ * `payloadHandoff` and `headStart`: shared with the render worker of the same process (standalone),
+ * see PayloadHandoff and RenderHeadStart.
  */
-export async function startIngressServer(rt: Runtime, opts: { payloadHandoff?: PayloadHandoff } = {}): Promise<Server> {
+export async function startIngressServer(
+  rt: Runtime,
+  opts: { payloadHandoff?: PayloadHandoff; headStart?: RenderHeadStart } = {},
+): Promise<Server> {
   const { config } = rt;
   const boot = await untilDone(rt, () =>
     bootstrapDefaultTenant(rt, { apiKey: config.apiKey, createDevelopmentKey: config.profile === 'embedded' }),
@@ -25,6 +29,7 @@ export async function startIngressServer(rt: Runtime, opts: { payloadHandoff?: P
   const app = buildIngressApp({
     ...rt,
     ...(opts.payloadHandoff ? { payloadHandoff: opts.payloadHandoff } : {}),
+    ...(opts.headStart ? { headStart: opts.headStart } : {}),
     settings: {
       publicUrl: config.publicUrl,
       syncTimeoutMs: config.syncTimeoutMs,

@@ -7,6 +7,7 @@ import {
   type Logger,
   type PayloadHandoff,
   type RenderCacheIndex,
+  type RenderHeadStartLink,
   type StatusView,
   type Subscription,
   type TopicNames,
@@ -31,6 +32,8 @@ export interface RenderSideParts {
   renderCache?: RenderCacheIndex;
   /** Payloads the ingress of this process stored (standalone only): see PayloadHandoff. */
   payloadHandoff?: PayloadHandoff;
+  /** Sync requests the ingress of this process offers before their append (standalone only): see RenderHeadStart. */
+  headStart?: RenderHeadStartLink;
 }
 
 /**

@@ -52,6 +52,25 @@ export class RenderSlots {
     });
   }
 
+  /**
+   * A slot now, or undefined: only when nothing waits in the lane (a render taken this way never
+   * passes one already queued) and the scheduler starts it at once (a free slot, the tenant under
+   * its cap, the async lane not yielding).
+   */
+  tryAcquire(lane: SchedulerLane, tenantId: string, cap: number): (() => void) | undefined {
+    if (this.#closed || this.#scheduler.waiting(lane) > 0) return undefined;
+    let granted: (() => void) | undefined;
+    const ticket: Ticket = { lane, tenantId, resolve: (release) => (granted = release), reject: () => {} };
+    this.#waiting.add(ticket);
+    this.#scheduler.submit(lane, tenantId, cap, ticket);
+    this.#dispatch();
+    if (!granted) {
+      this.#scheduler.withdraw(lane, tenantId, ticket);
+      this.#waiting.delete(ticket);
+    }
+    return granted;
+  }
+
   /** Rejects every render still waiting (its record stays uncommitted); running ones finish. */
   close(): void {
     this.#closed = true;

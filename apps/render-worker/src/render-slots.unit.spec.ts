@@ -29,6 +29,32 @@ describe('RenderSlots', () => {
     expect(slots.stats('sync')).toEqual({ running: 2, waiting: 0 });
   });
 
+  it('gives a slot at once only when one is free, the tenant under its cap and nobody waiting in the lane', async () => {
+    // Given two sync slots and a tenant with cap 1
+    const slots = new RenderSlots(2);
+    const a = slots.tryAcquire('sync', 'a', 1);
+    expect(a).toBeTypeOf('function');
+    // Then a second one for the same tenant is refused (its cap), and leaves nothing waiting
+    expect(slots.tryAcquire('sync', 'a', 1)).toBeUndefined();
+    expect(slots.stats('sync')).toEqual({ running: 1, waiting: 0 });
+    // When a render of tenant a waits for a slot (its cap), no other tenant may jump ahead of it either
+    const queued = slots.acquire('sync', 'a', 1);
+    expect(slots.tryAcquire('sync', 'b', 1)).toBeUndefined();
+    // When tenant a's first render ends, the queued one starts; then b takes the other free slot
+    a?.();
+    const release = await queued;
+    const b = slots.tryAcquire('sync', 'b', 1);
+    expect(b).toBeTypeOf('function');
+    expect(slots.stats('sync')).toEqual({ running: 2, waiting: 0 });
+    // And with both slots taken, nothing more, even for a new tenant
+    expect(slots.tryAcquire('sync', 'c', 1)).toBeUndefined();
+    release();
+    b?.();
+    expect(slots.stats('sync')).toEqual({ running: 0, waiting: 0 });
+    slots.close();
+    expect(slots.tryAcquire('sync', 'c', 1)).toBeUndefined();
+  });
+
   it('turns away what waits, and every later ask, once closed', async () => {
     const slots = new RenderSlots(1);
     await slots.acquire('async', 'a', 1);

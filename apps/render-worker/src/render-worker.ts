@@ -42,11 +42,14 @@ import {
   type ToolInputs,
   type PayloadCopies,
   type PayloadHandoff,
+  type RenderHeadStartLink,
+  type RenderOutput,
   type StoredPayloads,
 } from '@pressroom/core';
 import type { RenderRequested, ToolResultInfo } from '@pressroom/schemas';
 import { runPdfTool } from './pdf-tool-step.ts';
 import type { Metrics } from '@pressroom/observability';
+import { HeadStarts, type HeadStart, type TakenHeadStart } from './head-starts.ts';
 import { RenderSlots } from './render-slots.ts';
 import { retryStep } from './retry-step.ts';
 
@@ -109,6 +112,8 @@ export interface RenderWorkerDeps {
   payloadHandoff?: PayloadHandoff;
   /** Copies of the payloads the ingresses stored (distributed): taken beside the status read, not read back from S3. */
   payloadCopies?: PayloadCopies;
+  /** Sync requests the ingress of this process offers before appending them (standalone): see RenderHeadStart. */
+  headStart?: RenderHeadStartLink;
 }
 
 export interface RenderCacheDeps {
@@ -138,9 +143,33 @@ export async function startRenderWorker(deps: RenderWorkerDeps): Promise<Subscri
     ...(deps.payloadCopies ? { copies: deps.payloadCopies } : {}),
   });
   const capOf = (plan: string | undefined) => tenantRenderCap(deps.capForPlan?.(plan) ?? deps.concurrency, deps.concurrency);
+  const skewMs = deps.acceptClockSkewMs ?? DEFAULT_ACCEPT_CLOCK_SKEW_MS;
+  const headStarts = deps.headStart
+    ? new HeadStarts({
+        slots,
+        capOf,
+        begin: (requested) => beginEarly(deps, payloads, requested, skewMs),
+        metrics: deps.metrics,
+        logger: deps.logger,
+        graceMs: skewMs,
+      })
+    : undefined;
+  const detachHeadStarts = headStarts && deps.headStart?.attach(headStarts);
   const handle = async (record: LogRecord, ctx: ConsumeContext) => {
     if (record.event.type !== 'RenderRequested') return;
     const { tenantId, data } = record.event;
+    const early = headStarts?.take(record.event);
+    if (early) {
+      // Begun at the offer, in a slot taken then: this delivery renders nothing of its own.
+      deps.metrics.renderWaitSeconds.observe({ lane: data.mode }, 0);
+      try {
+        await handleRecord(deps, payloads, worker, record, ctx, early);
+      } finally {
+        await early.rendered.catch(() => {});
+        early.release();
+      }
+      return;
+    }
     // Waiting for a turn can be long: the group must still see this member alive.
     const beat = setInterval(() => void ctx.heartbeat().catch(() => {}), HEARTBEAT_EVERY_MS);
     const waitStarted = performance.now();
@@ -178,11 +207,31 @@ export async function startRenderWorker(deps: RenderWorkerDeps): Promise<Subscri
     async stop() {
       // Stop reading first, then turn away what waits for a slot (uncommitted: the next start
       // renders it), and let the renders in progress finish.
+      detachHeadStarts?.();
+      headStarts?.close();
       const stopping = Promise.all([sync.stop(), async.stop()]);
       slots.close();
       await stopping;
     },
   };
+}
+
+/**
+ * A sync request's render begun from the ingress's offer, before its append (see HeadStarts):
+ * its payload taken as the delivery would take it, then its first attempt. Undefined for what a
+ * browser does not render here first: a PDF tool, and a render the render cache may serve.
+ */
+function beginEarly(deps: RenderWorkerDeps, payloads: StoredPayloads, requested: RenderRequested, skewMs: number): HeadStart | undefined {
+  const { data } = requested;
+  if (data.source.kind === 'pdf-tool') return undefined;
+  if (deps.renderCache?.allowedForPlan(data.plan) && data.noCache !== true) return undefined;
+  const acceptBy = Date.parse(data.acceptBy ?? '');
+  const resolved = payloads.resolve(data.source, Number.isNaN(acceptBy) ? {} : { storedBy: acceptBy + skewMs });
+  const rendered = resolved.then((payload) => {
+    if (!payload.ok) throw new Error(`the payload did not resolve: ${payload.code}`);
+    return deps.renderer.render(renderJobFor({ ...requested, data: { ...data, source: payload.source } }, deps));
+  });
+  return { resolved, rendered };
 }
 
 async function handleRecord(
@@ -191,6 +240,7 @@ async function handleRecord(
   worker: string,
   record: LogRecord,
   ctx: ConsumeContext,
+  early?: TakenHeadStart,
 ): Promise<void> {
   if (record.event.type !== 'RenderRequested') return;
   const requested = record.event;
@@ -220,7 +270,9 @@ async function handleRecord(
   // for nothing only when the record was already decided (a redelivery).
   // A payload missing before the request's acceptBy (and the clocks' tolerance) may still be on its way.
   const acceptBy = Date.parse(requested.data.acceptBy ?? '');
-  const resolving = payloads.resolve(requested.data.source, Number.isNaN(acceptBy) ? {} : { storedBy: acceptBy + skewMs });
+  const resolving = early
+    ? early.resolved
+    : payloads.resolve(requested.data.source, Number.isNaN(acceptBy) ? {} : { storedBy: acceptBy + skewMs });
   resolving.catch(() => {}); // awaited below; a failure then fails the handler (redelivery)
   const known = deps.view ? await deps.view.get(requested.requestId) : undefined;
   if (isTerminal(known)) {
@@ -244,6 +296,8 @@ async function handleRecord(
           { ...requested, data: { ...requested.data, source: resolved.source } },
           { worker, signal: ctx.signal, logger },
           known?.attempts ?? 0,
+          // A head start is the first attempt; a request with attempts on the log was never offered.
+          early && !known?.attempts ? early.rendered : undefined,
         )
       : { error: { code: resolved.code, message: resolved.message }, retriable: false };
     const executionMs = Math.round(performance.now() - started);
@@ -329,7 +383,13 @@ interface StepContext {
   logger: Logger;
 }
 
-async function renderAndStore(deps: RenderWorkerDeps, requested: RenderRequested, step: StepContext, earlier: number): Promise<Outcome> {
+async function renderAndStore(
+  deps: RenderWorkerDeps,
+  requested: RenderRequested,
+  step: StepContext,
+  earlier: number,
+  firstAttempt?: Promise<RenderOutput>,
+): Promise<Outcome> {
   const { data } = requested;
   if (data.source.kind === 'pdf-tool') {
     if (!deps.pdfTools) return { error: { code: 'RENDER_ERROR', message: 'This worker has no PDF tools configured.' } };
@@ -348,7 +408,7 @@ async function renderAndStore(deps: RenderWorkerDeps, requested: RenderRequested
     const served = await serveFromCache(deps, requested, cacheKey, key, step.logger);
     if (served) return served;
   }
-  const rendered = await renderWithRetries(deps, step.worker, requested, earlier);
+  const rendered = await renderWithRetries(deps, step.worker, requested, earlier, firstAttempt);
   if ('error' in rendered) return rendered;
   const bytes = rendered.bytes;
   const contentType = contentTypeFor(data.output);
@@ -578,6 +638,8 @@ async function renderWithRetries(
   requested: RenderRequested,
   /** Attempts other deliveries of this record started and never finished (their worker died). */
   earlier: number,
+  /** The first attempt, already begun (a head start); later attempts render here. */
+  firstAttempt?: Promise<RenderOutput>,
 ): Promise<{ bytes: Uint8Array; html?: string } | { error: { code: FailureCodeValue; message: string } }> {
   const policy = deps.crashRetry ?? DEFAULT_RENDER_RETRY_POLICY;
   const ids = { requestId: requested.requestId, tenantId: requested.tenantId };
@@ -595,7 +657,8 @@ async function renderWithRetries(
       : Promise.resolve();
     recorded.catch(() => {}); // awaited below; a failure then fails the handler (redelivery)
     try {
-      const out = await deps.renderer.render(renderJobFor(requested, deps));
+      const begun = attempt === earlier + 1 ? firstAttempt : undefined;
+      const out = await (begun ?? deps.renderer.render(renderJobFor(requested, deps)));
       const bytes = out.bytes;
       await recorded; // before the outcome, so the attempt precedes it on the log
       return { bytes, ...(out.html !== undefined ? { html: out.html } : {}) };

@@ -3,7 +3,7 @@ import { closeServer, startIngressServer } from '@pressroom/ingress';
 import { startRenderSide } from '@pressroom/render-worker';
 import { startAssetProjector, startCatalogProjector, startStatusProjector, startTemplateProjector } from '@pressroom/status-projector';
 import { dispatcherSettings, startWebhookDispatcher } from '@pressroom/webhook-dispatcher';
-import { createPayloadHandoff, createRenderRemoval, startRetentionSweeper } from '@pressroom/core';
+import { createPayloadHandoff, createRenderHeadStartLink, createRenderRemoval, startRetentionSweeper } from '@pressroom/core';
 import { readConfig } from './config.ts';
 
 /** `{ [key]: value }` when value is defined, `{}` otherwise (exactOptionalPropertyTypes). */
@@ -49,11 +49,14 @@ phase('catalogAndAssetsMs');
 // The ingress and the render worker share this process: a payload the ingress stored is handed
 // to the worker in memory (checked by key, hash and size) instead of being read back from disk.
 const payloadHandoff = createPayloadHandoff();
+// And each sync request is offered to the worker as its append starts, so its render begins
+// beside the append instead of after the log delivers it back (see RenderHeadStart).
+const headStart = createRenderHeadStartLink();
 // Chromium (its host process, its launch) starts beside the ingress, not before it: a request
 // accepted meanwhile waits on the log for the worker like any other, and /readyz says "not
 // ready" until Chromium answers. A render side that cannot start ends the process, as before.
 const renderSideStarted = performance.now();
-const renderSide = startRenderSide(config, { ...rt, payloadHandoff });
+const renderSide = startRenderSide(config, { ...rt, payloadHandoff, headStart });
 let renderSideUp: Awaited<typeof renderSide> | undefined;
 renderSide.then(
   (side) => {
@@ -77,7 +80,7 @@ const chromiumReady = async () => {
 };
 const server = await startIngressServer(
   { ...rt, readiness: [...rt.readiness, { name: 'chromium', check: chromiumReady }] },
-  { payloadHandoff },
+  { payloadHandoff, headStart },
 );
 phase('ingressMs');
 const cpu = process.cpuUsage();

@@ -11,6 +11,7 @@ export * from './projections/delivery-documents.ts';
 export * from './projections/catalog-documents.ts';
 export * from './ports/object-store.ts';
 export * from './ports/payload-copies.ts';
+export * from './ports/render-head-start.ts';
 export * from './ports/catalog.ts';
 export * from './ports/renderer.ts';
 export * from './ports/clock.ts';

@@ -103,6 +103,12 @@ export function createMetrics() {
       labelNames: ['outcome', 'code'] as const,
       registers: [registry],
     }),
+    renderHeadStartsTotal: new Counter({
+      name: 'pressroom_render_head_starts_total',
+      help: 'Sync requests of this process offered to its render worker before their append (standalone): taken (rendered from the offer), declined (no free slot, or not a browser render), dropped (never delivered, or delivered different).',
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
     renderCacheTotal: new Counter({
       name: 'pressroom_render_cache_total',
       help: 'Render cache lookups of the renders whose plan has the cache: hit (served as a copy), miss (rendered), stale (indexed file gone: rendered).',
