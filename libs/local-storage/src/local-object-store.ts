@@ -7,6 +7,7 @@ import { LRUCache } from 'lru-cache';
 import { systemClock, type Clock, type ObjectStore } from '@pressroom/core';
 import { PressroomError, renderOfObjectKey } from '@pressroom/domain';
 import { assertSafeKey, decodeKeyPath, encodeKeyPath, unsafeKeyReason } from './object-key.ts';
+import { SpareFiles } from './spare-files.ts';
 import { parseExpires, signKey, signUploadKey, verifyKeySignature, verifyUploadSignature } from './url-signature.ts';
 
 export interface LocalObjectStoreOptions {
@@ -22,6 +23,11 @@ export interface LocalObjectStoreOptions {
    * (see RECENT_FILES). Default RECENT_FILES; `{ maxBytes: 0 }` keeps none.
    */
   recentFiles?: { maxBytes: number; ttlMs: number };
+  /**
+   * Empty files kept made ahead of the writes (see SpareFiles), at most this many; default 0
+   * (none). The service's store has a few; `close` then removes those left.
+   */
+  spareFiles?: number;
 }
 
 /** What a render stores for its caller to download (a request's payload is JSON). */
@@ -61,6 +67,8 @@ export interface LocalObjectStore extends ObjectStore {
   /** Whether an upload link (signedPutUrl) is genuine and unexpired. */
   acceptsUpload(key: string, expires: unknown, signature: unknown): boolean;
   keyOfSignedUrl(url: string): string | undefined;
+  /** Removes the spare files (see spareFiles); the store still works after, without them. */
+  close(): Promise<void>;
   signedPutUrl(key: string, expiresInSeconds: number): Promise<string>;
   size(key: string): Promise<number | undefined>;
 }
@@ -122,6 +130,9 @@ export function createLocalObjectStore(options: LocalObjectStoreOptions): LocalO
     recent.set(key, { body: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), contentType });
   };
 
+  const tempName = () => randomBytes(12).toString('hex');
+  const spares = options.spareFiles ? new SpareFiles(join(dir, 'tmp'), options.spareFiles, tempName) : undefined;
+
   // The folders exist after the first write into them: a write tries first and creates the
   // folder only when the system says it is missing, instead of two recursive mkdirs per write
   // (four per render on the request's path: the payload and the file; issue 13). A folder
@@ -151,9 +162,10 @@ export function createLocalObjectStore(options: LocalObjectStoreOptions): LocalO
    * object's metadata while the bytes are written, and still install the metadata first.
    */
   const writeTemp = async (bytes: Uint8Array | string) => {
-    const tmp = join(dir, 'tmp', randomBytes(12).toString('hex'));
+    const spare = spares?.take();
+    const tmp = spare?.path ?? join(dir, 'tmp', tempName());
     try {
-      const handle = await openCreating(tmp);
+      const handle = spare?.handle ?? (await openCreating(tmp));
       try {
         await handle.writeFile(bytes);
         await handle.sync();
@@ -192,6 +204,10 @@ export function createLocalObjectStore(options: LocalObjectStoreOptions): LocalO
       : writeAtomically(metaPath(key), JSON.stringify({ contentType }));
 
   return {
+    async close() {
+      await spares?.close();
+    },
+
     async put(key, bytes, contentType) {
       assertSafeKey(key);
       try {

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -154,6 +154,59 @@ describe('LocalObjectStore', () => {
     await store.put(key, new Uint8Array([9]), 'application/pdf');
     expect(await readdir(join(dir, 'tmp'))).toEqual([]);
     expect(await readdir(join(dir, 'objects', 'acme'))).toEqual(['0190a8f2-0000-7000-8000-000000000001.pdf']);
+  });
+
+  describe('with spare files', () => {
+    const spareStore = () =>
+      createLocalObjectStore({ dir, publicBaseUrl: 'https://files.example.test', signingSecret: 's3cret', spareFiles: 2 });
+    const tmpFiles = async () => (await readdir(join(dir, 'tmp'))).sort();
+    /** Until tmp/ holds `count` files (the spares are made in the background), at most 2 s. */
+    const settle = async (count: number) => {
+      for (let waited = 0; waited < 2000 && (await tmpFiles()).length !== count; waited += 5) await new Promise((r) => setTimeout(r, 5));
+    };
+
+    it('writes into files made ahead, keeps two made, and removes them at close', async () => {
+      // Given a store with two spares, after a first put (which makes its own file and begins the spares)
+      const spared = spareStore();
+      await spared.put(key, new Uint8Array([1, 2, 3]), 'application/pdf');
+      await settle(2);
+      const made = await tmpFiles();
+      expect(made).toHaveLength(2);
+      // When the next puts take them (a large one over a small one, then back)
+      await spared.put(key, new Uint8Array(1 << 16).fill(7), 'application/pdf');
+      await spared.put('acme/other.json', new TextEncoder().encode('{"a":1}'), 'application/json');
+      // Then each object holds exactly its bytes, and the spares were used and made again
+      expect((await spared.get(key))?.bytes).toEqual(new Uint8Array(1 << 16).fill(7));
+      expect(new TextDecoder().decode((await spared.get('acme/other.json'))?.bytes)).toBe('{"a":1}');
+      await settle(2);
+      const now = await tmpFiles();
+      expect(now).toHaveLength(2);
+      expect(now.filter((name) => made.includes(name))).toEqual([]);
+      // And close removes them; a later put still works, without spares
+      await spared.close();
+      expect(await tmpFiles()).toEqual([]);
+      await spared.put(key, new Uint8Array([4]), 'application/pdf');
+      expect((await spared.get(key))?.bytes).toEqual(new Uint8Array([4]));
+      expect(await tmpFiles()).toEqual([]);
+    });
+
+    it('removes, at its first spare, the files an ended process left there an hour ago or more', async () => {
+      // Given a stale file and a recent one in tmp/
+      await mkdir(join(dir, 'tmp'), { recursive: true });
+      await writeFile(join(dir, 'tmp', 'left-by-a-crash'), 'x');
+      await utimes(join(dir, 'tmp', 'left-by-a-crash'), new Date(Date.now() - 2 * 3600_000), new Date(Date.now() - 2 * 3600_000));
+      await writeFile(join(dir, 'tmp', 'being-written'), 'y');
+      // When a store with spares makes its first
+      const spared = spareStore();
+      await spared.put(key, new Uint8Array([1]), 'application/pdf');
+      await settle(3);
+      // Then the stale one is gone, the recent one stays beside the two spares
+      const left = await tmpFiles();
+      expect(left).toContain('being-written');
+      expect(left).not.toContain('left-by-a-crash');
+      expect(left).toHaveLength(3);
+      await spared.close();
+    });
   });
 
   it('refuses links that would not live a positive whole number of seconds', async () => {

@@ -342,7 +342,15 @@ function embeddedOpeners(config: PressroomConfig, _app: string, logger: Logger, 
     return l;
   });
   const files = once(async () => {
-    const f = createLocalObjectStore({ dir: join(dataDir, 'files'), publicBaseUrl: config.publicUrl, signingSecret: await secretKey() });
+    // Two spare files: a sync render's payload and its output each find one made ahead.
+    const f = keep(
+      createLocalObjectStore({
+        dir: join(dataDir, 'files'),
+        publicBaseUrl: config.publicUrl,
+        signingSecret: await secretKey(),
+        spareFiles: 2,
+      }),
+    );
     routes.push(localFilesRoute(f), localUploadRoute(f, config.tools.maxInputBytes));
     readiness.push({ name: 'storage', check: () => f.ping() });
     return f;
