@@ -103,6 +103,11 @@ interface Row {
   chromiumRssMb: number;
   bytes: number;
   ratio: number | null;
+  /**
+   * The ratio of each round apart (the service's chunk against the ceiling's chunk just before it):
+   * how far one run's ratio could move with the moment, printed as its lowest and highest.
+   */
+  roundRatios?: number[];
   /** Said after the ratio (e.g. a backlog row's p95 against the idle row's). */
   note?: string;
 }
@@ -255,6 +260,8 @@ class Tally {
   chromiumCpuMs = 0;
   peakChromiumMb = 0;
   peakNodeMb = 0;
+  /** Renders/s of each chunk, in the order run (a round's chunk each). */
+  chunkRates: number[] = [];
 
   result() {
     const sorted = [...this.latencies].sort((a, b) => a - b);
@@ -280,6 +287,7 @@ class Tally {
  */
 async function chunk(tally: Tally, n: number, concurrency: number, renderOnce: RenderOnce, tree: TreeSpec): Promise<void> {
   let next = 0;
+  const doneBefore = tally.latencies.length;
   const cpuBefore = machineBusyJiffies();
   const treeBefore = treeCpu(tree);
   const sampler = rssSampler(tree);
@@ -300,7 +308,9 @@ async function chunk(tally: Tally, n: number, concurrency: number, renderOnce: R
       }
     }),
   );
-  tally.seconds += (performance.now() - started) / 1000;
+  const seconds = (performance.now() - started) / 1000;
+  tally.seconds += seconds;
+  tally.chunkRates.push((tally.latencies.length - doneBefore) / seconds);
   tally.machineCpuMs += ((machineBusyJiffies() - cpuBefore) * 1000) / CLK_TCK;
   const cpu = cpuBetween(treeBefore, treeCpu(tree));
   tally.nodeCpuMs += cpu.otherMs;
@@ -413,7 +423,10 @@ function cells(r: Row): string[] {
     r.serviceRssMb === null ? '—' : r.serviceRssMb.toFixed(0),
     r.chromiumRssMb.toFixed(0),
     String(r.bytes),
-    (r.ratio === null ? '' : `${r.ratio.toFixed(2)}×`) + (r.note ? ` ${r.note}` : '') + (r.failed ? ` (${r.failed} failed)` : ''),
+    (r.ratio === null ? '' : `${r.ratio.toFixed(2)}×`) +
+      (r.roundRatios ? ` (rounds ${Math.min(...r.roundRatios).toFixed(2)}–${Math.max(...r.roundRatios).toFixed(2)})` : '') +
+      (r.note ? ` ${r.note}` : '') +
+      (r.failed ? ` (${r.failed} failed)` : ''),
   ];
 }
 
@@ -615,6 +628,9 @@ function serviceRow(path: Path, ours: Tally, bare: Tally | null, output: Output,
     serviceRssMb: ours.peakNodeMb,
     chromiumRssMb: ours.peakChromiumMb,
     ratio: bare ? o.rendersPerSecond / bare.result().rendersPerSecond : null,
+    ...(bare && bare.chunkRates.length === ours.chunkRates.length && ours.chunkRates.length > 1
+      ? { roundRatios: ours.chunkRates.map((rate, i) => rate / (bare.chunkRates[i] as number)) }
+      : {}),
   };
 }
 
