@@ -1,31 +1,22 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
-  ArtifactStorage,
   createEventFactory,
-  createFileEventLog,
-  createMemoryCatalog,
   createPayloadHandoff,
   createRenderHeadStartLink,
   createStoredPayloads,
-  SecretBox,
   silentLogger,
   systemClock,
   topicNames,
   uuidV7Ids,
-  type EventLog,
   type LogRecord,
   type RenderJob,
-  type S3ConnectionStoreFactory,
   type Subscription,
 } from '@pressroom/core';
 import type { LogEvent, RenderRequested } from '@pressroom/schemas';
-import { createLocalObjectStore } from '@pressroom/local-storage';
 import { createMetrics, type Metrics } from '@pressroom/observability';
 import { createFakeRenderer, waitFor, type FakeRenderer } from '@pressroom/testing';
 import { startRenderWorker } from './render-worker.ts';
+import { openEmbeddedWorkerParts, type EmbeddedWorkerParts } from './test-support/embedded-parts.ts';
 
 /** The PDF the fake renderer answers for a job: its HTML, so a stored file says which request it came from. */
 const echoHtml = (job: RenderJob) => ({
@@ -41,35 +32,24 @@ const echoHtml = (job: RenderJob) => ({
 describe('render worker head start (fake renderer, embedded log)', () => {
   const topics = topicNames('unit');
   const event = createEventFactory({ clock: systemClock, ids: uuidV7Ids });
-  let dir: string;
-  let log: EventLog;
-  let own: ReturnType<typeof createLocalObjectStore>;
-  let storage: ArtifactStorage;
+  let parts: EmbeddedWorkerParts;
   let metrics: Metrics;
   let worker: Subscription | undefined;
 
   beforeEach(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'pressroom-head-start-unit-'));
-    log = await createFileEventLog({ dir: join(dir, 'log') });
-    own = createLocalObjectStore({ dir: join(dir, 'files'), publicBaseUrl: 'http://localhost:1', signingSecret: 'x'.repeat(32) });
-    storage = new ArtifactStorage({
-      own,
-      catalog: createMemoryCatalog(),
-      secrets: new SecretBox('x'.repeat(32)),
-      connectionStore: {} as S3ConnectionStoreFactory,
-    });
+    parts = await openEmbeddedWorkerParts('pressroom-head-start-unit-');
     metrics = createMetrics();
   });
   afterEach(async () => {
     await worker?.stop();
     worker = undefined;
-    await log.close();
-    await rm(dir, { recursive: true, force: true });
+    await parts.close();
   });
 
   const start = async (renderer: FakeRenderer, concurrency: number) => {
     const headStart = createRenderHeadStartLink();
     const payloadHandoff = createPayloadHandoff();
+    const { log, storage, own } = parts;
     worker = await startRenderWorker({
       log,
       renderer,
@@ -109,7 +89,7 @@ describe('render worker head start (fake renderer, embedded log)', () => {
   const idOf = (e: LogEvent) => ('requestId' in e ? e.requestId : undefined);
   const completed = async () => {
     const seen: LogEvent[] = [];
-    await log.readAll([topics.completed], (r: LogRecord) => void seen.push(r.event));
+    await parts.log.readAll([topics.completed], (r: LogRecord) => void seen.push(r.event));
     return seen;
   };
   const outcomeOf = (requestId: string) =>
@@ -119,8 +99,8 @@ describe('render worker head start (fake renderer, embedded log)', () => {
     );
   const keys = async (prefix: string) => {
     const found: string[] = [];
-    if (!own.list) throw new Error('the local store lists its keys');
-    for await (const entry of own.list(prefix)) found.push(entry.key);
+    if (!parts.own.list) throw new Error('the local store lists its keys');
+    for await (const entry of parts.own.list(prefix)) found.push(entry.key);
     return found.sort();
   };
   const headStarts = async () =>
@@ -143,13 +123,13 @@ describe('render worker head start (fake renderer, embedded log)', () => {
     expect(await completed()).toEqual([]);
     expect(await keys('tenant-a/')).toEqual([`tenant-a/${requested.requestId}.payload.json`]);
     // When the append lands
-    await log.append(topics.requestedSync, [requested]);
+    await parts.log.append(topics.requestedSync, [requested]);
     // Then the delivery takes that render: one render, its file stored, its outcome on the log
     const outcome = await outcomeOf(requested.requestId);
     expect(outcome?.type).toBe('RenderSucceeded');
     if (outcome?.type !== 'RenderSucceeded') return;
     expect(renderer.jobs).toHaveLength(1);
-    const file = await own.get(outcome.data.artifact.key);
+    const file = await parts.own.get(outcome.data.artifact.key);
     expect(new TextDecoder().decode(file?.bytes)).toBe('%PDF-1.7\n<p>early</p>\n');
     expect((await completed()).map((e) => e.type)).toEqual(['RenderSucceeded']);
     expect(await headStarts()).toEqual({ taken: 1 });
@@ -164,7 +144,7 @@ describe('render worker head start (fake renderer, embedded log)', () => {
     headStart.forget([refused.requestId]);
     // When the next request reaches the log
     const next = await stage('<p>next</p>');
-    await log.append(topics.requestedSync, [next]);
+    await parts.log.append(topics.requestedSync, [next]);
     // Then it renders and succeeds; the refused one has no outcome and no file
     const outcome = await outcomeOf(next.requestId);
     expect(outcome?.type).toBe('RenderSucceeded');
@@ -183,13 +163,13 @@ describe('render worker head start (fake renderer, embedded log)', () => {
     const offered = await stage('<p>offered</p>');
     headStart.offer([offered]);
     const delivered = await stage('<p>on the log</p>', offered.requestId);
-    await log.append(topics.requestedSync, [delivered]);
+    await parts.log.append(topics.requestedSync, [delivered]);
     // Then the file is the log's request, rendered on its own
     const outcome = await outcomeOf(offered.requestId);
     expect(outcome?.type).toBe('RenderSucceeded');
     if (outcome?.type !== 'RenderSucceeded') return;
     expect(renderer.jobs).toHaveLength(2);
-    const file = await own.get(outcome.data.artifact.key);
+    const file = await parts.own.get(outcome.data.artifact.key);
     expect(new TextDecoder().decode(file?.bytes)).toBe('%PDF-1.7\n<p>on the log</p>\n');
     expect(await headStarts()).toEqual({ dropped: 1 });
   });
@@ -211,7 +191,7 @@ describe('render worker head start (fake renderer, embedded log)', () => {
     // Then only the first was begun, the second declined
     expect(await headStarts()).toEqual({ declined: 1 });
     finish();
-    await log.append(topics.requestedSync, [first, second]);
+    await parts.log.append(topics.requestedSync, [first, second]);
     await outcomeOf(second.requestId);
     expect(renderer.jobs.map((j) => (j.source.kind === 'html' ? j.source.html : ''))).toEqual(['<p>first</p>', '<p>second</p>']);
     expect(await headStarts()).toEqual({ declined: 1, taken: 1 });

@@ -1,29 +1,20 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
-  ArtifactStorage,
   createEventFactory,
-  createFileEventLog,
-  createMemoryCatalog,
   createStoredPayloads,
   payloadFingerprint,
   RenderFailure,
-  SecretBox,
   silentLogger,
   systemClock,
   topicNames,
   uuidV7Ids,
-  type EventLog,
   type LogRecord,
-  type S3ConnectionStoreFactory,
 } from '@pressroom/core';
 import { payloadKey } from '@pressroom/domain';
-import { createLocalObjectStore } from '@pressroom/local-storage';
 import { createMetrics } from '@pressroom/observability';
 import { createFakeRenderer, waitFor, type FakeRenderer } from '@pressroom/testing';
 import { startRenderWorker } from './render-worker.ts';
+import { openEmbeddedWorkerParts, type EmbeddedWorkerParts } from './test-support/embedded-parts.ts';
 
 /**
  * The worker's consume → render → store → outcome, on the embedded log and local files, with a
@@ -33,30 +24,17 @@ import { startRenderWorker } from './render-worker.ts';
 describe('render worker (fake renderer, embedded log)', () => {
   const topics = topicNames('unit');
   const event = createEventFactory({ clock: systemClock, ids: uuidV7Ids });
-  let dir: string;
-  let log: EventLog;
-  let own: ReturnType<typeof createLocalObjectStore>;
-  let storage: ArtifactStorage;
+  let parts: EmbeddedWorkerParts;
 
   beforeEach(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'pressroom-worker-unit-'));
-    log = await createFileEventLog({ dir: join(dir, 'log') });
-    own = createLocalObjectStore({ dir: join(dir, 'files'), publicBaseUrl: 'http://localhost:1', signingSecret: 'x'.repeat(32) });
-    // Only the default target is rendered to here: tenant S3 connections are never opened.
-    const noTenantS3 = {} as S3ConnectionStoreFactory;
-    storage = new ArtifactStorage({
-      own,
-      catalog: createMemoryCatalog(),
-      secrets: new SecretBox('x'.repeat(32)),
-      connectionStore: noTenantS3,
-    });
+    parts = await openEmbeddedWorkerParts('pressroom-worker-unit-');
   });
   afterEach(async () => {
-    await log.close();
-    await rm(dir, { recursive: true, force: true });
+    await parts.close();
   });
 
   const run = async (renderer: FakeRenderer, output: 'pdf' | 'png', opts: { stored?: 'kept' | 'removed' } = {}) => {
+    const { log, storage, own } = parts;
     const worker = await startRenderWorker({
       log,
       renderer,
@@ -105,7 +83,7 @@ describe('render worker (fake renderer, embedded log)', () => {
     if (outcome?.type !== 'RenderSucceeded') return;
     expect(outcome.data.artifact).toMatchObject({ contentType: 'image/png', bytes: 8, target: { kind: 'default' } });
     expect(outcome.data.artifact.key.endsWith('.PNG')).toBe(true);
-    const stored = await own.get(outcome.data.artifact.key);
+    const stored = await parts.own.get(outcome.data.artifact.key);
     expect(stored?.contentType).toBe('image/png');
     expect(Array.from(stored?.bytes ?? [])).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
   });
