@@ -11,6 +11,8 @@ export interface HeadStart {
   resolved: Promise<ResolvedPayload>;
   /** The first attempt; rejects when the payload did not resolve (the handler then never uses it). */
   rendered: Promise<RenderOutput>;
+  /** When it began (performance.now()): the render's execution time counts from there. */
+  startedAt: number;
 }
 
 /** A head start handed to the request's delivery: the slot it holds goes back through `release`. */

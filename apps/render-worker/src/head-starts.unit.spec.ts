@@ -122,7 +122,8 @@ describe('render worker head start (fake renderer, embedded log)', () => {
     expect(renderer.jobs[0]).toMatchObject({ source: { kind: 'html', html: '<p>early</p>' }, lane: 'sync', tenantId: 'tenant-a' });
     expect(await completed()).toEqual([]);
     expect(await keys('tenant-a/')).toEqual([`tenant-a/${requested.requestId}.payload.json`]);
-    // When the append lands
+    // When the append lands, 60 ms after the offer
+    await new Promise((r) => setTimeout(r, 60));
     await parts.log.append(topics.requestedSync, [requested]);
     // Then the delivery takes that render: one render, its file stored, its outcome on the log
     const outcome = await outcomeOf(requested.requestId);
@@ -132,6 +133,8 @@ describe('render worker head start (fake renderer, embedded log)', () => {
     const file = await parts.own.get(outcome.data.artifact.key);
     expect(new TextDecoder().decode(file?.bytes)).toBe('%PDF-1.7\n<p>early</p>\n');
     expect((await completed()).map((e) => e.type)).toEqual(['RenderSucceeded']);
+    // Its execution time counts from the offer, when the render began
+    expect(outcome.data.executionMs).toBeGreaterThanOrEqual(60);
     expect(await headStarts()).toEqual({ taken: 1 });
   });
 

@@ -226,12 +226,13 @@ function beginEarly(deps: RenderWorkerDeps, payloads: StoredPayloads, requested:
   if (data.source.kind === 'pdf-tool') return undefined;
   if (deps.renderCache?.allowedForPlan(data.plan) && data.noCache !== true) return undefined;
   const acceptBy = Date.parse(data.acceptBy ?? '');
+  const startedAt = performance.now();
   const resolved = payloads.resolve(data.source, Number.isNaN(acceptBy) ? {} : { storedBy: acceptBy + skewMs });
   const rendered = resolved.then((payload) => {
     if (!payload.ok) throw new Error(`the payload did not resolve: ${payload.code}`);
     return deps.renderer.render(renderJobFor({ ...requested, data: { ...data, source: payload.source } }, deps));
   });
-  return { resolved, rendered };
+  return { resolved, rendered, startedAt };
 }
 
 async function handleRecord(
@@ -279,7 +280,8 @@ async function handleRecord(
     logger.info('request already decided on the log; not rendered again', { state: known?.state, worker });
     return;
   }
-  const started = performance.now();
+  // A head start's render began at the offer: its execution time counts from there.
+  const started = early?.startedAt ?? performance.now();
   if (record.writtenAt !== undefined) {
     deps.metrics.renderQueueWaitSeconds.observe({ lane: requested.data.mode }, Math.max(0, Date.now() - record.writtenAt) / 1000);
   }
