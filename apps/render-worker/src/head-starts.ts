@@ -1,10 +1,10 @@
-import type { Logger, RenderHeadStart, RenderOutput } from '@pressroom/core';
+import type { Logger, RenderHeadStart, RenderOutput, StoredPayloads } from '@pressroom/core';
 import type { Metrics } from '@pressroom/observability';
-import type { RenderRequested, RenderSource } from '@pressroom/schemas';
+import type { RenderRequested } from '@pressroom/schemas';
 import type { RenderSlots } from './render-slots.ts';
 
-/** What resolving a request's payload answered (StoredPayloads.resolve). */
-export type ResolvedPayload = { ok: true; source: RenderSource } | { ok: false; code: 'PAYLOAD_REMOVED' | 'RENDER_ERROR'; message: string };
+/** What resolving a request's payload answered. */
+type ResolvedPayload = Awaited<ReturnType<StoredPayloads['resolve']>>;
 
 /** A render begun from an offer (see RenderHeadStart): its payload and its first attempt. */
 export interface HeadStart {
@@ -117,11 +117,6 @@ export class HeadStarts implements RenderHeadStart {
   close(): void {
     this.#closed = true;
     for (const id of [...this.#begun.keys()]) this.#drop(id);
-  }
-
-  /** Head starts begun and not yet taken nor dropped. */
-  get size(): number {
-    return this.#begun.size;
   }
 
   #drop(requestId: string): void {
