@@ -31,8 +31,6 @@ export interface HeadStartsDeps {
   logger: Logger;
   /** How long a head start waits for its delivery past the request's acceptBy (after it, the log refuses the request). */
   graceMs: number;
-  /** Milliseconds since the epoch. Default Date.now. */
-  now?: () => number;
 }
 
 interface Begun {
@@ -133,7 +131,7 @@ export class HeadStarts implements RenderHeadStart {
   #waitMs(requested: RenderRequested): number {
     const acceptBy = Date.parse(requested.data.acceptBy ?? '');
     if (Number.isNaN(acceptBy)) return DEFAULT_WAIT_MS;
-    return Math.max(0, acceptBy + this.#deps.graceMs - (this.#deps.now ?? Date.now)());
+    return Math.max(0, acceptBy + this.#deps.graceMs - Date.now());
   }
 }
 

@@ -246,7 +246,7 @@ export function createLocalObjectStore(options: LocalObjectStoreOptions): LocalO
       // A copy, not a hard link: a link shares the file's mtime, which retention reads as the
       // render's age, so the copy would expire with its source (and deleting one never touches
       // the other either way). FICLONE shares the blocks where the file system can (reflink).
-      const tmp = join(dir, 'tmp', randomBytes(12).toString('hex'));
+      const tmp = join(dir, 'tmp', tempName());
       recent?.delete(toKey);
       try {
         await mkdir(dirname(tmp), { recursive: true });
