@@ -1,6 +1,7 @@
 import type { Logger } from '@pressroom/core';
 import type { Browser } from 'playwright';
 import { withDeadline } from './deadline.ts';
+import { FRAME_CONTROL_ARGS } from './quiet-page.ts';
 
 export interface BrowserHostOptions {
   executablePath: string;
@@ -77,7 +78,8 @@ export class BrowserHost {
     const { chromium } = await import('playwright');
     const browser = await chromium.launch({
       executablePath: this.#opts.executablePath,
-      args: this.#opts.args,
+      // Its pages are quiet (quiet-page.ts): each draws the frames its FrameClock asks for.
+      args: [...this.#opts.args, ...FRAME_CONTROL_ARGS],
       headless: true,
       chromiumSandbox: this.#opts.sandbox ?? false,
       timeout: 30_000,

@@ -173,6 +173,8 @@ export async function createPlaywrightRenderer(options: PlaywrightRendererOption
       spoiled = failureFault(failure.code) !== 'tenant' || err instanceof PageLeft;
       throw failure;
     } finally {
+      // The document left on the page (until its reset) draws nothing more.
+      wp.frames.stop();
       stopWatchingNavigation(wp);
       // Requests still in flight from this job find no assets from here on.
       wp.assets = undefined;
@@ -214,6 +216,8 @@ export async function createPlaywrightRenderer(options: PlaywrightRendererOption
     if (job.output === 'png') checkPngPixels(viewportFor(setup), pngLimit);
     const scriptFree = isScriptFree(job, setup);
     await prepareForJob(wp, scriptFree);
+    // A script-free PDF needs no frame (FrameClock); a document's scripts and a screenshot do.
+    if (!scriptFree || job.output === 'png') wp.frames.start();
     wp.assets = job.assets;
     await fitPage(wp, setup);
     const left = watchNavigation(wp);

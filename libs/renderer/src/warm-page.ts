@@ -3,6 +3,8 @@ import { ASSET_ORIGIN } from '@pressroom/core';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright';
 import type { BrowserHost } from './browser-host.ts';
 import { withDeadline } from './deadline.ts';
+import { FrameClock } from './frame-clock.ts';
+import { openQuietContext } from './quiet-page.ts';
 import { guardNetwork, type AllowedFetchOptions } from './network-guard.ts';
 import type { NetworkPolicy } from './network-policy.ts';
 import type { PageLifecycle } from './page-pool.ts';
@@ -28,6 +30,8 @@ export interface WarmPage {
   media: 'print' | 'screen';
   /** The page's DevTools session, for what Playwright has no API for (clearing an origin's storage). */
   cdp: CDPSession;
+  /** The page's frames: none unless started (quiet-page.ts); started for a job that needs them. */
+  frames: FrameClock;
   /** Origins the network guard answered with content since the last reset: their storage is cleared. */
   origins: Set<string>;
   /**
@@ -76,7 +80,7 @@ export function warmPageLifecycle(deps: WarmPageDeps): PageLifecycle<WarmPage> {
 
 async function openWarmPage(deps: WarmPageDeps): Promise<WarmPage> {
   const browser = await deps.host.browser();
-  const context = await browser.newContext({
+  const { context, page } = await openQuietContext(browser, {
     viewport: A4_VIEWPORT,
     deviceScaleFactor: 1,
     serviceWorkers: 'block',
@@ -94,7 +98,6 @@ async function openWarmPage(deps: WarmPageDeps): Promise<WarmPage> {
         if (current.wp) current.wp.fetched = true;
       },
     });
-    const page = await context.newPage();
     const cdp = await context.newCDPSession(page);
     const wp: WarmPage = {
       browser,
@@ -104,6 +107,7 @@ async function openWarmPage(deps: WarmPageDeps): Promise<WarmPage> {
       assets: undefined,
       media: 'print',
       cdp,
+      frames: new FrameClock(cdp),
       origins: new Set(),
       navigation: { watching: false, left: false },
       scriptsOff: false,

@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { htmlSource } from './test-support/fixtures.ts';
+import { pdfText } from './test-support/poppler.ts';
+import { suiteRenderer } from './test-support/suite-renderer.ts';
+import { suiteWarmPage } from './test-support/suite-warm-page.ts';
+
+// The renderer's pages are quiet (quiet-page.ts): Chromium draws a frame of them only when their
+// FrameClock asks. A script-free PDF is printed without any; a document that runs script gets
+// frames at the display's pace while its job runs, so what it does in requestAnimationFrame (a
+// chart library's drawing, an observer's callback) happens as in any browser.
+describe('frames of a render', () => {
+  const renderer = suiteRenderer();
+
+  it("give a scripted document's requestAnimationFrame callbacks their frames before the print", async () => {
+    // Given a document that draws its content two frames after it runs, and says when with a selector
+    const html = `<p id="out">not drawn</p><script>
+      requestAnimationFrame(() => requestAnimationFrame(() => {
+        const out = document.getElementById('out');
+        out.textContent = 'DRAWN IN A FRAME';
+        out.setAttribute('data-drawn', '');
+      }));
+    </script>`;
+
+    // When it is rendered to a PDF waiting for that selector
+    const out = await renderer().render({
+      source: htmlSource(html),
+      output: 'pdf',
+      ready: { selector: '#out[data-drawn]' },
+      timeoutMs: 10_000,
+    });
+
+    // Then the PDF shows what the frame callback drew
+    const text = await pdfText(out.bytes);
+    expect(text).toContain('DRAWN IN A FRAME');
+    expect(text).not.toContain('not drawn');
+  });
+
+  it('print a script-free document the same after a scripted one, with no frame asked for', async () => {
+    // Given a scripted render just before on the same page (its clock started, then stopped)
+    await renderer().render({
+      source: htmlSource('<p>scripted</p><script>document.title = "x"</script>'),
+      output: 'pdf',
+      timeoutMs: 10_000,
+    });
+
+    // When a script-free document is rendered
+    const out = await renderer().render({ source: htmlSource('<h1>Quiet invoice</h1><p>Total 42</p>'), output: 'pdf', timeoutMs: 10_000 });
+
+    // Then it is printed whole
+    expect((await pdfText(out.bytes)).replace(/\s+/g, ' ')).toContain('Quiet invoice Total 42');
+  });
+});
+
+describe('a quiet page', () => {
+  const page = suiteWarmPage();
+
+  /** How many animation frames the page's document saw in `ms`. */
+  const framesIn = (ms: number) =>
+    page().wp.page.evaluate(
+      (span) =>
+        new Promise<number>((resolve) => {
+          let frames = 0;
+          const count = () => {
+            frames++;
+            requestAnimationFrame(count);
+          };
+          requestAnimationFrame(count);
+          setTimeout(() => resolve(frames), span);
+        }),
+      ms,
+    );
+
+  it('draws no frame until its clock starts, draws them while it runs, and none once it stops', async () => {
+    const { wp } = page();
+    await wp.page.setContent('<p>frames</p>');
+
+    // Given the clock stopped, no frame comes
+    expect(await framesIn(300)).toBe(0);
+
+    // When it starts, frames come at about the display's pace (60 a second; at least a few here on a loaded machine)
+    wp.frames.start();
+    expect(await framesIn(300)).toBeGreaterThanOrEqual(3);
+
+    // When it stops again, at most the frame already asked for comes
+    wp.frames.stop();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await framesIn(300)).toBe(0);
+  });
+});
