@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPlaywrightRenderer, type PlaywrightRenderer } from './playwright-renderer.ts';
 import { htmlSource } from './test-support/fixtures.ts';
 import { pdfText } from './test-support/poppler.ts';
 import { suiteRenderer } from './test-support/suite-renderer.ts';
@@ -48,6 +49,43 @@ describe('frames of a render', () => {
 
     // Then it is printed whole
     expect((await pdfText(out.bytes)).replace(/\s+/g, ' ')).toContain('Quiet invoice Total 42');
+  });
+});
+
+describe('frames of renders at once', () => {
+  let renderer: PlaywrightRenderer | undefined;
+  beforeAll(async () => {
+    renderer = await createPlaywrightRenderer({ pages: 2, recycleAfter: 200, maxOutputBytes: 20_000_000 });
+  });
+  afterAll(async () => {
+    await renderer?.close();
+  });
+
+  it('give two jobs that need frames at the same time their frames, one at a time, without losing the browser', async () => {
+    // Given documents that draw in a frame, rendered two at a time on two pages, as PDFs and PNGs
+    const html = (n: number) =>
+      `<div style="height: 1500px"><p id="out">not drawn</p></div><script>requestAnimationFrame(() => {
+        const out = document.getElementById('out');
+        out.textContent = 'DRAWN ${n}';
+        out.setAttribute('data-drawn', '');
+      });</script>`;
+    const job = (n: number) =>
+      renderer!.render({
+        source: htmlSource(html(n)),
+        output: n % 2 ? 'png' : 'pdf',
+        ready: { selector: '#out[data-drawn]' },
+        timeoutMs: 10_000,
+      });
+
+    // When 12 of them are rendered, two at a time
+    const outputs = [];
+    for (let n = 0; n < 12; n += 2) outputs.push(...(await Promise.all([job(n), job(n + 1)])));
+
+    // Then every one is rendered, each PDF shows what its frame drew, and Chromium never went down
+    expect(outputs.map((o) => o.contentType)).toEqual(Array.from({ length: 12 }, (_, n) => (n % 2 ? 'image/png' : 'application/pdf')));
+    for (let n = 0; n < 12; n += 2) expect(await pdfText(outputs[n]!.bytes)).toContain(`DRAWN ${n}`);
+    expect(renderer!.stats().browserLaunches).toBe(1);
+    expect(renderer!.stats().replaced).toBe(0);
   });
 });
 

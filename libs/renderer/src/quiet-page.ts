@@ -34,6 +34,7 @@ async function openOne(browser: Browser, options: BrowserContextOptions): Promis
     const appeared = (await session.send('Target.getBrowserContexts')).browserContextIds.filter((id) => !before.has(id));
     if (appeared.length !== 1) throw new Error(`a new browser context could not be told apart (${appeared.length} appeared)`);
     const page = context.waitForEvent('page');
+    page.catch(() => {}); // awaited below; rejected unawaited when the target cannot be created
     await session.send('Target.createTarget', { url: 'about:blank', browserContextId: appeared[0]!, enableBeginFrameControl: true });
     return { context, page: await page };
   } catch (err) {

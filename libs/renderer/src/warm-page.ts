@@ -3,7 +3,7 @@ import { ASSET_ORIGIN } from '@pressroom/core';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright';
 import type { BrowserHost } from './browser-host.ts';
 import { withDeadline } from './deadline.ts';
-import { FrameClock } from './frame-clock.ts';
+import { FrameClock, frameLineOf } from './frame-clock.ts';
 import { openQuietContext } from './quiet-page.ts';
 import { guardNetwork, type AllowedFetchOptions } from './network-guard.ts';
 import type { NetworkPolicy } from './network-policy.ts';
@@ -107,7 +107,7 @@ async function openWarmPage(deps: WarmPageDeps): Promise<WarmPage> {
       assets: undefined,
       media: 'print',
       cdp,
-      frames: new FrameClock(cdp),
+      frames: new FrameClock(cdp, frameLineOf(browser)),
       origins: new Set(),
       navigation: { watching: false, left: false },
       scriptsOff: false,
