@@ -34,7 +34,8 @@ export const PRESSROOM_DISABLED_FEATURES = ['RenderDocument'] as const;
 
 /**
  * Command-line switches for every Chromium we launch. Playwright adds its own defaults
- * (--hide-scrollbars, --mute-audio, ...); these are the ones Pressroom depends on.
+ * (--hide-scrollbars, --mute-audio, ...); these are the ones Pressroom depends on. The renderer's
+ * BrowserHost adds FRAME_CONTROL_ARGS (quiet-page.ts); the benchmarks' bare ceiling does not.
  */
 export function chromiumArgs(opts: { sandbox?: boolean } = {}): string[] {
   return [

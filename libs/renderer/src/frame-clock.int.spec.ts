@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPlaywrightRenderer, type PlaywrightRenderer } from './playwright-renderer.ts';
+import { FRAME_HELD_MESSAGE } from './render-failure.ts';
 import { htmlSource } from './test-support/fixtures.ts';
 import { pdfText } from './test-support/poppler.ts';
 import { suiteRenderer } from './test-support/suite-renderer.ts';
@@ -86,6 +87,32 @@ describe('frames of renders at once', () => {
     for (let n = 0; n < 12; n += 2) expect(await pdfText(outputs[n]!.bytes)).toContain(`DRAWN ${n}`);
     expect(renderer!.stats().browserLaunches).toBe(1);
     expect(renderer!.stats().replaced).toBe(0);
+  });
+
+  it('stop a document looping inside its frame once another render waits for a frame, and render the other one', async () => {
+    // Given one tenant's document that loops forever inside an animation frame, with a long time limit
+    const hostile = renderer!.render({
+      source: htmlSource('<p>looping</p><script>requestAnimationFrame(() => { for (;;) {} });</script>'),
+      output: 'pdf',
+      ready: { selector: '#never' },
+      timeoutMs: 30_000,
+    });
+    const hostileOutcome = hostile.then(
+      () => 'rendered',
+      (err: unknown) => err,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+
+    // When another tenant's PNG, which needs a frame, is rendered meanwhile with a shorter limit
+    const other = await renderer!.render({ source: htmlSource('<h1>Other tenant</h1>'), output: 'png', timeoutMs: 10_000 });
+
+    // Then the PNG is made, and the looping document fails RENDER_TIMEOUT saying why, not at its own limit
+    expect(other.contentType).toBe('image/png');
+    expect(await hostileOutcome).toMatchObject({ code: 'RENDER_TIMEOUT', message: FRAME_HELD_MESSAGE });
+
+    // And the renderer renders on, its page replaced
+    const after = await renderer!.render({ source: htmlSource('<p>After</p>'), output: 'pdf', timeoutMs: 10_000 });
+    expect(await pdfText(after.bytes)).toContain('After');
   });
 });
 

@@ -4,20 +4,61 @@ import type { CDPSession } from 'playwright';
 const FRAME_INTERVAL_MS = 1000 / 60;
 
 /**
+ * How long one page's frame may hold the line while another page waits for its own. A frame is
+ * the document's animation-frame callbacks, then style, layout and paint: milliseconds, or a second
+ * or two for a very large document after a large change. A script looping inside one never ends.
+ */
+export const FRAME_HOLD_LIMIT_MS = 2_000;
+
+/**
  * One frame at a time across the pages of a browser. Chromium's display compositor refuses a
  * begin frame issued while another page's is under way: its GPU process exits ("Got overlapping
  * IssueExternalBeginFrame") and every page's frames with it, so two jobs needing frames at once
- * (two PNGs, two scripted documents) took the browser down until frames were queued here. A page
- * whose main thread is stuck in a tenant's loop still answers its frame at once (without damage):
- * it does not hold the line.
+ * (two PNGs, two scripted documents) took the browser down until frames were queued here.
+ *
+ * A page whose main thread is stuck in a loop started by a timer or an event answers its frame at
+ * once (without drawing); one stuck inside the frame (a loop in requestAnimationFrame) never
+ * answers, and would hold every other page's frames until its job's time limit. So a frame that
+ * has held the line for `holdLimitMs` while another waits is told (`onHeld`): its page is closed,
+ * which ends its frame, and the line goes on.
  */
 export class FrameLine {
+  readonly #holdLimitMs: number;
   #tail: Promise<unknown> = Promise.resolve();
+  #waiting = 0;
+  #current: { since: number; onHeld: (() => void) | undefined; told: boolean } | undefined;
 
-  run<T>(frame: () => Promise<T>): Promise<T> {
-    const next = this.#tail.then(frame, frame);
+  constructor(holdLimitMs = FRAME_HOLD_LIMIT_MS) {
+    this.#holdLimitMs = holdLimitMs;
+  }
+
+  run<T>(frame: () => Promise<T>, onHeld?: () => void): Promise<T> {
+    this.#waiting++;
+    this.#tellIfHeld();
+    const go = async (): Promise<T> => {
+      this.#waiting--;
+      const current = { since: performance.now(), onHeld, told: false };
+      this.#current = current;
+      const check = setTimeout(() => this.#tellIfHeld(), this.#holdLimitMs);
+      check.unref();
+      try {
+        return await frame();
+      } finally {
+        clearTimeout(check);
+        if (this.#current === current) this.#current = undefined;
+      }
+    };
+    const next = this.#tail.then(go, go);
     this.#tail = next.catch(() => {});
     return next;
+  }
+
+  #tellIfHeld(): void {
+    const current = this.#current;
+    if (!current || current.told || this.#waiting === 0) return;
+    if (performance.now() - current.since < this.#holdLimitMs) return;
+    current.told = true;
+    current.onHeld?.();
   }
 }
 
@@ -46,16 +87,15 @@ export function frameLineOf(browser: object): FrameLine {
 export class FrameClock {
   readonly #cdp: CDPSession;
   readonly #line: FrameLine;
+  readonly #onHeld: (() => void) | undefined;
   #running = false;
   #looping = false;
 
-  constructor(cdp: CDPSession, line: FrameLine) {
+  /** `onHeld`: one of this page's frames held the browser's FrameLine too long (see there). */
+  constructor(cdp: CDPSession, line: FrameLine, onHeld?: () => void) {
     this.#cdp = cdp;
     this.#line = line;
-  }
-
-  get running(): boolean {
-    return this.#running;
+    this.#onHeld = onHeld;
   }
 
   start(): void {
@@ -75,7 +115,7 @@ export class FrameClock {
       while (this.#running) {
         const began = performance.now();
         try {
-          await this.#line.run(() => this.#cdp.send('HeadlessExperimental.beginFrame', { interval: FRAME_INTERVAL_MS }));
+          await this.#line.run(() => this.#cdp.send('HeadlessExperimental.beginFrame', { interval: FRAME_INTERVAL_MS }), this.#onHeld);
         } catch {
           // The page is gone or its session closed (a crash, a dispose): no frame will come again.
           this.#running = false;

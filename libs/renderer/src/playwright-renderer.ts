@@ -160,8 +160,10 @@ export async function createPlaywrightRenderer(options: PlaywrightRendererOption
             timeoutMs: job.timeoutMs,
             navigated,
             pageGone: wp.crashed || wp.page.isClosed(),
-            // We close a job's page only after the job; a crash or a dead browser is not the page's doing.
-            closedItself: wp.page.isClosed() && !wp.crashed && browserAlive,
+            // We close a job's page only after the job, or for a frame it held; a crash or a dead
+            // browser is not the page's doing.
+            closedItself: wp.page.isClosed() && !wp.crashed && !wp.frameHeld && browserAlive,
+            frameHeld: wp.frameHeld,
           }),
         ),
       );

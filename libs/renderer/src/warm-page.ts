@@ -24,6 +24,11 @@ export interface WarmPage {
   context: BrowserContext;
   page: Page;
   crashed: boolean;
+  /**
+   * One of the page's frames held the browser's frame line too long while another page waited
+   * (FrameLine): the page was closed to end it, and its job fails RENDER_TIMEOUT.
+   */
+  frameHeld: boolean;
   /** The assets of the job holding the page; the network guard answers asset requests from it. */
   assets: AssetSource | undefined;
   /** The media type the page emulates now (print when opened). */
@@ -104,10 +109,13 @@ async function openWarmPage(deps: WarmPageDeps): Promise<WarmPage> {
       context,
       page,
       crashed: false,
+      frameHeld: false,
       assets: undefined,
       media: 'print',
       cdp,
-      frames: new FrameClock(cdp, frameLineOf(browser)),
+      frames: new FrameClock(cdp, frameLineOf(browser), () => {
+        if (current.wp) closeForHeldFrame(current.wp, deps.logger);
+      }),
       origins: new Set(),
       navigation: { watching: false, left: false },
       scriptsOff: false,
@@ -147,6 +155,17 @@ async function openWarmPage(deps: WarmPageDeps): Promise<WarmPage> {
     await context.close().catch(() => {});
     throw err;
   }
+}
+
+/**
+ * Ends a frame stuck in the page's document (FrameLine) by closing the page's context, which the
+ * browser process does even while the page's renderer is busy. The job on it fails, and the page
+ * is replaced: closed pages are not usable.
+ */
+function closeForHeldFrame(wp: WarmPage, logger: Logger): void {
+  wp.frameHeld = true;
+  logger.warn('a page held its frame while other pages waited for theirs; closing it');
+  void wp.context.close().catch(() => {});
 }
 
 async function resetPage(wp: WarmPage): Promise<void> {
