@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPlaywrightRenderer, type PlaywrightRenderer } from './playwright-renderer.ts';
-import { FRAME_HELD_MESSAGE } from './render-failure.ts';
+import { frameHeldMessage } from './render-failure.ts';
 import { htmlSource } from './test-support/fixtures.ts';
 import { pdfText } from './test-support/poppler.ts';
 import { suiteRenderer } from './test-support/suite-renderer.ts';
@@ -56,7 +56,8 @@ describe('frames of a render', () => {
 describe('frames of renders at once', () => {
   let renderer: PlaywrightRenderer | undefined;
   beforeAll(async () => {
-    renderer = await createPlaywrightRenderer({ pages: 2, recycleAfter: 200, maxOutputBytes: 20_000_000 });
+    // A short hold limit, so that the looping document below is stopped in a second (default 15 s).
+    renderer = await createPlaywrightRenderer({ pages: 2, recycleAfter: 200, maxOutputBytes: 20_000_000, frameHoldLimitMs: 1_000 });
   });
   afterAll(async () => {
     await renderer?.close();
@@ -108,7 +109,7 @@ describe('frames of renders at once', () => {
 
     // Then the PNG is made, and the looping document fails RENDER_TIMEOUT saying why, not at its own limit
     expect(other.contentType).toBe('image/png');
-    expect(await hostileOutcome).toMatchObject({ code: 'RENDER_TIMEOUT', message: FRAME_HELD_MESSAGE });
+    expect(await hostileOutcome).toMatchObject({ code: 'RENDER_TIMEOUT', message: frameHeldMessage(1_000) });
 
     // And the renderer renders on, its page replaced
     const after = await renderer!.render({ source: htmlSource('<p>After</p>'), output: 'pdf', timeoutMs: 10_000 });

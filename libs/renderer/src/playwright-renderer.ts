@@ -22,6 +22,7 @@ import { capturePng, type PngEncoding } from './png-capture.ts';
 import { checkPngPixels } from './png-limit.ts';
 import { classifyRenderFailure, NAVIGATION_REFUSED_MESSAGE } from './render-failure.ts';
 import { printPdf } from './print-pdf.ts';
+import { FRAME_HOLD_LIMIT_MS } from './frame-clock.ts';
 import { renderOnPage } from './render-on-page.ts';
 import { isScriptFree } from './script-free.ts';
 import {
@@ -71,6 +72,8 @@ export interface PlaywrightRendererOptions {
   pngEncoding?: PngEncoding;
   /** Chromium's sandbox; only where this process runs unprivileged (see supervised-renderer.ts). Default off. */
   sandbox?: boolean;
+  /** How long one page's frame may hold the other pages' frames before its page is closed (FrameLine). Default 15 s. */
+  frameHoldLimitMs?: number;
   logger?: Logger;
 }
 
@@ -94,6 +97,7 @@ export async function createPlaywrightRenderer(options: PlaywrightRendererOption
   const logger = (options.logger ?? silentLogger).child({ component: 'renderer' });
   const executablePath = resolveChromiumPath(options.executablePath);
   const sandbox = options.sandbox ?? false;
+  const frameHoldLimitMs = options.frameHoldLimitMs ?? FRAME_HOLD_LIMIT_MS;
   const host = new BrowserHost({ executablePath, args: chromiumArgs({ sandbox }), sandbox, logger });
   const runtimeScript = await pageRuntimeScript();
   const pool = new PagePool({
@@ -106,6 +110,7 @@ export async function createPlaywrightRenderer(options: PlaywrightRendererOption
       policy: new NetworkPolicy(options.allowedHosts ?? [], { allowPrivate: options.allowPrivateHosts ?? false }),
       ...(options.fetching ? { fetching: options.fetching } : {}),
       runtimeScript,
+      frameHoldLimitMs,
       logger,
     }),
   });
@@ -163,7 +168,7 @@ export async function createPlaywrightRenderer(options: PlaywrightRendererOption
             // We close a job's page only after the job, or for a frame it held; a crash or a dead
             // browser is not the page's doing.
             closedItself: wp.page.isClosed() && !wp.crashed && !wp.frameHeld && browserAlive,
-            frameHeld: wp.frameHeld,
+            ...(wp.frameHeld ? { frameHeldMs: frameHoldLimitMs } : {}),
           }),
         ),
       );

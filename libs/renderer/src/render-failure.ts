@@ -1,6 +1,5 @@
 import { RenderFailure } from '@pressroom/core';
 import { DeadlineExceeded } from './deadline.ts';
-import { FRAME_HOLD_LIMIT_MS } from './frame-clock.ts';
 import { PoolClosedError } from './page-pool.ts';
 
 /** What the renderer knows about the page when a job failed, besides the error itself. */
@@ -13,13 +12,16 @@ export interface FailureFacts {
   pageGone: boolean;
   /** The page was closed, not by a crash nor by us: its own script called window.close(). */
   closedItself?: boolean;
-  /** We closed the page because one of its frames held the others' (FrameLine). */
-  frameHeld?: boolean;
+  /** We closed the page because one of its frames held the others' past this limit, in ms (FrameLine). */
+  frameHeldMs?: number;
 }
 
-export const FRAME_HELD_MESSAGE =
-  `The document's scripts kept the page inside one animation frame for more than ${FRAME_HOLD_LIMIT_MS / 1000} seconds ` +
-  '(a loop in a requestAnimationFrame or observer callback?) while other renders waited for theirs, so it was stopped.';
+export function frameHeldMessage(limitMs: number): string {
+  return (
+    `The document's scripts kept the page from drawing a frame for more than ${limitMs / 1000} seconds (a loop in a ` +
+    'requestAnimationFrame or observer callback, or a script that never ends?) while other renders waited for theirs, so it was stopped.'
+  );
+}
 
 /**
  * Playwright's wording when the document under an evaluation or a wait was replaced: its
@@ -50,7 +52,7 @@ export const NAVIGATION_REFUSED_MESSAGE =
  */
 export function classifyRenderFailure(err: unknown, facts: FailureFacts): RenderFailure {
   const message = err instanceof Error ? err.message : String(err);
-  if (facts.frameHeld) return new RenderFailure('RENDER_TIMEOUT', FRAME_HELD_MESSAGE, { cause: err });
+  if (facts.frameHeldMs !== undefined) return new RenderFailure('RENDER_TIMEOUT', frameHeldMessage(facts.frameHeldMs), { cause: err });
   if (facts.navigated || (!(err instanceof RenderFailure) && NAVIGATION_ERROR.test(message))) {
     return new RenderFailure('NAVIGATION_REFUSED', NAVIGATION_REFUSED_MESSAGE, { cause: err });
   }

@@ -2,7 +2,7 @@ import { RenderFailure } from '@pressroom/core';
 import { describe, expect, it } from 'vitest';
 import { DeadlineExceeded } from './deadline.ts';
 import { PoolClosedError } from './page-pool.ts';
-import { classifyRenderFailure, FRAME_HELD_MESSAGE, NAVIGATION_REFUSED_MESSAGE, type FailureFacts } from './render-failure.ts';
+import { classifyRenderFailure, frameHeldMessage, NAVIGATION_REFUSED_MESSAGE, type FailureFacts } from './render-failure.ts';
 
 const calm: FailureFacts = { timeoutMs: 1500, navigated: false, pageGone: false };
 const pwError = (message: string, name = 'Error') => Object.assign(new Error(message), { name });
@@ -23,10 +23,10 @@ describe('classifyRenderFailure', () => {
   });
 
   it('calls a page closed for a frame it held a timeout of the document, in our words, whatever the error was', () => {
-    const held = { ...calm, pageGone: true, frameHeld: true };
+    const held = { ...calm, pageGone: true, frameHeldMs: 15_000 };
     const failure = classifyRenderFailure(pwError('page.waitForFunction: Target page, context or browser has been closed'), held);
-    expect(failure).toMatchObject({ code: 'RENDER_TIMEOUT', message: FRAME_HELD_MESSAGE });
-    expect(failure.message).toContain('more than 2 seconds');
+    expect(failure).toMatchObject({ code: 'RENDER_TIMEOUT', message: frameHeldMessage(15_000) });
+    expect(failure.message).toContain('more than 15 seconds');
     expect(failure.message).not.toMatch(AUTOMATION);
   });
 

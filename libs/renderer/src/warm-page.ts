@@ -71,6 +71,8 @@ export interface WarmPageDeps {
   fetching?: AllowedFetchOptions;
   /** The page-side template runtime (see eta-bundle.ts), evaluated in every fresh document. */
   runtimeScript: string;
+  /** How long a page's frame may hold the others' (FrameLine); default FRAME_HOLD_LIMIT_MS. */
+  frameHoldLimitMs?: number;
   logger: Logger;
 }
 
@@ -113,7 +115,7 @@ async function openWarmPage(deps: WarmPageDeps): Promise<WarmPage> {
       assets: undefined,
       media: 'print',
       cdp,
-      frames: new FrameClock(cdp, frameLineOf(browser), () => {
+      frames: new FrameClock(cdp, frameLineOf(browser, deps.frameHoldLimitMs), () => {
         if (current.wp) closeForHeldFrame(current.wp, deps.logger);
       }),
       origins: new Set(),
