@@ -19,11 +19,12 @@ export const FRAME_HOLD_LIMIT_MS = 15_000;
  * IssueExternalBeginFrame") and every page's frames with it, so two jobs needing frames at once
  * (two PNGs, two scripted documents) took the browser down until frames were queued here.
  *
- * A page whose main thread is stuck in a loop started by a timer or an event answers its frame at
- * once (without drawing); one stuck inside the frame (a loop in requestAnimationFrame) never
- * answers, and would hold every other page's frames until its job's time limit. So a frame that
- * has held the line for `holdLimitMs` while another waits is told (`onHeld`): its page is closed,
- * which ends its frame, and the line goes on.
+ * A frame answers once the page's main thread has run it: a page with nothing new to draw answers
+ * at once even while a script runs, but one with changes waits for the script under way (seconds,
+ * for a long computation), and one looping inside the frame (in requestAnimationFrame) never
+ * answers: it would hold every other page's frames until its job's time limit. So a frame that has
+ * held the line for `holdLimitMs` while another waits is told (`onHeld`): its page is closed, which
+ * ends its frame, and the line goes on.
  */
 export class FrameLine {
   readonly #holdLimitMs: number;
